@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/netcode"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		summary: "run a netcode 1.02 server on UDP that echoes payloads (Prometheus metrics optional)",
+		setup:   setupServe,
+	})
+}
+
+func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
+	var keys keyFlags
+	keys.declare(fs)
+	listen := fs.String("listen", "127.0.0.1:40000", "UDP address to bind")
+	public := fs.String("public", "", "address clients reach the server at, as listed in tokens (default: --listen)")
+	protocol := fs.String("protocol-id", defaultProtocolID, "protocol id of the game, decimal or 0x hex")
+	maxClients := fs.Int("max-clients", 64, "client slots, 1 to 256")
+	metrics := fs.String("metrics", "", "serve Prometheus /metrics on this TCP address (e.g. 127.0.0.1:9100)")
+	echo := fs.Bool("echo", true, "send every payload back to its client")
+	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
+	return func(ctx context.Context, args []string) error {
+		key, err := keys.key()
+		if err != nil {
+			return err
+		}
+		cfg := transport.DefaultServerConfig()
+		cfg.Netcode.PrivateKey = key
+		cfg.Netcode.MaxClients = *maxClients
+		if cfg.Netcode.ProtocolID, err = parseProtocolID(*protocol); err != nil {
+			return err
+		}
+		if *public != "" {
+			if cfg.Netcode.PublicAddress, err = netip.ParseAddrPort(*public); err != nil {
+				return fmt.Errorf("--public: %w", err)
+			}
+		} else if ap, err := netip.ParseAddrPort(*listen); err == nil && !ap.Addr().IsUnspecified() {
+			cfg.Netcode.PublicAddress = ap
+		} else {
+			return errors.New("--listen is not a concrete ip:port: give --public, the address tokens list")
+		}
+		var srv *transport.Server
+		if *echo {
+			cfg.OnPayload = func(i netcode.ClientIndex, b []byte) {
+				if err := srv.SendPayload(i, b); err != nil {
+					slog.Debug("echo", "client", i, "err", err)
+				}
+			}
+		}
+		srv, err = transport.ListenServer(*listen, cfg)
+		if err != nil {
+			return err
+		}
+		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
+			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
+		if *metrics != "" {
+			ln, err := net.Listen("tcp", *metrics)
+			if err != nil {
+				srv.Close()
+				return fmt.Errorf("--metrics: %w", err)
+			}
+			mux := http.NewServeMux()
+			mux.Handle("/metrics", transport.MetricsHandler(srv))
+			web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+			go web.Serve(ln)
+			defer web.Close()
+			slog.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+		}
+		var tick <-chan time.Time
+		if *report > 0 {
+			t := time.NewTicker(*report)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				logServerStats(srv.Stats())
+				return srv.Close()
+			case <-tick:
+				logServerStats(srv.Stats())
+			}
+		}
+	}
+}
+
+func logServerStats(st netcode.ServerStats) {
+	attrs := []any{"clients", st.ClientsConnected, "packets_in", st.PacketsReceived, "packets_out", st.PacketsSent,
+		"bytes_in", st.BytesReceived, "bytes_out", st.BytesSent, "payloads_in", st.PayloadsReceived,
+		"payloads_out", st.PayloadsSent, "connects", st.Connects, "timeouts", st.TimedOut, "denied", st.DeniedSent}
+	for r, n := range st.Drops {
+		if n > 0 {
+			attrs = append(attrs, "drop_"+netcode.DropReason(r).String(), n)
+		}
+	}
+	slog.Info("server stats", attrs...)
+}

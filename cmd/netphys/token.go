@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/netcode"
+)
+
+// defaultProtocolID is "NETPHYS1" read as a little-endian uint64: the
+// protocol id of netphys's own demo games.
+const defaultProtocolID = "0x315359485054454e"
+
+func init() {
+	register(&command{
+		name:    "token",
+		summary: "print a netcode 1.02 connect token (base64) for a client",
+		setup:   setupToken,
+	})
+}
+
+// keyFlags are the --key and --key-file flags shared by token and serve.
+type keyFlags struct{ hexKey, file string }
+
+func (k *keyFlags) declare(fs *flag.FlagSet) {
+	fs.StringVar(&k.hexKey, "key", "", "private key shared by token issuer and servers, 64 hex digits")
+	fs.StringVar(&k.file, "key-file", "", "file holding the private key: 64 hex digits or 32 raw bytes")
+}
+
+var errNoKey = errors.New("give the private key with --key or --key-file (netphys token --new-key makes one)")
+
+// key returns the private key from the flags.
+func (k *keyFlags) key() (netcode.Key, error) {
+	var key netcode.Key
+	text := []byte(k.hexKey)
+	switch {
+	case k.hexKey != "" && k.file != "":
+		return key, errors.New("give --key or --key-file, not both")
+	case k.file != "":
+		b, err := os.ReadFile(k.file)
+		if err != nil {
+			return key, err
+		}
+		if len(b) == netcode.KeyBytes {
+			copy(key[:], b)
+			return key, nil
+		}
+		text = bytes.TrimSpace(b)
+	case k.hexKey == "":
+		return key, errNoKey
+	}
+	n, err := hex.Decode(key[:], text)
+	if err != nil || n != netcode.KeyBytes || len(text) != 2*netcode.KeyBytes {
+		return key, fmt.Errorf("private key must be %d hex digits", 2*netcode.KeyBytes)
+	}
+	return key, nil
+}
+
+// parseProtocolID reads a protocol id in decimal or 0x hex.
+func parseProtocolID(s string) (netcode.ProtocolID, error) {
+	v, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("protocol id %q: %w", s, err)
+	}
+	return netcode.ProtocolID(v), nil
+}
+
+// parseAddrList reads comma-separated host:port addresses (IPv6 in brackets).
+func parseAddrList(s string) ([]netip.AddrPort, error) {
+	var out []netip.AddrPort
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		a, err := netip.ParseAddrPort(f)
+		if err != nil {
+			return nil, fmt.Errorf("server address %q: %w", f, err)
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 || len(out) > netcode.MaxServers {
+		return nil, fmt.Errorf("give 1 to %d server addresses", netcode.MaxServers)
+	}
+	return out, nil
+}
+
+func setupToken(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
+	var keys keyFlags
+	keys.declare(fs)
+	newKey := fs.Bool("new-key", false, "print a new random private key (hex) and exit")
+	protocol := fs.String("protocol-id", defaultProtocolID, "protocol id of the game, decimal or 0x hex")
+	servers := fs.String("servers", "127.0.0.1:40000", "comma-separated server addresses, tried in order")
+	clientID := fs.Uint64("client-id", 0, "id of the client (0: random)")
+	expiry := fs.Duration("expiry", 30*time.Second, "how long the token stays valid")
+	timeout := fs.Int("timeout", 10, "seconds of silence before either side drops the connection (<= 0: never)")
+	userData := fs.String("user-data", "", "text handed to the server, at most 256 bytes")
+	userHex := fs.String("user-data-hex", "", "user data as hex, instead of --user-data")
+	format := fs.String("format", "base64", "output encoding: base64 or hex")
+	out := fs.String("out", "", "write the token to this file instead of stdout")
+	return func(ctx context.Context, args []string) error {
+		if *newKey {
+			var k netcode.Key
+			if _, err := rand.Read(k[:]); err != nil {
+				return err
+			}
+			fmt.Fprintln(stdoutOf(fs), hex.EncodeToString(k[:]))
+			return nil
+		}
+		key, err := keys.key()
+		if err != nil {
+			return err
+		}
+		p := netcode.DefaultTokenParams()
+		if p.ProtocolID, err = parseProtocolID(*protocol); err != nil {
+			return err
+		}
+		if p.ServerAddresses, err = parseAddrList(*servers); err != nil {
+			return err
+		}
+		p.ClientID = netcode.ClientID(*clientID)
+		if p.ClientID == 0 {
+			var b [8]byte
+			if _, err := rand.Read(b[:]); err != nil {
+				return err
+			}
+			p.ClientID = netcode.ClientID(binary.LittleEndian.Uint64(b[:]))
+		}
+		p.Expiry = *expiry
+		p.TimeoutSeconds = int32(*timeout)
+		ud := []byte(*userData)
+		if *userHex != "" {
+			if ud, err = hex.DecodeString(*userHex); err != nil {
+				return fmt.Errorf("--user-data-hex: %w", err)
+			}
+		}
+		if p.UserData, err = transport.UserDataFrom(ud); err != nil {
+			return err
+		}
+		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
+		if err != nil {
+			return err
+		}
+		var text string
+		switch *format {
+		case "base64":
+			text, err = transport.EncodeToken(tok)
+		case "hex":
+			var b [netcode.ConnectTokenBytes]byte
+			b, err = tok.Marshal()
+			text = hex.EncodeToString(b[:])
+		default:
+			return fmt.Errorf("--format %q: want base64 or hex", *format)
+		}
+		if err != nil {
+			return err
+		}
+		if *out != "" {
+			return os.WriteFile(*out, []byte(text+"\n"), 0o600)
+		}
+		_, err = fmt.Fprintln(stdoutOf(fs), text)
+		return err
+	}
+}
+
+// stdoutOf returns the writer the command prints to: run gives each flag
+// set the program's stdout.
+func stdoutOf(fs *flag.FlagSet) io.Writer { return fs.Output() }

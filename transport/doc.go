@@ -1,0 +1,22 @@
+// Package transport puts netphys's network protocols on real sockets.
+//
+// The protocols themselves are cores without I/O in the sub-packages:
+// netcode (netcode 1.02 secure connections), reliable (packet acks and
+// fragmentation) and netsim (the network simulator). This package holds the
+// thin drivers around them:
+//
+//   - Server and Client run a netcode core on a UDP socket with one
+//     goroutine each; the read deadline of the socket is their only timer.
+//     Received payloads are handed to a callback per client index, and
+//     SendPayload may be called from any goroutine, including the callback.
+//   - TokenHandler is the http.Handler a game backend mounts to issue
+//     connect tokens to the players it authenticated.
+//   - NewServerCollector exposes a Server's counters to Prometheus.
+//
+// Connect tokens travel as standard base64 (RFC 4648, padded) of their 2048
+// bytes: in HTTP responses, on the command line and in token files
+// (EncodeToken). DecodeToken also accepts hex text and the raw bytes.
+//
+// Drivers read the wall clock and pass it to the cores; everything protocol
+// related, including timeouts and keep-alives, is decided by the cores.
+package transport
