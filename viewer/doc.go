@@ -1,0 +1,57 @@
+// Package viewer shows the worlds of a running demo in a web browser: each
+// world (the authority, a remote copy, ...) in its own viewport, side by
+// side, cubes coloured as in the networked-physics articles (grey at rest,
+// red interacting, a blue player), the live figures in an overlay, and the
+// keys held in the page sent back to drive the player cube.
+//
+// # Usage
+//
+// A Server is an http.Handler factory and a frame fan-out. The demo owns the
+// http.Server, the simulation loop and the goroutine that runs it:
+//
+//	srv := viewer.New(viewer.DefaultConfig())
+//	defer srv.Close()
+//	go http.Serve(listener, srv.Handler()) // the page at /, the WebSocket at /ws
+//	for range ticker.C { // render rate, 30 to 60 Hz
+//		in := scene.InputFromBits(uint8(srv.Input()))
+//		world.Step(in)
+//		srv.Publish(viewer.Frame{
+//			Views:   []viewer.View{{Name: "authority", Cubes: ...}, {Name: "remote", Cubes: ...}},
+//			Figures: []viewer.Figure{{Name: "up", Value: kbpsUp, Unit: "kbps"}, ...},
+//		})
+//	}
+//
+// Publish never blocks: it encodes the frame once and wakes each page's
+// writer, which sends the newest frame when the page has room for one, so
+// a slow page skips frames and never slows the simulation. Input returns
+// the union of the keys held in every connected page; a page's keys are
+// forgotten when it disconnects or stops repeating them
+// (Config.InputTimeout), so the player never runs away on a stuck key.
+//
+// # Protocol
+//
+// One WebSocket per page, at /ws, same origin only. The server sends a
+// hello text message, then per frame one binary message with the cubes of
+// every view (layout on AppendFrame: an 8-byte header, then per view its
+// name and count, then 48 bytes per cube) followed, when they changed, by
+// a figures text message (JSON, message.go). The page acknowledges every
+// frame and sends its keys on every change and every InputTimeout/4 (JSON,
+// see ParsePageMessage). The server keeps at most Config.FramesInFlight
+// frames unacknowledged per page: without that flow control a page that
+// draws slowly would fall seconds behind, its frames queued in socket
+// buffers. A page that sends a binary message, a message over
+// MaxPageMessage bytes, a malformed message or an ack of a frame it was not
+// sent is disconnected with close code 1003, 1009 or 1008 and the reason
+// as text.
+//
+// # The page
+//
+// The page and three.js are embedded (go:embed) and served from the
+// Handler; nothing is loaded from elsewhere, so it works offline. Its ES
+// modules under static/: viewer.js (the connection, the overlay, the
+// keys sent), worlds.js (the views drawn with three.js), frame.js (the
+// frame decoder, mirroring DecodeFrame) and keys.js (the keyboard). three.js
+// is vendored under static/vendor/ at the version in static/vendor/VERSION,
+// with its licence; vendor-three.sh updates it from npm. The page exposes
+// what it received and drew as window.__viewerState for tests.
+package viewer

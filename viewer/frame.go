@@ -1,0 +1,248 @@
+package viewer
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+)
+
+// FrameSeq numbers the frames a Server publishes, from 1. A page that
+// receives seq 7 after seq 4 skipped two frames because it was slow.
+type FrameSeq uint32
+
+// Cube is one box as the page draws it. Positions and half extents are in
+// metres, in the scene's frame: Y up, the ground is the plane y = 0.
+type Cube struct {
+	ID          uint32     // stable identity across frames (the scene's cube index)
+	Position    [3]float32 // centre, m
+	Rotation    [4]float32 // unit quaternion x, y, z, w
+	HalfExtents [3]float32 // half the edge lengths, m (0.5 for a 1 m cube)
+	Interacting bool       // touched by the player or by an interacting cube: red
+	Player      bool       // the cube the keyboard drives: blue
+	AtRest      bool       // asleep: grey (interacting wins over at rest)
+}
+
+// View is one world drawn in its own viewport with its own label, such as
+// "authority" or "remote".
+type View struct {
+	Name  string // label shown above the viewport; at most MaxViewName bytes of UTF-8
+	Cubes []Cube
+}
+
+// Frame is what the demo hands to Publish at render rate: every world to
+// draw, side by side in this order, and the live figures for the overlay.
+type Frame struct {
+	Views   []View
+	Figures []Figure
+}
+
+// Limits of the binary frame message. The encoder refuses frames beyond
+// them and the decoder rejects them, so a reader never allocates more than
+// MaxViews*MaxCubes cubes, and only after the bytes to fill them arrived.
+const (
+	FrameVersion = 1       // first byte of every binary frame message
+	MaxViews     = 8       // views in one frame
+	MaxViewName  = 64      // bytes of a view's name
+	MaxCubes     = 1 << 16 // cubes in one view
+	cubeBytes    = 48      // encoded size of one cube
+	headerBytes  = 8       // encoded size of the frame header
+)
+
+// Cube flag bits on the wire. Undefined bits must be zero.
+const (
+	flagInteracting = 1 << 0
+	flagPlayer      = 1 << 1
+	flagAtRest      = 1 << 2
+	flagsDefined    = flagInteracting | flagPlayer | flagAtRest
+)
+
+// Errors of the frame encoding.
+var (
+	ErrFrameVersion = errors.New("viewer: unknown frame version")
+	ErrTruncated    = errors.New("viewer: frame message truncated")
+	ErrMalformed    = errors.New("viewer: malformed frame message")
+	ErrLimit        = errors.New("viewer: frame beyond the limits")
+)
+
+// AppendFrame appends the binary message carrying the views of a frame to
+// b. All integers and floats are little-endian; floats are IEEE 754 binary32
+// so that the page reads them with a DataView without conversion.
+//
+// Header, 8 bytes:
+//
+//	 0       1       2       3       4       5       6       7
+//	+-------+-------+-------+-------+-------+-------+-------+-------+
+//	|version| views |   reserved=0  |          seq (u32)            |
+//	+-------+-------+-------+-------+-------+-------+-------+-------+
+//
+// Then each view: its name and cube count, then its cubes.
+//
+//	+-------+---------------------------+-------------------------------+
+//	| nlen  |  name (nlen bytes, UTF-8) |          cubes (u32)          |
+//	+-------+---------------------------+-------------------------------+
+//
+// Each cube, 48 bytes (ten float32 and two u32):
+//
+//	offset  0      4      8      12     16     20     24     28
+//	      +------+------+------+------+------+------+------+------+
+//	      |  id  |  px  |  py  |  pz  |  qx  |  qy  |  qz  |  qw  |
+//	      +------+------+------+------+------+------+------+------+
+//	offset 32     36     40     44
+//	      +------+------+------+------+
+//	      |  hx  |  hy  |  hz  | flags|   flags: bit 0 interacting,
+//	      +------+------+------+------+   bit 1 player, bit 2 at rest
+//
+// A 900-cube view takes 48 bytes of header and names plus 43,200 bytes.
+func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
+	if len(views) > MaxViews {
+		return b, fmt.Errorf("%w: %d views, at most %d", ErrLimit, len(views), MaxViews)
+	}
+	for i := range views {
+		v := &views[i]
+		if len(v.Name) > MaxViewName || !utf8.ValidString(v.Name) {
+			return b, fmt.Errorf("%w: view %d: name must be UTF-8 of at most %d bytes", ErrLimit, i, MaxViewName)
+		}
+		if len(v.Cubes) > MaxCubes {
+			return b, fmt.Errorf("%w: view %q: %d cubes, at most %d", ErrLimit, v.Name, len(v.Cubes), MaxCubes)
+		}
+	}
+	b = append(b, FrameVersion, byte(len(views)), 0, 0)
+	b = binary.LittleEndian.AppendUint32(b, uint32(seq))
+	for i := range views {
+		v := &views[i]
+		b = append(b, byte(len(v.Name)))
+		b = append(b, v.Name...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(v.Cubes)))
+		for j := range v.Cubes {
+			b = appendCube(b, &v.Cubes[j])
+		}
+	}
+	return b, nil
+}
+
+// FrameSize returns the length of AppendFrame's message for views that are
+// within the limits.
+func FrameSize(views []View) int {
+	n := headerBytes
+	for i := range views {
+		n += 1 + len(views[i].Name) + 4 + cubeBytes*len(views[i].Cubes)
+	}
+	return n
+}
+
+func appendCube(b []byte, c *Cube) []byte {
+	b = binary.LittleEndian.AppendUint32(b, c.ID)
+	for _, f := range c.Position {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+	}
+	for _, f := range c.Rotation {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+	}
+	for _, f := range c.HalfExtents {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+	}
+	var flags uint32
+	if c.Interacting {
+		flags |= flagInteracting
+	}
+	if c.Player {
+		flags |= flagPlayer
+	}
+	if c.AtRest {
+		flags |= flagAtRest
+	}
+	return binary.LittleEndian.AppendUint32(b, flags)
+}
+
+// DecodeFrame reads a message written by AppendFrame. It never panics and
+// allocates cubes only for bytes that are present; anything AppendFrame
+// would not write (an unknown version, a reserved bit, trailing bytes) is an
+// error, so a decoded frame re-encodes to the same bytes.
+func DecodeFrame(b []byte) (FrameSeq, []View, error) {
+	if len(b) < headerBytes {
+		return 0, nil, fmt.Errorf("%w: %d-byte header", ErrTruncated, len(b))
+	}
+	if b[0] != FrameVersion {
+		return 0, nil, fmt.Errorf("%w: %d", ErrFrameVersion, b[0])
+	}
+	nviews := int(b[1])
+	if nviews > MaxViews {
+		return 0, nil, fmt.Errorf("%w: %d views", ErrLimit, nviews)
+	}
+	if b[2] != 0 || b[3] != 0 {
+		return 0, nil, fmt.Errorf("%w: reserved header bytes set", ErrMalformed)
+	}
+	seq := FrameSeq(binary.LittleEndian.Uint32(b[4:]))
+	b = b[headerBytes:]
+	views := make([]View, nviews)
+	for i := range views {
+		var err error
+		if b, err = decodeView(b, &views[i]); err != nil {
+			return 0, nil, fmt.Errorf("view %d: %w", i, err)
+		}
+	}
+	if len(b) != 0 {
+		return 0, nil, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(b))
+	}
+	return seq, views, nil
+}
+
+// decodeView reads one view from the front of b and returns the rest.
+func decodeView(b []byte, v *View) ([]byte, error) {
+	if len(b) < 1 {
+		return nil, ErrTruncated
+	}
+	nlen := int(b[0])
+	if nlen > MaxViewName {
+		return nil, fmt.Errorf("%w: %d-byte name", ErrLimit, nlen)
+	}
+	if len(b) < 1+nlen+4 {
+		return nil, ErrTruncated
+	}
+	name := b[1 : 1+nlen]
+	if !utf8.Valid(name) {
+		return nil, fmt.Errorf("%w: name is not UTF-8", ErrMalformed)
+	}
+	v.Name = string(name)
+	b = b[1+nlen:]
+	n := binary.LittleEndian.Uint32(b)
+	b = b[4:]
+	if n > MaxCubes {
+		return nil, fmt.Errorf("%w: %d cubes", ErrLimit, n)
+	}
+	if uint64(len(b)) < uint64(n)*cubeBytes {
+		return nil, fmt.Errorf("%w: %d cubes announced, %d bytes left", ErrTruncated, n, len(b))
+	}
+	v.Cubes = make([]Cube, n)
+	for i := range v.Cubes {
+		if err := decodeCube(b[i*cubeBytes:(i+1)*cubeBytes], &v.Cubes[i]); err != nil {
+			return nil, fmt.Errorf("cube %d: %w", i, err)
+		}
+	}
+	return b[int(n)*cubeBytes:], nil
+}
+
+// decodeCube reads one cube from exactly cubeBytes bytes.
+func decodeCube(b []byte, c *Cube) error {
+	word := func(i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
+	c.ID = word(0)
+	for i := range c.Position {
+		c.Position[i] = math.Float32frombits(word(1 + i))
+	}
+	for i := range c.Rotation {
+		c.Rotation[i] = math.Float32frombits(word(4 + i))
+	}
+	for i := range c.HalfExtents {
+		c.HalfExtents[i] = math.Float32frombits(word(8 + i))
+	}
+	flags := word(11)
+	if flags&^flagsDefined != 0 {
+		return fmt.Errorf("%w: undefined flags %#x", ErrMalformed, flags)
+	}
+	c.Interacting = flags&flagInteracting != 0
+	c.Player = flags&flagPlayer != 0
+	c.AtRest = flags&flagAtRest != 0
+	return nil
+}
