@@ -1,0 +1,144 @@
+package physics
+
+import "github.com/netphys/netphys/vecmath"
+
+// stepScratch holds the per-step working arrays. They are rebuilt every
+// step from the world state (never part of a Snapshot) and keep their
+// capacity, so a steady-state step allocates nothing.
+type stepScratch struct {
+	awake       []int32   // live bodies that are not asleep, by slot
+	contacts    []contact // the other buffer of the contact lists
+	moved       []contact // contacts changing lists
+	wake        []int32
+	bodies      []solverBody // [0] is the static dummy, then one per awake body
+	index       []int32      // per slot: index in bodies, 0 if not awake
+	constraints []constraint
+	island      islandScratch
+}
+
+// Step advances the world by one TimeStep. The stages, in order:
+//
+//  1. the pre-step hook (quantization by the network layer);
+//  2. broadphase: candidate pairs with at least one awake body;
+//  3. narrowphase: manifolds, warm-start matching, waking what awake
+//     bodies touch;
+//  4. solver (solver.go): PrepareContacts; Substeps times IntegrateVelocities,
+//     WarmStart, Solve, IntegratePositions, Relax; then Restitution,
+//     StoreImpulses, FinalizePositions;
+//  5. rest detection: pose rings, islands, sleep;
+//  6. history of poses for lag-compensated queries.
+func (w *World) Step() {
+	if w.preStep != nil {
+		w.preStep(w)
+	}
+	w.collectAwake()
+	w.updatePairs()
+	w.updateContacts()
+	if len(w.scratch.wake) > 0 {
+		w.collectAwake()
+	}
+	w.loadBodies()
+	w.prepareContacts()
+	h := w.cfg.TimeStep / float64(w.cfg.Substeps)
+	hz := min(w.cfg.ContactHertz, float64(0.25/h))
+	soft := makeSoftness(hz, w.cfg.ContactDampingRatio, h)
+	for range w.cfg.Substeps {
+		w.integrateVelocities(h)
+		w.warmStart()
+		for range w.cfg.VelocityIterations {
+			w.solveContacts(true, soft, 1/h)
+		}
+		w.integratePositions(h)
+		for range w.cfg.RelaxIterations {
+			w.solveContacts(false, soft, 1/h)
+		}
+	}
+	w.applyRestitution()
+	w.storeImpulses()
+	w.finishBodies()
+	w.tick++
+	w.updateRest()
+	w.history.record(w)
+}
+
+// collectAwake lists the live bodies that move this step.
+func (w *World) collectAwake() {
+	s := &w.scratch
+	s.awake = s.awake[:0]
+	for i := range w.info {
+		if in := &w.info[i]; in.live && !in.asleep {
+			s.awake = append(s.awake, int32(i))
+		}
+	}
+}
+
+// loadBodies builds the solver's body array: the static dummy, then the
+// awake bodies with their world-frame inverse inertia.
+func (w *World) loadBodies() {
+	s := &w.scratch
+	if len(s.index) < len(w.info) {
+		s.index = append(s.index, make([]int32, len(w.info)-len(s.index))...)
+	}
+	clear(s.index)
+	s.bodies = append(s.bodies[:0], solverBody{})
+	for _, i := range s.awake {
+		in := &w.info[i]
+		b := solverBody{v: w.linVel[i], w: w.angVel[i], invMass: in.invMass}
+		if in.typ == Dynamic {
+			b.invI = vecmath.RotateInertia(vecmath.QuatToMat3(w.rot[i]), in.invI)
+		}
+		s.index[i] = int32(len(s.bodies))
+		s.bodies = append(s.bodies, b)
+	}
+}
+
+// integrateVelocities applies gravity, forces and damping to the awake
+// dynamic bodies for one substep of h seconds (semi-implicit Euler).
+// Damping is the implicit form v/(1 + h·c), stable for any c. Forces are
+// cleared after the step.
+func (w *World) integrateVelocities(h float64) {
+	g := w.cfg.Gravity
+	for k, i := range w.scratch.awake {
+		in := &w.info[i]
+		if in.typ != Dynamic {
+			continue
+		}
+		b := &w.scratch.bodies[k+1]
+		accel := g.MulAdd(in.invMass, w.force[i])
+		v := b.v.MulAdd(h, accel)
+		av := b.w.Add(b.invI.MulVec(w.torque[i]).Scale(h))
+		if in.linDamping > 0 {
+			v = v.Scale(1 / (1 + float64(h*in.linDamping)))
+		}
+		if in.angDamping > 0 {
+			av = av.Scale(1 / (1 + float64(h*in.angDamping)))
+		}
+		b.v, b.w = v, av
+	}
+}
+
+// integratePositions accumulates one substep of motion. The poses
+// themselves change once, in finishBodies: the solver only needs the
+// displacement, and the inertia stays that of the start of the step.
+func (w *World) integratePositions(h float64) {
+	bodies := w.scratch.bodies[1:]
+	for k := range bodies {
+		b := &bodies[k]
+		b.dp = b.dp.MulAdd(h, b.v)
+		b.dq = b.dq.MulAdd(h, b.w)
+	}
+}
+
+// finishBodies (FinalizePositions) applies the step's displacement to the
+// poses, stores the solved velocities and clears the forces.
+func (w *World) finishBodies() {
+	for k, i := range w.scratch.awake {
+		b := &w.scratch.bodies[k+1]
+		w.pos[i] = w.pos[i].Add(b.dp)
+		if (b.dq != vecmath.Vec3{}) {
+			w.rot[i] = w.rot[i].Integrate(b.dq, 1)
+		}
+		w.linVel[i], w.angVel[i] = b.v, b.w
+		w.force[i], w.torque[i] = vecmath.Vec3{}, vecmath.Vec3{}
+	}
+}

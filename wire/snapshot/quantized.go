@@ -1,0 +1,149 @@
+package snapshot
+
+import (
+	"fmt"
+
+	"github.com/netphys/netphys/vecmath"
+	"github.com/netphys/netphys/wire"
+)
+
+// qcube is a cube of stages 3–9 in integer form: what those stages send.
+// Comparing two qcubes is exact, which is what "not changed" must mean.
+type qcube struct {
+	pos         [3]int64 // quantized position indices, [0, steps] per axis
+	rot         wire.SmallestThree
+	interacting bool
+}
+
+// quantize returns the integer form of c.
+func (cfg Config) quantize(c Cube) (qcube, error) {
+	idx, err := cfg.Position.Index(c.Position)
+	if err != nil {
+		return qcube{}, fmt.Errorf("snapshot: position: %w", err)
+	}
+	rot, err := wire.QuantizeQuat(c.Orientation, cfg.OrientationBits)
+	if err != nil {
+		return qcube{}, fmt.Errorf("snapshot: orientation: %w", err)
+	}
+	return qcube{pos: [3]int64{int64(idx[0]), int64(idx[1]), int64(idx[2])}, rot: rot, interacting: c.Interacting}, nil
+}
+
+// cube returns the visual state q decodes to.
+func (cfg Config) cube(q qcube) Cube {
+	return Cube{
+		Position:    cfg.Position.Value([3]uint64{uint64(q.pos[0]), uint64(q.pos[1]), uint64(q.pos[2])}),
+		Orientation: q.rot.Quat(cfg.OrientationBits),
+		Interacting: q.interacting,
+	}
+}
+
+// memo remembers the integer form of a snapshot's cubes.
+type memo struct {
+	cfg   Config
+	cubes []Cube // copy of the cubes q was computed from
+	q     []qcube
+}
+
+// remember records q as the integer form of snap's cubes under cfg.
+func (snap *Snapshot) remember(cfg Config, q []qcube) {
+	snap.memo = &memo{cfg: cfg, cubes: append([]Cube(nil), snap.Cubes...), q: q}
+}
+
+// referenceInts returns the integer form of a reference snapshot, from
+// its memo when the memo is still valid; the result must not be modified.
+// Nil for a nil snapshot.
+func (cfg Config) referenceInts(snap *Snapshot) ([]qcube, error) {
+	if snap == nil {
+		return nil, nil
+	}
+	if m := snap.memo; m != nil && m.cfg == cfg && len(m.cubes) == len(snap.Cubes) {
+		same := true
+		for i := range m.cubes {
+			if m.cubes[i] != snap.Cubes[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return m.q, nil
+		}
+	}
+	return cfg.quantizeAll(snap)
+}
+
+// quantizeAll returns the integer form of every cube of snap.
+func (cfg Config) quantizeAll(snap *Snapshot) ([]qcube, error) {
+	q := make([]qcube, len(snap.Cubes))
+	for i, c := range snap.Cubes {
+		var err error
+		if q[i], err = cfg.quantize(c); err != nil {
+			return nil, fmt.Errorf("snapshot: cube %d: %w", i, err)
+		}
+	}
+	return q, nil
+}
+
+// maxIndex returns the largest position index of each axis.
+func (cfg Config) maxIndex() [3]int64 {
+	var m [3]int64
+	for i := range m {
+		m[i] = int64(cfg.Position.Axis(i).Steps())
+	}
+	return m
+}
+
+// serializeCube codes q in full: position indices, smallest three,
+// interacting bit (the 80 bits of stage 4).
+func (cfg Config) serializeCube(s wire.Stream, q *qcube) error {
+	top := cfg.maxIndex()
+	for i := range q.pos {
+		if err := wire.SerializeInt(s, &q.pos[i], 0, top[i]); err != nil {
+			return err
+		}
+	}
+	if err := wire.SerializeSmallestThree(s, &q.rot, cfg.OrientationBits); err != nil {
+		return err
+	}
+	return wire.SerializeBool(s, &q.interacting)
+}
+
+// Quantize returns the snapshot a receiver decodes from snap at this
+// stage: the reference the sender keeps as a baseline, and the values to
+// measure errors against.
+func (c Codec) Quantize(snap *Snapshot) (Snapshot, error) {
+	out := Snapshot{Cubes: make([]Cube, len(snap.Cubes))}
+	var ints []qcube
+	if c.Stage > SmallestThreeOrientation && c.Stage <= numStages {
+		ints = make([]qcube, len(snap.Cubes))
+	}
+	for i, cube := range snap.Cubes {
+		switch c.Stage {
+		case Uncompressed, SmallestThreeOrientation:
+			var err error
+			if out.Cubes[i], err = c.quantizeFloats(cube); err != nil {
+				return out, fmt.Errorf("snapshot: cube %d: %w", i, err)
+			}
+		default:
+			if c.Stage < 1 || c.Stage > numStages {
+				return out, fmt.Errorf("snapshot: stage %d: %w", c.Stage, ErrStage)
+			}
+			q, err := c.Config.quantize(cube)
+			if err != nil {
+				return out, fmt.Errorf("snapshot: cube %d: %w", i, err)
+			}
+			out.Cubes[i] = c.Config.cube(q)
+			ints[i] = q
+			if c.Stage == QuantizedPosition {
+				out.Cubes[i].LinearVelocity = f32Vec(cube.LinearVelocity)
+			}
+		}
+	}
+	if ints != nil {
+		out.remember(c.Config, ints)
+	}
+	return out, nil
+}
+
+func f32Vec(v vecmath.Vec3) vecmath.Vec3 {
+	return vecmath.Vec3{X: float64(float32(v.X)), Y: float64(float32(v.Y)), Z: float64(float32(v.Z))}
+}
