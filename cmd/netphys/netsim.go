@@ -22,15 +22,7 @@ func init() {
 func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:40001", "UDP `address` clients send to")
 	forward := fs.String("forward", "", "UDP `address` of the server (required)")
-	latency := fs.Duration("latency", 0, "one-way delay added each way")
-	jitter := fs.Duration("jitter", 0, "each packet's delay varies uniformly within latency±jitter")
-	loss := fs.String("loss", "0%", "share of packets lost each way, as 5% or 0.05")
-	burst := fs.Float64("burst", 0, "mean length of loss bursts in `packets` (Gilbert–Elliott); 0: independent losses")
-	dup := fs.String("dup", "0%", "share of packets delivered twice")
-	reorder := fs.String("reorder", "0%", "share of packets held back so later ones overtake them")
-	reorderDelay := fs.Duration("reorder-delay", 20*time.Millisecond, "extra delay of a held-back packet")
-	bandwidth := fs.String("bandwidth", "0", "cap per client each way, as 1mbit, 256kbit, 100KB (per second); 0: none")
-	queue := fs.Int("queue", 64*1024, "`bytes` queued behind the bandwidth cap before tail drop")
+	conditions := conditionFlags(fs, 0, "0%")
 	seed := fs.Uint64("seed", 1, "seed of the random choices")
 	idle := fs.Duration("idle", time.Minute, "close a client's upstream socket after this long without traffic")
 	every := fs.Duration("stats", 5*time.Second, "log the counters this often")
@@ -41,23 +33,8 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 		if *forward == "" {
 			return errors.New("netsim: --forward is required")
 		}
-		c := netsim.Conditions{Latency: *latency, Jitter: *jitter, ReorderDelay: *reorderDelay, QueueBytes: *queue}
-		var err error
-		for _, p := range []struct {
-			s   string
-			dst *float64
-		}{{*loss, &c.Loss}, {*dup, &c.Duplicate}, {*reorder, &c.Reorder}} {
-			if *p.dst, err = netsim.ParseProbability(p.s); err != nil {
-				return err
-			}
-		}
-		if *burst > 0 {
-			if *burst < 1 {
-				return fmt.Errorf("netsim: --burst %v: a burst is at least 1 packet", *burst)
-			}
-			c.Burst = netsim.BurstLoss(c.Loss, *burst)
-		}
-		if c.Bandwidth, err = netsim.ParseBandwidth(*bandwidth); err != nil {
+		c, err := conditions()
+		if err != nil {
 			return err
 		}
 		p, err := netsim.Listen(netsim.ProxyConfig{
@@ -67,7 +44,7 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 			return err
 		}
 		slog.Info("netsim: relaying", "listen", p.Addr(), "forward", *forward,
-			"latency", c.Latency, "jitter", c.Jitter, "loss", c.Loss, "burst", *burst,
+			"latency", c.Latency, "jitter", c.Jitter, "loss", c.Loss,
 			"dup", c.Duplicate, "reorder", c.Reorder, "bandwidth_bytes_per_s", c.Bandwidth, "seed", *seed)
 		done := make(chan error, 1)
 		go func() { done <- p.Run(ctx) }()

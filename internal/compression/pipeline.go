@@ -1,0 +1,268 @@
+package compression
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/reliable"
+	"github.com/netphys/netphys/wire"
+	"github.com/netphys/netphys/wire/snapshot"
+)
+
+// ring is how many ticks of snapshots each side keeps to code against. A
+// baseline older than that is not used: the snapshot goes out whole.
+const ring = 64
+
+// headerBytes frames every snapshot packet: the tick it was taken at and
+// the ages of the baselines it was coded against (0: none).
+//
+//	+-----------------+----------------+----------------+
+//	| tick (32 bits)  | base age (8)   | prev age (8)   |
+//	+-----------------+----------------+----------------+
+const headerBytes = 6
+
+var errNoBaseline = errors.New("compression: baseline not held by the receiver")
+
+type header struct {
+	tick             uint32
+	baseAge, prevAge int
+}
+
+func (h *header) serialize(s wire.Stream) error {
+	if err := wire.SerializeBits(s, &h.tick, 32); err != nil {
+		return err
+	}
+	if err := wire.SerializeInt(s, &h.baseAge, 0, ring-1); err != nil {
+		return err
+	}
+	return wire.SerializeInt(s, &h.prevAge, 0, ring-1)
+}
+
+// seqRing remembers the ticks of the last packets sent, for their acks.
+const seqRing = 1024
+
+type sentSeq struct {
+	seq   reliable.Sequence
+	tick  int
+	valid bool
+}
+
+// slot is one tick's snapshot in a ring.
+type slot struct {
+	tick  int
+	valid bool
+	acked bool // sender side: the receiver acknowledged it
+	snap  snapshot.Snapshot
+}
+
+// snapRing holds the last ring ticks' snapshots, indexed by tick.
+type snapRing [ring]slot
+
+func (r *snapRing) at(tick int) *snapshot.Snapshot {
+	if tick < 0 {
+		return nil
+	}
+	s := &r[tick%ring]
+	if !s.valid || s.tick != tick {
+		return nil
+	}
+	return &s.snap
+}
+
+// pipeline is one stage of the table: a sender and a receiver, each with a
+// reliable endpoint, joined by their own simulated network.
+type pipeline struct {
+	codec snapshot.Codec
+	net   *netsim.Sim
+
+	sendEnd, recvEnd *reliable.Endpoint
+	sent             snapRing         // quantized snapshots, as the receiver decodes them
+	sentSeqs         [seqRing]sentSeq // which tick each recent packet carried
+	ackedNewest      int              // newest tick whose snapshot was acked, -1 none
+	ackedPrev        int              // the acked tick before it, -1 none
+
+	received snapRing
+
+	buf, pkt []byte
+	stats    stageStats
+}
+
+// The two ends' addresses on the simulated network.
+var (
+	senderAddr   = netip.MustParseAddrPort("127.0.0.1:1")
+	receiverAddr = netip.MustParseAddrPort("127.0.0.1:2")
+)
+
+func newPipeline(stage snapshot.Stage, cfg Config, cubes int, start time.Time) (*pipeline, error) {
+	sim, err := netsim.New(netsim.Config{Seed: cfg.Seed, Conditions: cfg.Conditions})
+	if err != nil {
+		return nil, err
+	}
+	rcfg := reliable.DefaultConfig()
+	rcfg.MaxPacketSize = maxPacket
+	rcfg.MaxFragments = maxPacket / rcfg.FragmentSize
+	p := &pipeline{
+		codec:       snapshot.Codec{Stage: stage, Config: cfg.Snapshot},
+		net:         sim,
+		ackedNewest: -1,
+		buf:         make([]byte, maxPacket), pkt: make([]byte, maxPacket),
+	}
+	if p.sendEnd, err = reliable.NewEndpoint(rcfg, start); err != nil {
+		return nil, err
+	}
+	if p.recvEnd, err = reliable.NewEndpoint(rcfg, start); err != nil {
+		return nil, err
+	}
+	for i := range p.received {
+		p.received[i].snap.Cubes = make([]snapshot.Cube, cubes)
+	}
+	return p, nil
+}
+
+// maxPacket bounds one snapshot packet: the uncompressed stage needs
+// 321 bits × 901 cubes ≈ 36 KB, sent in fragments.
+const maxPacket = 48 * 1024
+
+// reference returns what the receiver is known to hold to code tick
+// against, and the header that names it. Base is the newest acknowledged
+// snapshot. Prev, which stage 9 extrapolates from, is the newest
+// acknowledged one at least as far behind Base as Base is behind tick:
+// extrapolating far from two close snapshots amplifies their quantization
+// error.
+func (p *pipeline) reference(tick int) (snapshot.Reference, header) {
+	h := header{tick: uint32(tick)}
+	var ref snapshot.Reference
+	baseTick := p.ackedNewest
+	base := p.sent.at(baseTick)
+	if base == nil || tick-baseTick >= ring {
+		return ref, h
+	}
+	ref.Base, ref.BaseAge, h.baseAge = base, tick-baseTick, tick-baseTick
+	for prevTick := baseTick - max(ref.BaseAge, minPrevAge); tick-prevTick < ring && prevTick >= 0; prevTick-- {
+		if s := &p.sent[prevTick%ring]; s.valid && s.acked && s.tick == prevTick {
+			ref.Prev, ref.PrevAge, h.prevAge = &s.snap, baseTick-prevTick, baseTick-prevTick
+			break
+		}
+	}
+	return ref, h
+}
+
+// minPrevAge is the shortest span stage 9 extrapolates from, in ticks.
+const minPrevAge = 3
+
+// send codes the true snapshot of tick and puts it on the network.
+func (p *pipeline) send(now time.Time, tick int, truth *snapshot.Snapshot) error {
+	ref, h := p.reference(tick)
+	w := wire.NewWriter(p.pkt)
+	if err := h.serialize(w); err != nil {
+		return err
+	}
+	body, err := p.codec.Encode(p.buf, truth, ref)
+	if err != nil {
+		return fmt.Errorf("compression: %v: %w", p.codec.Stage, err)
+	}
+	packet := append(w.Bytes(), body...)
+	q, err := p.codec.Quantize(truth)
+	if err != nil {
+		return err
+	}
+	p.sent[tick%ring] = slot{tick: tick, valid: true, snap: q}
+	seq, datagrams, err := p.sendEnd.SendPacket(now, packet)
+	if err != nil {
+		return err
+	}
+	p.sentSeqs[int(seq)%seqRing] = sentSeq{seq: seq, tick: tick, valid: true}
+	bytes := 0
+	for _, d := range datagrams {
+		bytes += len(d) + udpIPv4Header
+		p.net.Send(now, senderAddr, receiverAddr, d)
+	}
+	p.stats.addPacket(len(packet), bytes)
+	return nil
+}
+
+// deliver runs the network up to now: snapshots into the receiver, acks
+// back to the sender, and the receiver's ack packet for this tick.
+func (p *pipeline) deliver(now time.Time, truth *snapRing) error {
+	for _, pk := range p.net.Receive(now) {
+		if pk.To == receiverAddr {
+			_, payload, err := p.recvEnd.ReceivePacket(now, pk.Data)
+			if err == nil && payload != nil {
+				if err := p.decode(payload, truth); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if _, _, err := p.sendEnd.ReceivePacket(now, pk.Data); err != nil {
+			continue
+		}
+		for _, seq := range p.sendEnd.Acks() {
+			if e := &p.sentSeqs[int(seq)%seqRing]; e.valid && e.seq == seq {
+				p.acked(e.tick)
+				e.valid = false
+			}
+		}
+		p.sendEnd.ClearAcks()
+	}
+	_, datagrams, err := p.recvEnd.SendPacket(now, nil)
+	if err != nil {
+		return err
+	}
+	for _, d := range datagrams {
+		p.net.Send(now, receiverAddr, senderAddr, d)
+	}
+	p.recvEnd.ClearAcks()
+	p.sendEnd.Update(now)
+	p.recvEnd.Update(now)
+	return nil
+}
+
+func (p *pipeline) acked(tick int) {
+	if s := &p.sent[tick%ring]; s.valid && s.tick == tick {
+		s.acked = true
+	}
+	p.ackedNewest = max(p.ackedNewest, tick)
+}
+
+// decode decodes a snapshot packet against the receiver's own snapshots and
+// measures it against the sender's true state at that tick.
+func (p *pipeline) decode(packet []byte, truth *snapRing) error {
+	var h header
+	r := wire.NewReader(packet[:min(len(packet), headerBytes)])
+	if err := h.serialize(r); err != nil {
+		return err
+	}
+	tick := int(h.tick)
+	var ref snapshot.Reference
+	if h.baseAge > 0 {
+		ref.Base, ref.BaseAge = p.received.at(tick-h.baseAge), h.baseAge
+		if ref.Base == nil {
+			return fmt.Errorf("%w: tick %d", errNoBaseline, tick-h.baseAge)
+		}
+		if h.prevAge > 0 {
+			ref.Prev, ref.PrevAge = p.received.at(tick-h.baseAge-h.prevAge), h.prevAge
+			if ref.Prev == nil {
+				return fmt.Errorf("%w: tick %d", errNoBaseline, tick-h.baseAge-h.prevAge)
+			}
+		}
+	}
+	s := &p.received[tick%ring]
+	if s.valid && s.tick > tick {
+		return nil // older than what this slot holds: stale
+	}
+	// Decode into a slot that may be a baseline of this very packet only
+	// when the ring wrapped, which the ring bound on ages rules out.
+	s.valid = false
+	if err := p.codec.Decode(packet[headerBytes:], &s.snap, ref); err != nil {
+		return fmt.Errorf("compression: %v: tick %d: %w", p.codec.Stage, tick, err)
+	}
+	s.tick, s.valid = tick, true
+	if t := truth.at(tick); t != nil {
+		p.stats.addError(t, &s.snap)
+	}
+	return nil
+}
