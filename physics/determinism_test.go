@@ -1,16 +1,10 @@
 package physics
 
 import (
-	"bufio"
 	"flag"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 
+	"github.com/netphys/netphys/internal/golden"
 	"github.com/netphys/netphys/physics/collide"
 	"github.com/netphys/netphys/vecmath"
 )
@@ -190,91 +184,12 @@ func TestRestoreRewinds(t *testing.T) {
 // TestGoldenChecksums compares the scripted run with the checksums in
 // testdata, recorded on linux/amd64. -update rewrites the file.
 func TestGoldenChecksums(t *testing.T) {
-	sums := runScript(t)
-	if *update {
-		var b strings.Builder
-		b.WriteString("# physics scripted-run checksums, one per step: tick checksum\n")
-		for i, s := range sums {
-			fmt.Fprintf(&b, "%d %016x\n", i+1, s)
-		}
-		if err := os.WriteFile(goldenPath, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	f, err := os.Open(goldenPath)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestGoldenChecksums -update)", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	i := 0
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		var tick int
-		var want uint64
-		if _, err := fmt.Sscanf(line, "%d %x", &tick, &want); err != nil || tick != i+1 {
-			t.Fatalf("%s: bad line %q", goldenPath, line)
-		}
-		if i >= len(sums) || sums[i] != want {
-			t.Fatalf("%s/%s: tick %d checksum %016x, golden %016x", runtime.GOARCH, os.Getenv("GOAMD64"), tick, sums[min(i, len(sums)-1)], want)
-		}
-		i++
-	}
-	if i != len(sums) {
-		t.Fatalf("%s holds %d ticks, the run has %d", goldenPath, i, len(sums))
-	}
-	t.Logf("%d ticks match the golden checksums, last %016x", i, sums[i-1])
+	golden.Check(t, goldenPath, runScript(t), *update)
 }
 
-// TestGoldenCrossArch builds this test binary for arm64 (run under
-// qemu-aarch64-static) and for amd64 with GOAMD64=v3 (FMA available to
-// the compiler), and runs TestGoldenChecksums in each: all must produce
-// the golden sequence recorded by the default amd64 build.
+// TestGoldenCrossArch runs TestGoldenChecksums in this package's test
+// binary built for arm64 (under qemu) and for amd64 with GOAMD64=v3: both
+// must produce the sequence recorded by the default amd64 build.
 func TestGoldenCrossArch(t *testing.T) {
-	dir := t.TempDir()
-	for _, target := range []struct {
-		name, goarch, goamd64, qemu string
-	}{
-		{"arm64", "arm64", "", "qemu-aarch64-static"},
-		{"amd64-v3", "amd64", "v3", "qemu-x86_64-static"},
-	} {
-		bin := filepath.Join(dir, "physics."+target.name+".test")
-		build := exec.Command("go", "test", "-c", "-o", bin, ".")
-		build.Env = append(os.Environ(), "GOARCH="+target.goarch, "CGO_ENABLED=0")
-		if target.goamd64 != "" {
-			build.Env = append(build.Env, "GOAMD64="+target.goamd64)
-		}
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("%s: go test -c: %v\n%s", target.name, err, out)
-		}
-		args := []string{"-test.run", "^TestGoldenChecksums$", "-test.count", "1", "-test.v"}
-		var run *exec.Cmd
-		if target.goarch == runtime.GOARCH {
-			run = exec.Command(bin, args...)
-		} else {
-			qemu, err := exec.LookPath(target.qemu)
-			if err != nil {
-				t.Fatalf("%s: %s not found: install qemu-user-static (apt-get install -y qemu-user-static)", target.name, target.qemu)
-			}
-			run = exec.Command(qemu, append([]string{bin}, args...)...)
-		}
-		out, err := run.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestGoldenChecksums") {
-			t.Fatalf("%s: golden run failed: %v\n%s", target.name, err, out)
-		}
-		t.Logf("%s: %s", target.name, lastLine(string(out), "ticks match"))
-	}
-}
-
-func lastLine(out, containing string) string {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, containing) {
-			return strings.TrimSpace(l)
-		}
-	}
-	return ""
+	golden.CrossArch(t, "TestGoldenChecksums")
 }

@@ -1,7 +1,10 @@
 package scene
 
 import (
+	"flag"
 	"testing"
+
+	"github.com/netphys/netphys/internal/golden"
 )
 
 func TestInputBitsRoundTrip(t *testing.T) {
@@ -133,4 +136,37 @@ func TestPlayerMovesWithArrows(t *testing.T) {
 	if lift := s.World.State(s.Player).Position.Y - start.Y; lift < 1 {
 		t.Fatalf("player rose %.2f m after 1 s of Space, want at least 1 m", lift)
 	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/golden_checksums.txt")
+
+// goldenScript exercises every button within six seconds.
+var goldenScript = Script{
+	{Ticks: 90, Input: Input{Up: true}},
+	{Ticks: 90, Input: Input{Up: true, Z: true}},
+	{Ticks: 60, Input: Input{Space: true, Z: true}},
+	{Ticks: 60, Input: Input{Left: true, Down: true}},
+	{Ticks: 60},
+}
+
+// TestGoldenChecksums plays goldenScript on the 900-cube world and compares
+// its checksum after every step with the sequence recorded on linux/amd64.
+func TestGoldenChecksums(t *testing.T) {
+	s, err := New(Cubes900, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := make([]uint64, goldenScript.Len())
+	for tick := range sums {
+		s.Step(goldenScript.At(tick))
+		sums[tick] = s.Checksum()
+	}
+	golden.Check(t, "testdata/golden_checksums.txt", sums, *update)
+}
+
+// TestGoldenCrossArch replays TestGoldenChecksums built for arm64 (under
+// qemu) and for amd64 with GOAMD64=v3: the scene, inputs included, is
+// bit-identical on every architecture.
+func TestGoldenCrossArch(t *testing.T) {
+	golden.CrossArch(t, "TestGoldenChecksums")
 }
