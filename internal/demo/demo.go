@@ -53,7 +53,8 @@ type Summary struct {
 	DownKbps, UpKbps       float64 // mean, UDP/IPv4 headers included; down is authority to remote
 	PacketsDown, PacketsUp uint64  // datagrams received by the remote side, sent by it
 	StateMessagesSent      int
-	Loss                   float64       // % of the authority's packets never acked
+	Loss                   float64       // % of the authority's packets never acked, as its endpoint estimates it
+	ProxyLoss              float64       // % of datagrams the network simulator dropped, both ways
 	RTT                    time.Duration // mean over the last RTT samples
 	MeanError, P95Error    float64       // per-tick mean position error over all bodies, m: mean and 95th percentile over ticks
 	MaxError               float64       // worst body, worst tick, m
@@ -66,7 +67,8 @@ func (s Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "demo summary: %v, %d ticks at 60 Hz\n", s.Duration.Round(time.Millisecond), s.Ticks)
 	fmt.Fprintf(w, "  bandwidth    down %.1f kbps, up %.1f kbps (UDP/IPv4 headers included)\n", s.DownKbps, s.UpKbps)
 	fmt.Fprintf(w, "  packets      %d down, %d up; %d state messages sent\n", s.PacketsDown, s.PacketsUp, s.StateMessagesSent)
-	fmt.Fprintf(w, "  network      loss %.1f %%, RTT %v, %d undecodable messages\n", s.Loss, s.RTT.Round(100*time.Microsecond), s.BadMessages)
+	fmt.Fprintf(w, "  network      loss %.1f %% dropped by the simulator, %.1f %% estimated from acks; RTT %v; %d undecodable messages\n",
+		s.ProxyLoss, s.Loss, s.RTT.Round(100*time.Microsecond), s.BadMessages)
 	fmt.Fprintf(w, "  position error (remote vs authority, same tick)\n")
 	fmt.Fprintf(w, "               all bodies: mean %.2f cm, p95 of tick means %.2f cm, worst %.1f cm\n",
 		100*s.MeanError, 100*s.P95Error, 100*s.MaxError)
@@ -305,6 +307,9 @@ func (r *run) summary(d time.Duration) Summary {
 		Duration: d, Ticks: r.tick, PacketsDown: pd, PacketsUp: pu, StateMessagesSent: r.sent,
 		Loss: r.link.serverEnd.Stats().PacketLoss, RTT: r.link.serverEnd.Stats().RTTAvg,
 		MaxError: r.errMax, BadMessages: r.badMessages,
+	}
+	if c := r.link.proxy.Counters(); c.Sent > 0 {
+		s.ProxyLoss = 100 * float64(c.Lost) / float64(c.Sent)
 	}
 	if secs := d.Seconds(); secs > 0 {
 		s.DownKbps, s.UpKbps = float64(down)*8/1000/secs, float64(up)*8/1000/secs

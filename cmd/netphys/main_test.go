@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+)
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	if len(commands) < 7 {
+		t.Fatalf("%d commands registered, want at least 7", len(commands))
+	}
+	for name, c := range commands {
+		var out strings.Builder
+		args := append(strings.Fields(name), "--help")
+		err := run(context.Background(), args, &out)
+		if !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%s --help: err %v, want flag.ErrHelp", name, err)
+		}
+		if !strings.Contains(out.String(), "usage: netphys "+name) || !strings.Contains(out.String(), c.summary) {
+			t.Errorf("%s --help printed:\n%s", name, out.String())
+		}
+	}
+}
+
+func TestTopLevelHelpListsCommands(t *testing.T) {
+	for _, args := range [][]string{nil, {"--help"}, {"help"}} {
+		var out strings.Builder
+		if err := run(context.Background(), args, &out); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		for name := range commands {
+			if !strings.Contains(out.String(), name) {
+				t.Errorf("%q: command list misses %q", args, name)
+			}
+		}
+	}
+	var out strings.Builder
+	if err := run(context.Background(), []string{"bench"}, &out); err != nil || !strings.Contains(out.String(), "bench physics") {
+		t.Fatalf("bench alone: %v\n%s", err, out.String())
+	}
+}
+
+func TestUnknownCommandIsAnError(t *testing.T) {
+	var out strings.Builder
+	for _, args := range [][]string{{"nope"}, {"bench", "nope"}} {
+		if err := run(context.Background(), args, &out); err == nil || !strings.Contains(err.Error(), "unknown command") {
+			t.Errorf("%q: err %v, want unknown command", args, err)
+		}
+	}
+}
+
+func TestBadFlagValuesAreErrors(t *testing.T) {
+	var out strings.Builder
+	for _, args := range [][]string{
+		{"demo", "--loss", "150%", "--headless"},
+		{"demo", "--layout", "castle", "--headless"},
+		{"netsim", "--forward", "127.0.0.1:1", "--bandwidth", "fast"},
+	} {
+		if err := run(context.Background(), args, &out); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}
