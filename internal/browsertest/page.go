@@ -1,0 +1,164 @@
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+)
+
+// PageState is the part of the viewer page's window.__viewerState the
+// tests read (see viewer/static/viewer.js).
+type PageState struct {
+	Connected bool     `json:"connected"`
+	Frames    int      `json:"frames"`   // binary frames received
+	Seq       uint32   `json:"seq"`      // of the newest frame received
+	Rendered  uint32   `json:"rendered"` // seq of the frame last drawn
+	DrawMs    float64  `json:"drawMs"`   // JavaScript time of the last draw, ms
+	Skipped   int      `json:"skipped"`  // frames not sent to the page while it was busy
+	Error     string   `json:"error"`
+	Keys      []string `json:"keys"` // held, as last sent
+	Views     []View   `json:"views"`
+	Figures   []Figure `json:"figures"`
+}
+
+// View is one viewport as drawn.
+type View struct {
+	Name   string    `json:"name"`
+	Cubes  int       `json:"cubes"`
+	Player []float64 `json:"player"` // x, y, z in m; nil when the view has no player
+}
+
+// Figure is one row of the figures overlay; Value is nil when the page
+// shows none.
+type Figure struct {
+	Name  string   `json:"name"`
+	Value *float64 `json:"value"`
+	Unit  string   `json:"unit"`
+}
+
+// Drawn reports whether the page has drawn a frame of n views, each
+// showing its player.
+func (s PageState) Drawn(n int) bool {
+	if s.Rendered == 0 || len(s.Views) != n {
+		return false
+	}
+	for _, v := range s.Views {
+		if v.Player == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Figure returns the value of the figure called name, and whether the page
+// shows one.
+func (s PageState) Figure(name string) (float64, bool) {
+	for _, f := range s.Figures {
+		if f.Name == name && f.Value != nil {
+			return *f.Value, true
+		}
+	}
+	return 0, false
+}
+
+// State reads window.__viewerState once.
+func (b *Browser) State() (PageState, error) {
+	return chromedp.Run(b.ctx, chromedp.Evaluate[PageState](`window.__viewerState ?? {}`))
+}
+
+// pollEvery is how often WaitState reads the page: often enough to see a
+// change within a frame or two of SwiftShader, rarely enough not to load
+// the page's main thread.
+const pollEvery = 100 * time.Millisecond
+
+// WaitState reads window.__viewerState until ok holds, and returns that
+// state. It fails the test with the last state read when the context
+// given to Start ends first.
+func (b *Browser) WaitState(what string, ok func(PageState) bool) PageState {
+	b.t.Helper()
+	for {
+		st, err := b.State()
+		if err == nil && ok(st) {
+			return st
+		}
+		if b.ctx.Err() != nil {
+			b.t.Fatalf("waiting for %s: last state %+v, err %v", what, st, err)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// Text returns the text content of the first element matching the CSS
+// selector sel.
+func (b *Browser) Text(sel string) string {
+	b.t.Helper()
+	text, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("read %s: %v", sel, err)
+	}
+	return text
+}
+
+// Key is a key of the keyboard as the DevTools protocol names it.
+type Key struct {
+	Key, Code   string // KeyboardEvent.key and .code
+	VirtualCode int64  // Windows virtual key code
+}
+
+// ArrowRight is the key the viewer tests hold: it pushes the player
+// along +X.
+var ArrowRight = Key{"ArrowRight", "ArrowRight", 39}
+
+// Press presses k in the page; the page sees it held until Release, as
+// with a real keyboard.
+func (b *Browser) Press(k Key) {
+	b.t.Helper()
+	b.dispatchKey(input.DispatchKeyEventTypeKeyDown, k)
+}
+
+// Release releases k.
+func (b *Browser) Release(k Key) {
+	b.t.Helper()
+	b.dispatchKey(input.DispatchKeyEventTypeKeyUp, k)
+}
+
+func (b *Browser) dispatchKey(typ input.DispatchKeyEventType, k Key) {
+	b.t.Helper()
+	ev := input.DispatchKeyEventParams{Type: typ, Key: k.Key, Code: k.Code, WindowsVirtualKeyCode: k.VirtualCode}
+	err := chromedp.Do(b.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, ev)
+		return err
+	}))
+	if err != nil {
+		b.t.Fatalf("key %s %s: %v", k.Key, typ, err)
+	}
+}
+
+// Hide makes the elements matching the CSS selector sel invisible, such
+// as the overlays above the canvas before a pixel count, and returns the
+// function that shows them again. It fails the test when nothing matches:
+// a stale selector would hide nothing and let overlay pixels count.
+func (b *Browser) Hide(sel string) (show func()) {
+	b.t.Helper()
+	set := func(visibility string) {
+		b.t.Helper()
+		js := fmt.Sprintf(`(() => {
+			const all = document.querySelectorAll(%q);
+			all.forEach((e) => { e.style.visibility = %q; });
+			return all.length;
+		})()`, sel, visibility)
+		n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](js))
+		if err != nil || n == 0 {
+			b.t.Fatalf("set %s to visibility %q: %d elements, err %v", sel, visibility, n, err)
+		}
+	}
+	set("hidden")
+	return func() {
+		b.t.Helper()
+		set("")
+	}
+}
