@@ -124,6 +124,11 @@ func setupConnect(fs *flag.FlagSet) func(ctx context.Context, args []string) err
 			binary.LittleEndian.PutUint64(payload, uint64(sent))
 			binary.LittleEndian.PutUint64(payload[8:], uint64(time.Since(echoes.start)))
 			if err := c.SendPayload(payload); err != nil {
+				if c.State() != netcode.StateConnected {
+					// The connection ended (timeout, server disconnect):
+					// print the figures and say why, not the send error.
+					return report(fs, c, echoes, connectTime, sent)
+				}
 				return fmt.Errorf("payload %d: %w", sent, err)
 			}
 			sent++

@@ -106,7 +106,7 @@ func setupToken(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	servers := fs.String("servers", "127.0.0.1:40000", "comma-separated server addresses, tried in order")
 	clientID := fs.Uint64("client-id", 0, "id of the client (0: random)")
 	expiry := fs.Duration("expiry", 30*time.Second, "how long the token stays valid")
-	timeout := fs.Int("timeout", 10, "seconds of silence before either side drops the connection (<= 0: never)")
+	timeout := fs.Int("timeout", 10, "seconds of silence before either side drops the connection; negative: never (development only); 0 is refused, reference servers cannot complete its handshake")
 	userData := fs.String("user-data", "", "text handed to the server, at most 256 bytes")
 	userHex := fs.String("user-data-hex", "", "user data as hex, instead of --user-data")
 	format := fs.String("format", "base64", "output encoding: base64 or hex")

@@ -19,6 +19,7 @@ var (
 	ErrTokenTooLarge = errors.New("netcode: token fields do not fit the padded size")
 	ErrTokenDecrypt  = errors.New("netcode: private connect token failed to decrypt")
 	ErrTokenPadding  = errors.New("netcode: token padding is not zero")
+	ErrTokenTimeout  = errors.New("netcode: token timeout of zero seconds: give seconds > 0, or a negative value to disable timeouts")
 )
 
 // PrivateToken is the part of a connect token only the backend and the
@@ -219,7 +220,10 @@ type TokenParams struct {
 	// bounds the whole connection process on the client. Typically 30 s.
 	Expiry time.Duration
 	// TimeoutSeconds: seconds without packets before either side drops the
-	// connection; zero or negative disables timeouts. Typically 5 to 10.
+	// connection, typically 5 to 10. Negative disables timeouts (the
+	// standard: "dev only"). Zero is rejected: the reference server gives a
+	// handshake timeout-seconds to complete, so with zero it forgets the
+	// client before its response arrives and the client never connects.
 	TimeoutSeconds int32
 	UserData       UserData
 }
@@ -238,6 +242,9 @@ func GenerateConnectToken(p *TokenParams, now time.Time, privateKey *Key, random
 	}
 	if p.Expiry < time.Second {
 		return nil, fmt.Errorf("netcode: token expiry %v is shorter than a second", p.Expiry)
+	}
+	if p.TimeoutSeconds == 0 {
+		return nil, ErrTokenTimeout
 	}
 	t := &ConnectToken{
 		ProtocolID:      p.ProtocolID,
