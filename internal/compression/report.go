@@ -118,11 +118,14 @@ func Run(cfg Config, progress func(tick, total int)) ([]Row, error) {
 		t := &truth[tick%ring]
 		capture(sc, cfg.Snapshot, t.snap.Cubes)
 		t.tick, t.valid = tick, true
+		// Each end first takes in what arrived, then sends, as a game
+		// loop does: the sender codes against a snapshot acknowledged
+		// this very tick (BaseAge 6 at 100 ms RTT rather than 7).
 		for _, p := range pipes {
-			if err := p.send(now, tick, &t.snap); err != nil {
+			if err := p.deliver(now, &truth); err != nil {
 				return nil, err
 			}
-			if err := p.deliver(now, &truth); err != nil {
+			if err := p.send(now, tick, &t.snap); err != nil {
 				return nil, err
 			}
 			p.stats.endTick()

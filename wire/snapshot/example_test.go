@@ -44,5 +44,5 @@ func Example() {
 	// Output:
 	// no velocity        1000 bytes, cube 7 at x = 14.449
 	// separate changes      8 bytes, cube 7 at x = 14.449
-	// range coded           3 bytes, cube 7 at x = 14.449
+	// range coded           2 bytes, cube 7 at x = 14.449
 }

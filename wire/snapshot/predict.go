@@ -1,102 +1,91 @@
 package snapshot
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/netphys/netphys/vecmath"
 	"github.com/netphys/netphys/wire"
 )
 
-// Stage 9 goes past the article in three ways.
+// Stage 9 goes past the article in four ways.
 //
 //  1. Prediction. Both sides hold two acknowledged snapshots, Prev and
 //     Base. A cube that moved between them is predicted to keep moving.
 //     Position: pred = base + (base - prev)·BaseAge/PrevAge in integer
 //     quantization steps, rounded to nearest; a cube whose height changed
-//     is assumed in flight and predicted to fall by the gravity term a
-//     straight line misses (the VR article's ballistic prediction, without
-//     sending velocities). Orientation: the rotation from Prev to Base,
-//     Δ = base·prev⁻¹, is continued, Δ^(BaseAge/PrevAge)·base, and the
-//     result quantized to smallest three; a cube spinning steadily is then
-//     predicted even as its largest component changes. Only residuals are
-//     sent. Both sides compute the same predictions: integer arithmetic,
-//     and float arithmetic that is bit-identical everywhere (vecmath).
-//  2. Range coding. Every bit goes through the adaptive binary range
+//     may be in flight, and a flag says whether it also falls by the
+//     gravity term a straight line misses (the VR article's ballistic
+//     prediction, without sending velocities). Orientation: the rotation
+//     from Prev to Base, Δ = base·prev⁻¹, is continued,
+//     Δ^(BaseAge/PrevAge)·base, and the result quantized to smallest
+//     three; a cube spinning steadily is then predicted even as its
+//     largest component changes, and when the largest component is not
+//     the predicted one the prediction is rewritten around the actual one
+//     (reexpress), so the residuals stay small. Only residuals are sent.
+//     Both sides compute the same predictions: integer arithmetic, and
+//     float arithmetic that is bit-identical everywhere (vecmath).
+//  2. Keyframes. Without a baseline each cube is predicted from the two
+//     cubes before it in the snapshot, with the same machinery: a scene
+//     laid out in order (a grid of cubes at rest) costs a few bits per
+//     cube instead of stage 4's 80.
+//  3. Range coding. Every bit goes through the adaptive binary range
 //     coder, so the "not changed" flags of 900 resting cubes cost a byte
 //     or two, not 900 bits, and residuals are coded in an adaptive
-//     Exp-Golomb code (wire.SignedModel) that learns their distribution
-//     within the packet.
-//  3. Contexts. Each flag and residual has its own models, selected by
-//     what both sides know: whether the cube moved from Prev to Base, is
-//     interacting in Base, whether the previous cube changed (cubes move
-//     in groups), how far the cube is predicted to move (residuals grow
-//     with it) and, for the height, whether it is in flight.
+//     Exp-Golomb code (signedModel) that learns their distribution within
+//     the packet, its models counting their first bits (bitModel).
+//  4. Contexts. Each flag and residual has its own models, selected by
+//     what both sides know: whether the cube moved (and turned) from Prev
+//     to Base, is interacting in Base, whether the previous cube changed
+//     (cubes move in groups), how far the cube is predicted to move
+//     (residuals grow with it), whether its position changed (for the
+//     orientation flag) and, for the height, whether it is in flight.
 //
 // Per cube, all under models:
 //
 //	changed [position changed | orientation changed |
-//	         3 × position residual |
-//	         same largest as predicted (3 × rotation residual | largest, 3 × 9 bits) |
+//	         [ballistic] 3 × position residual |
+//	         same largest as predicted [largest] 3 × rotation residual |
 //	         interacting]
 //
-// Measured on the synthetic script of the tests: predicting the rotation
-// as a quaternion rather than extrapolating the smallest-three components
-// made stage 9 23 % smaller (900 cubes); 1/16 model adaptation rather than
-// 1/32 another 3 % (300 cubes: 336 → 326 bytes per snapshot, against 721
-// for stage 8). Tried and dropped: contexts from the previous axis's
-// residual (no gain), mixing a fast and a slow probability estimate
-// (worse than the fast one alone), separate models per smallest-three
-// component (worse: more models learn from fewer bits each).
+// Measured on the real report (netphys bench compression: the scene's
+// scripted minute, 100 ms RTT, 5 % loss), in bytes per snapshot packet
+// including its 3-byte header, each step on top of the previous one:
 //
-// Prediction needs Prev to be a few ticks older than Base: extrapolating
-// six ticks ahead from snapshots one tick apart multiplies quantization
-// noise by about seven (on the script: 364 bytes instead of 326).
-
-// models are the adaptive models of one stage-9 snapshot. Both sides start
-// from fresh models for every snapshot, so a packet never depends on an
-// earlier one having arrived.
-type models struct {
-	changed     [8]wire.Prob // [moving][base interacting][previous cube changed]
-	posChanged  [2]wire.Prob // [moving]
-	rotChanged  [2]wire.Prob
-	interacting [4]wire.Prob // [moving][base interacting]
-	sameLargest [2]wire.Prob
-	largest     [4]wire.Prob                 // 2-bit tree
-	pos         [buckets][3]wire.SignedModel // [motion bucket][axis class]
-	rot         [buckets]wire.SignedModel
-}
-
-// Axis classes of the position residual models: x and z behave alike;
-// y behaves differently for a cube on the ground and one in flight.
-const (
-	axisHorizontal = iota
-	axisGroundY
-	axisFlightY
-)
-
-// probMostlyUnchanged starts the "changed" models at P(unchanged) = 0.95:
-// most cubes of a scene rest most of the time, and a resting scene then
-// costs a byte or two instead of the bytes the models spend learning it.
-const probMostlyUnchanged wire.Prob = 3891
-
-func newModels() *models {
-	m := &models{}
-	for _, p := range [][]wire.Prob{m.posChanged[:], m.rotChanged[:], m.interacting[:],
-		m.sameLargest[:], m.largest[:]} {
-		wire.ResetProbs(p)
-	}
-	for i := range m.changed {
-		m.changed[i] = probMostlyUnchanged
-	}
-	for i := range m.pos {
-		for j := range m.pos[i] {
-			m.pos[i][j].Reset()
-		}
-		m.rot[i].Reset()
-	}
-	return m
-}
+//	as found (6-byte header, Prev ≥ BaseAge behind Base)   174.0
+//	bitModel instead of wire.Prob (counting start)          169.7
+//	no unconditional ballistic drop (it hurt: 1 %)           168.8
+//	Prev 3 ticks behind Base instead of ≥ BaseAge           165.8
+//	no models for mantissa bits below the top one           164.4
+//	receive before send in the report (BaseAge 7 → 6)       152.7
+//	3-byte header                                           149.6
+//	ballistic drop as a flag                                149.6
+//	orientation flag context: turned, position changed      149.2
+//	reexpress on a largest-component switch                 148.4
+//	keyframes predicted cube from cube (9013 → 637 bytes)   121.7
+//	bitModel never handing wire the "fresh" Prob 0; rate 1/16 120.9
+//	sign of a residual under the trend on its axis          119.6
+//	zero flag and exponent under "trend ≠ 0"                117.4
+//
+// Tried on the real scene and dropped: adding the residual of the nearest
+// cube already coded (worse at every distance), or the mean residual of
+// the cubes coded so far, or a pull towards the player learnt within the
+// packet (no gain: the residuals of the katamari ball are collisions,
+// not shared motion); quadratic prediction from a third snapshot (no
+// gain); damping the extrapolation (7/8 of it: 4 % worse); a rigid
+// rolling-ball model around the player (far worse); contexts from the
+// magnitude of the cube's earlier residuals, for its later axes and for
+// its orientation (no gain); finer motion buckets (worse); a context for
+// cubes near a moving cube on the "changed" flag (0.2 %). Models kept
+// across the whole minute (ideal priors) would code the residuals no
+// better than the per-packet ones do: what is left is the entropy of
+// the residuals under linear prediction.
+//
+// On the synthetic script of the tests, predicting the rotation as a
+// quaternion rather than extrapolating the smallest-three components made
+// stage 9 23 % smaller. Prediction needs Prev not too close to Base:
+// extrapolating six ticks ahead from snapshots one tick apart multiplies
+// quantization noise by about seven; on the real scene two ticks apart is
+// best (internal/compression).
 
 // extrapolate returns b + (b - p)·num/den rounded to nearest (ties up).
 func extrapolate(b, p int64, num, den int64) int64 {
@@ -113,7 +102,7 @@ type predictor struct {
 	base, prev []qcube
 	num, den   int64 // BaseAge, PrevAge; den == 0: no prediction
 	bits       int   // smallest-three bits per component
-	drop       int64 // ballistic correction of a cube in flight, in steps
+	drop       int64 // ballistic correction of a cube in flight, in steps (≥ 0)
 }
 
 func (p *predictor) moving(i int) bool {
@@ -126,6 +115,9 @@ func (p *predictor) inFlight(i int) bool {
 	return p.den > 0 && p.base[i].pos[1] != p.prev[i].pos[1]
 }
 
+// position predicts the position of cube i in a straight line from Prev
+// through Base. Whether a cube in flight also falls by the ballistic drop
+// is the encoder's choice, sent as a flag (serializePositionResidual).
 func (p *predictor) position(i int, top [3]int64) [3]int64 {
 	b := p.base[i].pos
 	if !p.moving(i) {
@@ -134,11 +126,6 @@ func (p *predictor) position(i int, top [3]int64) [3]int64 {
 	var out [3]int64
 	for a := range out {
 		out[a] = extrapolate(b[a], p.prev[i].pos[a], p.num, p.den)
-	}
-	// A cube in flight falls by the gravity drop that a straight line
-	// through two points of its parabola misses.
-	if p.inFlight(i) {
-		out[1] -= p.drop
 	}
 	for a := range out {
 		out[a] = min(max(out[a], 0), top[a])
@@ -229,163 +216,34 @@ func (p *predictor) rotation(i int) wire.SmallestThree {
 	return pred
 }
 
-func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) error {
-	cfg := c.Config
-	if ref.Base == nil {
-		// No baseline: stage 4's full cubes.
-		return c.serializeDelta(s, snap, ref)
-	}
-	n := len(snap.Cubes)
-	cur := make([]qcube, n)
-	if s.Mode() != wire.Reading {
-		var err error
-		if cur, err = cfg.quantizeAll(snap); err != nil {
-			return err
-		}
-	}
-	pr := predictor{bits: cfg.OrientationBits}
-	var err error
-	if pr.base, err = cfg.referenceInts(ref.Base); err != nil {
-		return fmt.Errorf("snapshot: baseline: %w", err)
-	}
-	if ref.Prev != nil && ref.BaseAge > 0 && ref.PrevAge > 0 && ref.BaseAge <= maxExtrapolation*ref.PrevAge && ref.BaseAge <= maxAge {
-		if pr.prev, err = cfg.referenceInts(ref.Prev); err != nil {
-			return fmt.Errorf("snapshot: previous baseline: %w", err)
-		}
-		pr.num, pr.den = int64(ref.BaseAge), int64(ref.PrevAge)
-		pr.drop = cfg.ballisticDrop(pr.num, pr.den)
-	}
-	m := newModels()
-	prevChanged := false
-	for i := range cur {
-		if err := c.serializePredictedCube(s, m, &pr, i, &cur[i], prevChanged); err != nil {
-			return fmt.Errorf("snapshot: cube %d: %w", i, err)
-		}
-		prevChanged = cur[i] != pr.base[i]
-	}
-	if s.Mode() == wire.Reading {
-		for i := range cur {
-			snap.Cubes[i] = cfg.cube(cur[i])
-		}
-		snap.remember(cfg, cur)
-	}
-	return nil
+// spinning reports whether cube i turned from Prev to Base.
+func (p *predictor) spinning(i int) bool {
+	return p.den > 0 && p.prev[i].rot != p.base[i].rot
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// reexpress returns the components of the rotation t stands for written
+// with component l as the largest one (made positive), rounded to the
+// grid: the prediction for a cube whose largest component turns out not
+// to be the predicted one. The rotation is the same, so the residuals
+// stay as small as when the largest component is predicted right.
+func reexpress(t wire.SmallestThree, bits int, l uint8) [3]int32 {
+	q := t.Quat(bits)
+	c := [4]float64{q.X, q.Y, q.Z, q.W}
+	sign := 1.0
+	if c[l&3] < 0 {
+		sign = -1
 	}
-	return 0
-}
-
-func (c Codec) serializePredictedCube(s wire.Stream, m *models, pr *predictor, i int, q *qcube, prevChanged bool) error {
-	base := pr.base[i]
-	mv := b2i(pr.moving(i))
-	bi := b2i(base.interacting)
-	changed := *q != base
-	if err := wire.SerializeModelBit(s, &m.changed[mv<<2|bi<<1|b2i(prevChanged)], &changed); err != nil {
-		return err
-	}
-	if !changed {
-		*q = base
-		return nil
-	}
-	posChanged, rotChanged := q.pos != base.pos, q.rot != base.rot
-	if err := wire.SerializeModelBit(s, &m.posChanged[mv], &posChanged); err != nil {
-		return err
-	}
-	if err := wire.SerializeModelBit(s, &m.rotChanged[mv], &rotChanged); err != nil {
-		return err
-	}
-	if !posChanged {
-		q.pos = base.pos
-	} else if err := c.serializePositionResidual(s, m, pr, i, &q.pos); err != nil {
-		return err
-	}
-	if !rotChanged {
-		q.rot = base.rot
-	} else if err := c.serializeRotationResidual(s, m, pr, i, &q.rot); err != nil {
-		return err
-	}
-	if err := wire.SerializeModelBit(s, &m.interacting[mv<<1|bi], &q.interacting); err != nil {
-		return err
-	}
-	// Canonical form: what the flags say changed must have changed.
-	if (posChanged && q.pos == base.pos) || (rotChanged && q.rot == base.rot) || *q == base {
-		return fmt.Errorf("snapshot: cube sent unchanged: %w", wire.ErrInvalid)
-	}
-	return nil
-}
-
-func (c Codec) serializePositionResidual(s wire.Stream, m *models, pr *predictor, i int, pos *[3]int64) error {
-	top := c.Config.maxIndex()
-	pred := pr.position(i, top)
-	mv := bucket(displacement(pred, pr.base[i].pos), 8)
-	for a := range pos {
-		r := pos[a] - pred[a]
-		ctx := axisHorizontal // x and z share their models
-		if a == 1 {
-			ctx = axisGroundY
-			if pr.inFlight(i) {
-				ctx = axisFlightY
-			}
+	k := int32(1)<<(bits-1) - 1
+	scale := float64(k) / math.Sqrt(0.5) // steps per unit
+	var out [3]int32
+	j := 0
+	for i := range c {
+		if uint8(i) == l {
+			continue
 		}
-		if err := m.pos[mv][ctx].Serialize(s, &r); err != nil {
-			return err
-		}
-		pos[a] = pred[a] + r
-		if pos[a] < 0 || pos[a] > top[a] {
-			return fmt.Errorf("snapshot: position index %d outside [0, %d]: %w", pos[a], top[a], wire.ErrInvalid)
-		}
+		x := math.Floor(float64(float64(sign*c[i])*scale) + 0.5)
+		out[j] = int32(max(-float64(k), min(float64(k), x)))
+		j++
 	}
-	return nil
-}
-
-func (c Codec) serializeRotationResidual(s wire.Stream, m *models, pr *predictor, i int, rot *wire.SmallestThree) error {
-	bits := c.Config.OrientationBits
-	base := pr.base[i].rot
-	pred := pr.rotation(i)
-	mv := b2i(pr.moving(i))
-	same := rot.Largest == pred.Largest
-	if err := wire.SerializeModelBit(s, &m.sameLargest[mv], &same); err != nil {
-		return err
-	}
-	k := int64(1)<<(bits-1) - 1
-	if same {
-		rot.Largest = pred.Largest
-		mb := 3
-		if pred.Largest == base.Largest {
-			mb = bucket(displacement(pred.C, base.C), 2)
-		}
-		for a := range rot.C {
-			r := int64(rot.C[a]) - int64(pred.C[a])
-			if err := m.rot[mb].Serialize(s, &r); err != nil {
-				return err
-			}
-			v := int64(pred.C[a]) + r
-			if v < -k || v > k {
-				return fmt.Errorf("snapshot: rotation component %d outside ±%d: %w", v, k, wire.ErrInvalid)
-			}
-			rot.C[a] = int32(v)
-		}
-	} else {
-		l := uint32(rot.Largest)
-		if err := wire.SerializeTree(s, m.largest[:], &l, 2); err != nil {
-			return err
-		}
-		rot.Largest = uint8(l)
-		if rot.Largest == pred.Largest {
-			return fmt.Errorf("snapshot: full orientation with the predicted largest component: %w", wire.ErrInvalid)
-		}
-		for a := range rot.C {
-			if err := wire.SerializeInt(s, &rot.C[a], int32(-k), int32(k)); err != nil {
-				return err
-			}
-		}
-	}
-	if !rot.Valid(bits) {
-		return fmt.Errorf("snapshot: orientation %+v: %w", *rot, wire.ErrInvalid)
-	}
-	return nil
+	return out
 }

@@ -129,7 +129,7 @@ func DefaultConfig() Config {
 // the receiver has decoded and the sender knows it has (from acks).
 type Reference struct {
 	// Base is the baseline of the delta stages (5–9); nil codes every cube
-	// in full.
+	// in full (stage 9: each predicted from the cubes before it).
 	Base *Snapshot
 	// Prev is a snapshot older than Base; stage 9 extrapolates each cube's
 	// motion from Prev to Base. Nil: no prediction.

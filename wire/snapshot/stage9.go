@@ -1,0 +1,238 @@
+package snapshot
+
+import (
+	"fmt"
+
+	"github.com/netphys/netphys/wire"
+)
+
+// models are the adaptive models of one stage-9 snapshot. Both sides start
+// from fresh models for every snapshot, so a packet never depends on an
+// earlier one having arrived.
+type models struct {
+	changed     [8]bitModel // [moving][base interacting][previous cube changed]
+	posChanged  [2]bitModel // [moving]
+	rotChanged  [4]bitModel // [spinning][position changed]
+	interacting [4]bitModel // [moving][base interacting]
+	sameLargest [2]bitModel
+	largest     tree2
+	ballistic   bitModel
+	pos         [buckets][3]signedModel  // [motion bucket][axis class]
+	rot         [buckets + 1]signedModel // [motion bucket or rotSwitched]
+}
+
+// rotSwitched selects the rotation residual model of a cube whose largest
+// component is not the predicted one.
+const rotSwitched = buckets
+
+// Axis classes of the position residual models: x and z behave alike;
+// y behaves differently for a cube on the ground and one in flight.
+const (
+	axisHorizontal = iota
+	axisGroundY
+	axisFlightY
+)
+
+// mostlyUnchanged starts the "changed" models at P(unchanged) = 0.95,
+// as sure as 8 bits seen: most cubes of a scene rest most of the time,
+// and a resting scene then costs a byte or two instead of the bytes the
+// models spend learning it.
+var mostlyUnchanged = newBitModel(62259, 8)
+
+func newModels() *models {
+	m := &models{}
+	for i := range m.changed {
+		m.changed[i] = mostlyUnchanged
+	}
+	return m
+}
+
+func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) error {
+	cfg := c.Config
+	n := len(snap.Cubes)
+	cur := make([]qcube, n)
+	if s.Mode() != wire.Reading {
+		var err error
+		if cur, err = cfg.quantizeAll(snap); err != nil {
+			return err
+		}
+	}
+	pr := predictor{bits: cfg.OrientationBits}
+	var err error
+	keyframe := ref.Base == nil
+	if keyframe {
+		// No baseline: each cube is predicted from the two cubes before
+		// it, as if they were its Base and Prev one tick apart. The
+		// scene's cubes are laid out in order, so a resting grid costs a
+		// few bits per cube rather than stage 4's 80.
+		pr.base, pr.prev = make([]qcube, n), make([]qcube, n)
+		pr.num, pr.den = 1, 1
+	} else if pr.base, err = cfg.referenceInts(ref.Base); err != nil {
+		return fmt.Errorf("snapshot: baseline: %w", err)
+	}
+	if !keyframe && ref.Prev != nil && ref.BaseAge > 0 && ref.PrevAge > 0 && ref.BaseAge <= maxExtrapolation*ref.PrevAge && ref.BaseAge <= maxAge {
+		if pr.prev, err = cfg.referenceInts(ref.Prev); err != nil {
+			return fmt.Errorf("snapshot: previous baseline: %w", err)
+		}
+		pr.num, pr.den = int64(ref.BaseAge), int64(ref.PrevAge)
+		pr.drop = cfg.ballisticDrop(pr.num, pr.den)
+	}
+	m := newModels()
+	prevChanged := false
+	for i := range cur {
+		if keyframe && i > 0 {
+			pr.base[i], pr.prev[i] = cur[i-1], pr.base[i-1]
+		}
+		if err := c.serializePredictedCube(s, m, &pr, i, &cur[i], prevChanged); err != nil {
+			return fmt.Errorf("snapshot: cube %d: %w", i, err)
+		}
+		prevChanged = cur[i] != pr.base[i]
+	}
+	if s.Mode() == wire.Reading {
+		for i := range cur {
+			snap.Cubes[i] = cfg.cube(cur[i])
+		}
+		snap.remember(cfg, cur)
+	}
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (c Codec) serializePredictedCube(s wire.Stream, m *models, pr *predictor, i int, q *qcube, prevChanged bool) error {
+	base := pr.base[i]
+	mv := b2i(pr.moving(i))
+	bi := b2i(base.interacting)
+	changed := *q != base
+	if err := m.changed[mv<<2|bi<<1|b2i(prevChanged)].code(s, &changed); err != nil {
+		return err
+	}
+	if !changed {
+		*q = base
+		return nil
+	}
+	posChanged, rotChanged := q.pos != base.pos, q.rot != base.rot
+	if err := m.posChanged[mv].code(s, &posChanged); err != nil {
+		return err
+	}
+	if err := m.rotChanged[b2i(pr.spinning(i))<<1|b2i(posChanged)].code(s, &rotChanged); err != nil {
+		return err
+	}
+	if !posChanged {
+		q.pos = base.pos
+	} else if err := c.serializePositionResidual(s, m, pr, i, &q.pos); err != nil {
+		return err
+	}
+	if !rotChanged {
+		q.rot = base.rot
+	} else if err := c.serializeRotationResidual(s, m, pr, i, &q.rot); err != nil {
+		return err
+	}
+	if err := m.interacting[mv<<1|bi].code(s, &q.interacting); err != nil {
+		return err
+	}
+	// Canonical form: what the flags say changed must have changed.
+	if (posChanged && q.pos == base.pos) || (rotChanged && q.rot == base.rot) || *q == base {
+		return fmt.Errorf("snapshot: cube sent unchanged: %w", wire.ErrInvalid)
+	}
+	return nil
+}
+
+func (c Codec) serializePositionResidual(s wire.Stream, m *models, pr *predictor, i int, pos *[3]int64) error {
+	top := c.Config.maxIndex()
+	pred := pr.position(i, top)
+	mv := bucket(displacement(pred, pr.base[i].pos), 8)
+	trend := [3]int64{pred[0] - pr.base[i].pos[0], pred[1] - pr.base[i].pos[1], pred[2] - pr.base[i].pos[2]}
+	// Falling by the gravity drop that a straight line through two points
+	// of a parabola misses is right for a cube in free flight and wrong
+	// for one riding a pile or the katamari ball, which the height change
+	// alone cannot tell apart: the encoder says which guess is nearer.
+	flight := pr.inFlight(i) && pr.drop > 0
+	straight, fall := pred[1], max(pred[1]-pr.drop, 0)
+	nearer := func(y int64) bool { return max(y-fall, fall-y) < max(y-straight, straight-y) }
+	ballistic := flight && nearer(pos[1])
+	if flight {
+		if err := m.ballistic.code(s, &ballistic); err != nil {
+			return err
+		}
+		if ballistic {
+			pred[1] = fall
+		}
+	}
+	for a := range pos {
+		r := pos[a] - pred[a]
+		ctx := axisHorizontal // x and z share their models
+		if a == 1 {
+			ctx = axisGroundY
+			if pr.inFlight(i) {
+				ctx = axisFlightY
+			}
+		}
+		if err := m.pos[mv][ctx].code(s, &r, trend[a]); err != nil {
+			return err
+		}
+		pos[a] = pred[a] + r
+		if pos[a] < 0 || pos[a] > top[a] {
+			return fmt.Errorf("snapshot: position index %d outside [0, %d]: %w", pos[a], top[a], wire.ErrInvalid)
+		}
+	}
+	// Canonical form: the flag must be the encoder's choice.
+	if flight && ballistic != nearer(pos[1]) {
+		return fmt.Errorf("snapshot: ballistic flag is not the nearer guess: %w", wire.ErrInvalid)
+	}
+	return nil
+}
+
+func (c Codec) serializeRotationResidual(s wire.Stream, m *models, pr *predictor, i int, rot *wire.SmallestThree) error {
+	bits := c.Config.OrientationBits
+	base := pr.base[i].rot
+	pred := pr.rotation(i)
+	mv := b2i(pr.moving(i))
+	same := rot.Largest == pred.Largest
+	if err := m.sameLargest[mv].code(s, &same); err != nil {
+		return err
+	}
+	mb := rotSwitched
+	var trend [3]int64 // predicted turn per component, where comparable
+	if same {
+		rot.Largest = pred.Largest
+		mb = 3
+		if pred.Largest == base.Largest {
+			mb = bucket(displacement(pred.C, base.C), 2)
+			for a := range trend {
+				trend[a] = int64(pred.C[a]) - int64(base.C[a])
+			}
+		}
+	} else {
+		l := uint32(rot.Largest)
+		if err := m.largest.code(s, &l); err != nil {
+			return err
+		}
+		rot.Largest = uint8(l)
+		if rot.Largest == pred.Largest {
+			return fmt.Errorf("snapshot: full orientation with the predicted largest component: %w", wire.ErrInvalid)
+		}
+		pred.C = reexpress(pred, bits, rot.Largest)
+	}
+	k := int64(1)<<(bits-1) - 1
+	for a := range rot.C {
+		r := int64(rot.C[a]) - int64(pred.C[a])
+		if err := m.rot[mb].code(s, &r, trend[a]); err != nil {
+			return err
+		}
+		v := int64(pred.C[a]) + r
+		if v < -k || v > k {
+			return fmt.Errorf("snapshot: rotation component %d outside ±%d: %w", v, k, wire.ErrInvalid)
+		}
+		rot.C[a] = int32(v)
+	}
+	if !rot.Valid(bits) {
+		return fmt.Errorf("snapshot: orientation %+v: %w", *rot, wire.ErrInvalid)
+	}
+	return nil
+}
