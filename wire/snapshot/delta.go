@@ -33,13 +33,9 @@ var rotClasses = wire.Classes{2, 4, 7}
 
 func (c Codec) serializeDelta(s wire.Stream, snap *Snapshot, ref Reference) error {
 	cfg := c.Config
-	n := len(snap.Cubes)
-	cur := make([]qcube, n)
-	if s.Mode() != wire.Reading {
-		var err error
-		if cur, err = cfg.quantizeAll(snap); err != nil {
-			return err
-		}
+	cur, err := cfg.codingTarget(s, snap)
+	if err != nil {
+		return err
 	}
 	base, err := cfg.referenceInts(ref.Base)
 	if err != nil {

@@ -83,6 +83,15 @@ func (cfg Config) quantizeAll(snap *Snapshot) ([]qcube, error) {
 	return q, nil
 }
 
+// codingTarget returns the integer form of snap when s writes or
+// measures, and zeroed cubes to decode into when s reads.
+func (cfg Config) codingTarget(s wire.Stream, snap *Snapshot) ([]qcube, error) {
+	if s.Mode() == wire.Reading {
+		return make([]qcube, len(snap.Cubes)), nil
+	}
+	return cfg.quantizeAll(snap)
+}
+
 // maxIndex returns the largest position index of each axis.
 func (cfg Config) maxIndex() [3]int64 {
 	var m [3]int64

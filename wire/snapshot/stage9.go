@@ -50,15 +50,11 @@ func newModels() *models {
 func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) error {
 	cfg := c.Config
 	n := len(snap.Cubes)
-	cur := make([]qcube, n)
-	if s.Mode() != wire.Reading {
-		var err error
-		if cur, err = cfg.quantizeAll(snap); err != nil {
-			return err
-		}
+	cur, err := cfg.codingTarget(s, snap)
+	if err != nil {
+		return err
 	}
 	pr := predictor{bits: cfg.OrientationBits}
-	var err error
 	keyframe := ref.Base == nil
 	if keyframe {
 		// No baseline: each cube is predicted from the two cubes before
