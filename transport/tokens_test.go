@@ -16,7 +16,7 @@ import (
 
 func vectorToken(tb testing.TB) []byte {
 	tb.Helper()
-	b, err := os.ReadFile("../../shared/vectors/netcode-1.02.txt")
+	b, err := os.ReadFile("netcode/testdata/netcode-1.02.txt")
 	if err != nil {
 		tb.Fatal(err)
 	}

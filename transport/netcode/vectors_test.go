@@ -12,8 +12,9 @@ import (
 )
 
 // vectorsPath holds byte-exact vectors produced by the reference C code with
-// fixed keys, nonces and timestamps.
-const vectorsPath = "../../../shared/vectors/netcode-1.02.txt"
+// fixed keys, nonces and timestamps (the project's shared/vectors file,
+// kept beside the tests so they run from any checkout).
+const vectorsPath = "testdata/netcode-1.02.txt"
 
 type vectorFile struct {
 	params   map[string][]byte
