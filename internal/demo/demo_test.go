@@ -46,3 +46,18 @@ func TestDemoHeadless(t *testing.T) {
 		t.Fatalf("no bandwidth measured: %+v", s)
 	}
 }
+
+func TestSendScheduleKeepsTheRate(t *testing.T) {
+	for _, rate := range []int{1, 7, 10, 13, 30, 60} {
+		r := &run{cfg: Config{SendRate: rate}}
+		sends := 0
+		for r.tick = 0; r.tick < 10*tickRate; r.tick++ {
+			if r.sendDue() {
+				sends++
+			}
+		}
+		if sends != 10*rate {
+			t.Errorf("rate %d: %d sends in 10 s, want %d", rate, sends, 10*rate)
+		}
+	}
+}
