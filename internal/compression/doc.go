@@ -8,6 +8,9 @@
 //
 // Each stage runs its own sender and receiver, each with a reliable.io
 // endpoint: packet acks tell the sender which snapshots arrived, and the
-// delta stages code against the newest acknowledged one. The receiver
-// decodes only against snapshots it actually received.
+// delta stages code against the newest acknowledged one; stage 9 also
+// extrapolates from an older acknowledged one, the candidate that codes
+// the packet smallest. A 2-byte header names both by their ages; the tick
+// is the packet's reliable.io sequence number. The receiver decodes only
+// against snapshots it actually received.
 package compression

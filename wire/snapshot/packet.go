@@ -14,6 +14,10 @@ import (
 // rangeCoded reports whether the stage's packets are range-coded.
 func (c Codec) rangeCoded() bool { return c.Stage == RangeCoded }
 
+// UsesPrev reports whether the codec reads Reference.Prev (stage 9 does):
+// a caller choosing among candidate Prevs by Size need measure only then.
+func (c Codec) UsesPrev() bool { return c.Stage == RangeCoded }
+
 // Encode codes snap against ref into buf and returns the packet, a prefix
 // of buf. A buffer too small is wire.ErrOverflow.
 func (c Codec) Encode(buf []byte, snap *Snapshot, ref Reference) ([]byte, error) {

@@ -136,9 +136,11 @@ type Reference struct {
 	Prev *Snapshot
 	// BaseAge is the number of ticks from Base to the coded snapshot and
 	// PrevAge from Prev to Base. Prediction needs both > 0 and BaseAge
-	// at most 64·PrevAge and 2²⁰; otherwise Prev is ignored. Prediction is best when PrevAge is not much
-	// shorter than BaseAge: extrapolating far from two close snapshots
-	// amplifies their quantization error.
+	// at most 64·PrevAge and 2²⁰; otherwise Prev is ignored. Which
+	// PrevAge predicts best changes from snapshot to snapshot: a fresh
+	// velocity from two close snapshots, or less quantization noise from
+	// two far apart. A sender can measure candidates with Size and keep
+	// the smallest (internal/compression does).
 	BaseAge, PrevAge int
 }
 
