@@ -78,7 +78,7 @@ func TestBrowser(t *testing.T) {
 
 	// Hold the right arrow until the player moved 1.5 m in both views.
 	before := st
-	tickBefore := figure(t, st, "tick")
+	tickBefore := st.MustFigure(t, "tick")
 	b.Press(browsertest.ArrowRight)
 	st = b.WaitState("player moved right in both views", func(s browsertest.PageState) bool {
 		return s.Drawn(2) &&
@@ -102,7 +102,7 @@ func TestBrowser(t *testing.T) {
 
 	// The overlay follows the figures: the tick grew, in the state and in
 	// the table on the page.
-	if tick := figure(t, st, "tick"); tick <= tickBefore {
+	if tick := st.MustFigure(t, "tick"); tick <= tickBefore {
 		t.Errorf("tick figure %g after %g: the overlay did not update", tick, tickBefore)
 	}
 	table := b.Text("#figure-rows")
@@ -191,13 +191,4 @@ func checkPageDecoder(t *testing.T, browser context.Context) {
 			}
 		}
 	}
-}
-
-func figure(t *testing.T, st browsertest.PageState, name string) float64 {
-	t.Helper()
-	v, ok := st.Figure(name)
-	if !ok {
-		t.Fatalf("no figure %q in %+v", name, st.Figures)
-	}
-	return v
 }

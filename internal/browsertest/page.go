@@ -3,6 +3,7 @@ package browsertest
 import (
 	"context"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -63,6 +64,17 @@ func (s PageState) Figure(name string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// MustFigure returns the figure's value, failing the test when the page
+// does not show it.
+func (s PageState) MustFigure(t testing.TB, name string) float64 {
+	t.Helper()
+	v, ok := s.Figure(name)
+	if !ok {
+		t.Fatalf("no figure %q in %+v", name, s.Figures)
+	}
+	return v
 }
 
 // State reads window.__viewerState once.

@@ -83,7 +83,7 @@ func testDemoTower(t *testing.T) {
 	}
 	b.Release(browsertest.ArrowRight)
 	released := b.WaitState("keys released", func(s browsertest.PageState) bool { return len(s.Keys) == 0 })
-	releaseTick := figure(t, released, "tick")
+	releaseTick := released.MustFigure(t, "tick")
 	st = b.WaitState("a second of simulation after the release", func(s browsertest.PageState) bool {
 		tick, ok := s.Figure("tick")
 		return s.Drawn(2) && ok && tick >= releaseTick+60
@@ -105,16 +105,16 @@ func testDemoTower(t *testing.T) {
 	// between the two reads, traffic flows both ways and its mean rate
 	// moved, and the table on the page shows the figures.
 	for _, name := range []string{"tick", "packets down", "packets up"} {
-		if a, z := figure(t, before, name), figure(t, st, name); z <= a {
+		if a, z := before.MustFigure(t, name), st.MustFigure(t, name); z <= a {
 			t.Errorf("figure %q went from %g to %g: the overlay did not update", name, a, z)
 		}
 	}
 	for _, name := range []string{"down", "up", "rtt"} {
-		if v := figure(t, st, name); v <= 0 {
+		if v := st.MustFigure(t, name); v <= 0 {
 			t.Errorf("figure %q is %g, want above 0", name, v)
 		}
 	}
-	if a, z := figure(t, before, "down"), figure(t, st, "down"); a == z {
+	if a, z := before.MustFigure(t, "down"), st.MustFigure(t, "down"); a == z {
 		t.Errorf("figure \"down\" stayed at %g kbps: the overlay did not update", a)
 	}
 	table := b.Text("#figure-rows")
@@ -206,13 +206,4 @@ func startDemo(t *testing.T, ctx context.Context, cfg Config, width, height int)
 	b := browsertest.Start(t, browserCtx, width, height)
 	b.Open(web.URL)
 	return b
-}
-
-func figure(t *testing.T, st browsertest.PageState, name string) float64 {
-	t.Helper()
-	v, ok := st.Figure(name)
-	if !ok {
-		t.Fatalf("no figure %q in %+v", name, st.Figures)
-	}
-	return v
 }
