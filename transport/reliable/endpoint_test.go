@@ -271,15 +271,7 @@ func TestResetForgetsEverything(t *testing.T) {
 }
 
 func FuzzReceivePacket(f *testing.F) {
-	_, txs := loadVectors(f)
-	for _, v := range txs {
-		if v.complete {
-			f.Add(v.prefix)
-		}
-	}
-	for _, d := range sendFragments(f, 3000) {
-		f.Add(d)
-	}
+	addDatagramSeeds(f)
 	f.Add(AppendHeader(nil, Header{Sequence: 3, Ack: 2, AckBits: 0xFFFFFFFF}))
 	cfg := DefaultConfig()
 	cfg.MaxFragments, cfg.MaxPacketSize = 4, 4096

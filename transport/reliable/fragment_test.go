@@ -105,15 +105,7 @@ func TestFragmentRejectsMalicious(t *testing.T) {
 }
 
 func FuzzParseFragment(f *testing.F) {
-	_, txs := loadVectors(f)
-	for _, v := range txs {
-		if v.complete {
-			f.Add(v.prefix)
-		}
-	}
-	for _, d := range sendFragments(f, 3000) {
-		f.Add(d)
-	}
+	addDatagramSeeds(f)
 	for _, d := range sendFragments(f, 1025) {
 		f.Add(d)
 	}
@@ -133,4 +125,18 @@ func FuzzParseFragment(f *testing.F) {
 			t.Fatalf("ParseFragment(%x) re-encoded %x", b, enc)
 		}
 	})
+}
+
+// addDatagramSeeds seeds a fuzz target with the complete datagrams of the
+// reference vectors and the fragments of a 3000-byte packet.
+func addDatagramSeeds(f *testing.F) {
+	_, txs := loadVectors(f)
+	for _, v := range txs {
+		if v.complete {
+			f.Add(v.prefix)
+		}
+	}
+	for _, d := range sendFragments(f, 3000) {
+		f.Add(d)
+	}
 }
