@@ -101,6 +101,12 @@ func (b Bounds) Axis(i int) FloatRange {
 // Bits returns the bit count of one quantized vector.
 func (b Bounds) Bits() int { return b.Axis(0).Bits() + b.Axis(1).Bits() + b.Axis(2).Bits() }
 
+// Clamp returns v moved inside the bounds, axis by axis. Writing rejects
+// out-of-range values; a caller that would rather send a body at the edge
+// than not at all clamps first, on purpose. NaN components stay NaN, so
+// they are still rejected.
+func (b Bounds) Clamp(v vecmath.Vec3) vecmath.Vec3 { return v.Max(b.Min).Min(b.Max) }
+
 // Index returns the quantized indices of v.
 func (b Bounds) Index(v vecmath.Vec3) ([3]uint64, error) {
 	var q [3]uint64

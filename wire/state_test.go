@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -89,5 +90,19 @@ func TestCubeStateTruncated(t *testing.T) {
 				t.Fatalf("cut to %d bytes: err = %v", n, err)
 			}
 		}
+	}
+}
+
+func TestBoundsClamp(t *testing.T) {
+	b := DefaultStateSpec().Position
+	got := b.Clamp(vecmath.V3(1e6, -1e6, 3))
+	if got != vecmath.V3(b.Max.X, b.Min.Y, 3) {
+		t.Fatalf("Clamp = %v", got)
+	}
+	if _, err := b.Quantize(got); err != nil {
+		t.Fatalf("clamped value does not quantize: %v", err)
+	}
+	if nan := b.Clamp(vecmath.V3(math.NaN(), 0, 0)); !math.IsNaN(nan.X) {
+		t.Fatalf("Clamp turned NaN into %v; it must stay rejectable", nan.X)
 	}
 }

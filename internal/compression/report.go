@@ -159,7 +159,7 @@ func capture(sc *scene.Scene, cfg snapshot.Config, dst []snapshot.Cube) {
 	b := cfg.Position
 	put := func(i int, st physics.BodyState, interacting bool) {
 		dst[i] = snapshot.Cube{
-			Position:       st.Position.Max(b.Min).Min(b.Max),
+			Position:       b.Clamp(st.Position),
 			Orientation:    st.Rotation,
 			LinearVelocity: st.LinearVelocity,
 			Interacting:    interacting,

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/netphys/netphys/vecmath"
 	"github.com/netphys/netphys/wire"
 )
 
@@ -97,10 +96,9 @@ func entityBits(e *EntityState) int { return e.State.Bits(stateSpec) + 1 }
 // thrown out of the world, or spinning faster than the spec allows, is
 // clamped rather than dropped: the remote copy still hears of it.
 func clampState(c wire.CubeState) wire.CubeState {
-	clamp := func(b wire.Bounds, v vecmath.Vec3) vecmath.Vec3 { return v.Max(b.Min).Min(b.Max) }
-	c.Position = clamp(stateSpec.Position, c.Position)
-	c.LinearVelocity = clamp(stateSpec.LinearVelocity, c.LinearVelocity)
-	c.AngularVelocity = clamp(stateSpec.AngularVelocity, c.AngularVelocity)
+	c.Position = stateSpec.Position.Clamp(c.Position)
+	c.LinearVelocity = stateSpec.LinearVelocity.Clamp(c.LinearVelocity)
+	c.AngularVelocity = stateSpec.AngularVelocity.Clamp(c.AngularVelocity)
 	return c
 }
 
