@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/transport/reliable"
 	"github.com/netphys/netphys/wire"
@@ -109,8 +110,9 @@ func (r *snapRing) at(tick int) *snapshot.Snapshot {
 // pipeline is one stage of the table: a sender and a receiver, each with a
 // reliable endpoint, joined by their own simulated network.
 type pipeline struct {
-	codec snapshot.Codec
-	net   *netsim.Sim
+	codec     snapshot.Codec // the sender's
+	recvCodec snapshot.Codec // the receiver's: the same but for its own Simulator
+	net       *netsim.Sim
 
 	sendEnd, recvEnd *reliable.Endpoint
 	sent             snapRing         // quantized snapshots, as the receiver decodes them
@@ -141,9 +143,17 @@ func newPipeline(stage snapshot.Stage, cfg Config, cubes int, start time.Time) (
 	rcfg.MaxFragments = maxPacket / rcfg.FragmentSize
 	p := &pipeline{
 		codec:       snapshot.Codec{Stage: stage, Config: cfg.Snapshot},
+		recvCodec:   snapshot.Codec{Stage: stage, Config: cfg.Snapshot},
 		net:         sim,
 		ackedNewest: -1,
 		buf:         make([]byte, maxPacket), pkt: make([]byte, maxPacket),
+	}
+	if stage == snapshot.RangeCoded {
+		for _, c := range []*snapshot.Codec{&p.codec, &p.recvCodec} {
+			if c.Simulator, err = scene.NewPredictor(scene.Cubes900, scene.DefaultConfig()); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if p.sendEnd, err = reliable.NewEndpoint(rcfg, start); err != nil {
 		return nil, err
@@ -168,7 +178,9 @@ const maxPacket = 48 * 1024
 // least each of prevSpans ticks behind Base; the codec measures each
 // candidate (Codec.Size) and the header names the one chosen, so the
 // receiver needs no rule of its own. For stages that ignore Prev
-// (Codec.UsesPrev) the first candidate is kept without measuring.
+// (Codec.UsesPrev), and for stage 9 with its simulation, which predicts
+// best from the freshest velocities, the first candidate is kept without
+// measuring.
 func (p *pipeline) reference(tick int, truth *snapshot.Snapshot) (snapshot.Reference, header, error) {
 	h := header{check: tickCheck(tick)}
 	var ref snapshot.Reference
@@ -178,9 +190,13 @@ func (p *pipeline) reference(tick int, truth *snapshot.Snapshot) (snapshot.Refer
 		return ref, h, nil
 	}
 	ref.Base, ref.BaseAge, h.baseAge = base, tick-baseTick, tick-baseTick
+	spans := prevSpans[:]
+	if p.codec.Simulator != nil {
+		spans = spans[:1] // the freshest velocities simulate best
+	}
 	best := -1
 	cand := ref
-	for _, span := range prevSpans {
+	for _, span := range spans {
 		prevTick := baseTick - span
 		for ; tick-prevTick < ring && prevTick >= 0; prevTick-- {
 			if s := &p.sent[prevTick%ring]; s.valid && s.acked && s.tick == prevTick {
@@ -191,7 +207,7 @@ func (p *pipeline) reference(tick int, truth *snapshot.Snapshot) (snapshot.Refer
 			continue // none, or the candidate just measured
 		}
 		cand.Prev, cand.PrevAge = &p.sent[prevTick%ring].snap, baseTick-prevTick
-		if !p.codec.UsesPrev() {
+		if !p.codec.UsesPrev() || len(spans) == 1 {
 			h.prevAge = cand.PrevAge
 			return cand, h, nil
 		}
@@ -207,7 +223,7 @@ func (p *pipeline) reference(tick int, truth *snapshot.Snapshot) (snapshot.Refer
 }
 
 // prevSpans are the shortest spans, in ticks, stage 9 tries extrapolating
-// from. Two snapshots close together carry a fresh velocity but amplify
+// from in straight lines (with the simulation: 1 only). Two snapshots close together carry a fresh velocity but amplify
 // their quantization error when extrapolated far; which wins changes from
 // packet to packet. On the scripted minute (BaseAge 6) a fixed span of 2
 // ticks coded 116.4 bytes per snapshot (4: +1 byte, 6: +2.5, 1: worse
@@ -215,10 +231,14 @@ func (p *pipeline) reference(tick int, truth *snapshot.Snapshot) (snapshot.Refer
 var prevSpans = [...]int{1, 2, 3, 4, 6}
 
 // send codes the true snapshot of tick and puts it on the network.
-func (p *pipeline) send(now time.Time, tick int, truth *snapshot.Snapshot) error {
+func (p *pipeline) send(now time.Time, tick int, truth *snapshot.Snapshot, inputs *[ring]uint32) error {
 	ref, h, err := p.reference(tick, truth)
 	if err != nil {
 		return err
+	}
+	truth.Inputs = truth.Inputs[:0]
+	for t := tick - ref.BaseAge + 1; t <= tick && ref.Base != nil; t++ {
+		truth.Inputs = append(truth.Inputs, inputs[t%ring])
 	}
 	w := wire.NewWriter(p.pkt)
 	if err := h.serialize(w); err != nil {
@@ -331,7 +351,7 @@ func (p *pipeline) decode(seq reliable.Sequence, packet []byte, truth *snapRing)
 	// Decode into a slot that may be a baseline of this very packet only
 	// when the ring wrapped, which the ring bound on ages rules out.
 	s.valid = false
-	if err := p.codec.Decode(packet[headerBytes:], &s.snap, ref); err != nil {
+	if err := p.recvCodec.Decode(packet[headerBytes:], &s.snap, ref); err != nil {
 		return fmt.Errorf("compression: %v: tick %d: %w", p.codec.Stage, tick, err)
 	}
 	s.tick, s.valid = tick, true

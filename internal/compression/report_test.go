@@ -40,6 +40,11 @@ func TestShortRunOrdersStages(t *testing.T) {
 	if byStage[snapshot.ChangedBits].MeanKbps >= byStage[snapshot.NoVelocity].MeanKbps {
 		t.Error("delta coding against acked baselines saves nothing")
 	}
+	// The bar for stage 9, simulation included: half of stage 8.
+	if r8, r9 := byStage[snapshot.SeparateChanges], byStage[snapshot.RangeCoded]; 2*r9.MeanKbps > r8.MeanKbps || 2*r9.MeanBytes > r8.MeanBytes {
+		t.Errorf("range coded %.1f kbps / %.1f bytes, separate changes %.1f kbps / %.1f bytes: want at most half",
+			r9.MeanKbps, r9.MeanBytes, r8.MeanKbps, r8.MeanBytes)
+	}
 }
 
 func TestPrintTable(t *testing.T) {

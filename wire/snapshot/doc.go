@@ -1,7 +1,9 @@
 // Package snapshot holds the snapshot codecs of the snapshot-compression
 // table: nine stages, each adding one technique to the previous, from
 // uncompressed float32 state (321 bits per cube) to delta coding against
-// acknowledged baselines with prediction and range coding.
+// acknowledged baselines with prediction and range coding. Stage 9 can
+// predict by running the simulation itself (Simulator; scene.Predictor is
+// the cube world's), sending the inputs it needs.
 //
 // These are pure functions: no network, no clock. A Codec encodes a
 // Snapshot (the visual state of every cube) against a Reference (earlier
@@ -36,5 +38,6 @@
 //     against the same snapshots at once.
 //   - Everything is deterministic (integer arithmetic, and float
 //     arithmetic written to be bit-identical on every platform), so
-//     sender and receiver compute the same predictions.
+//     sender and receiver compute the same predictions. A Simulator must
+//     be too, and each end needs its own instance.
 package snapshot

@@ -37,6 +37,12 @@ type Cube struct {
 type Snapshot struct {
 	Cubes []Cube
 
+	// Inputs are the inputs of the ticks after the reference's Base up to
+	// this snapshot, oldest first, for a codec with a Simulator: the
+	// sender sets BaseAge of them, Decode fills them in. Other codecs
+	// ignore them.
+	Inputs []uint32
+
 	// memo is the integer form Decode or Quantize computed, so that
 	// coding against this snapshot as a reference does not quantize it
 	// again (that would be most of the work). It is trusted only while
@@ -72,8 +78,9 @@ const (
 	RelativeEncoding
 	// SeparateChanges: position-changed and orientation-changed bits.
 	SeparateChanges
-	// RangeCoded: prediction from the two newest baselines, everything
-	// range-coded under adaptive context models.
+	// RangeCoded: prediction from the two newest baselines, or from the
+	// Codec's Simulator run forward from them, everything range-coded
+	// under adaptive context models.
 	RangeCoded
 	numStages = RangeCoded
 )
@@ -148,6 +155,10 @@ type Reference struct {
 type Codec struct {
 	Stage  Stage
 	Config Config
+	// Simulator, if set, is what stage 9 predicts with whenever the
+	// reference has a Base and a Prev (at most 64 ticks old): see
+	// Simulator. The other stages ignore it.
+	Simulator Simulator
 }
 
 // Serialize codes snap against ref on s. When s reads, snap.Cubes must

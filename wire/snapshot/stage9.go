@@ -72,6 +72,14 @@ func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) 
 		}
 		pr.num, pr.den = int64(ref.BaseAge), int64(ref.PrevAge)
 		pr.drop = cfg.ballisticDrop(pr.num, pr.den)
+		if c.simulates(ref) {
+			if err := c.serializeInputs(s, snap, ref.BaseAge); err != nil {
+				return err
+			}
+			if pr.sim, err = c.simulate(snap.Inputs, ref, pr.base); err != nil {
+				return err
+			}
+		}
 	}
 	m := newModels()
 	prevChanged := false
@@ -148,7 +156,7 @@ func (c Codec) serializePositionResidual(s wire.Stream, m *models, pr *predictor
 	// of a parabola misses is right for a cube in free flight and wrong
 	// for one riding a pile or the katamari ball, which the height change
 	// alone cannot tell apart: the encoder says which guess is nearer.
-	flight := pr.inFlight(i) && pr.drop > 0
+	flight := pr.sim == nil && pr.inFlight(i) && pr.drop > 0
 	straight, fall := pred[1], max(pred[1]-pr.drop, 0)
 	nearer := func(y int64) bool { return max(y-fall, fall-y) < max(y-straight, straight-y) }
 	ballistic := flight && nearer(pos[1])
