@@ -14,7 +14,7 @@ import (
 
 // capturePlay plays the scripted minute for ticks steps and returns the
 // scene's cubes at every tick in snapshot order (the player first).
-func capturePlay(t *testing.T, ticks int) [][]snapshot.Cube {
+func capturePlay(t testing.TB, ticks int) [][]snapshot.Cube {
 	t.Helper()
 	s, err := New(Cubes900, DefaultConfig())
 	if err != nil {
@@ -157,4 +157,21 @@ func TestPredictorGolden(t *testing.T) {
 
 func TestPredictorGoldenCrossArch(t *testing.T) {
 	golden.CrossArch(t, "TestPredictorGolden")
+}
+
+// BenchmarkPredict measures one prediction six ticks ahead during the
+// katamari segment: what a sender pays per snapshot packet and client.
+func BenchmarkPredict(b *testing.B) {
+	play := capturePlay(b, 560)
+	p, err := NewPredictor(Cubes900, DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]snapshot.Cube, len(play[0]))
+	ref, inputs := reference(play, 540, 6, 1), inputsAfter(540, 6)
+	for b.Loop() {
+		if err := p.Predict(dst, ref, inputs); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
