@@ -254,7 +254,7 @@ func (p *Proxy) deliverLoop(ctx context.Context) {
 		p.mu.Unlock()
 		wait := time.Hour
 		if ok {
-			wait = max(next.Sub(time.Now()), 0)
+			wait = max(time.Until(next), 0)
 		}
 		timer.Reset(wait)
 		select {
