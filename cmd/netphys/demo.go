@@ -5,10 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/netphys/netphys/internal/demo"
@@ -34,6 +34,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	headless := fs.Bool("headless", false, "run without the viewer; the player follows the scripted minute of play")
 	script := fs.Bool("script", false, "drive the player with the scripted minute of play even with the viewer")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "`address` the viewer is served on")
+	autoplay := fs.Duration("autoplay", 5*time.Second, "with the viewer: after this long without a key, the scripted play drives the player until a key is pressed (0: never)")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("demo: unexpected arguments %q", args)
@@ -46,26 +47,39 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		if cfg.Conditions, err = conditions(); err != nil {
 			return err
 		}
-		cfg.SendRate, cfg.Seed, cfg.Duration = *rate, *seed, *duration
-		cfg.Status = os.Stdout
+		cfg.SendRate, cfg.Seed, cfg.Duration, cfg.AutoPlay = *rate, *seed, *duration, *autoplay
+		// Every flag is checked before anything starts or prints.
+		if err := cfg.Validate(); err != nil {
+			switch {
+			case errors.Is(err, demo.ErrSendRate):
+				return fmt.Errorf("--rate %d: want 1 to 60 snapshots per second", *rate)
+			case errors.Is(err, demo.ErrDuration):
+				return fmt.Errorf("--duration %v, --autoplay %v: want 0 or more", *duration, *autoplay)
+			}
+			return err
+		}
+		out := stdoutOf(fs)
+		cfg.Status = out
 		if *headless || *script {
 			cfg.Script = scene.PlayMinute
 		}
 		if !*headless {
-			stop, err := serveViewer(ctx, *httpAddr, &cfg)
+			stop, err := serveViewer(ctx, out, *httpAddr, &cfg)
 			if err != nil {
 				return err
 			}
 			defer stop()
 		}
 		summary, err := demo.Run(ctx, cfg)
-		summary.Print(os.Stdout)
+		if summary.Ticks > 0 {
+			summary.Print(out)
+		}
 		return err
 	}
 }
 
 // serveViewer starts the viewer's HTTP server and prints where to open it.
-func serveViewer(ctx context.Context, addr string, cfg *demo.Config) (stop func(), err error) {
+func serveViewer(ctx context.Context, out io.Writer, addr string, cfg *demo.Config) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("demo: viewer: %w (choose another address with --http)", err)
@@ -77,7 +91,7 @@ func serveViewer(ctx context.Context, addr string, cfg *demo.Config) (stop func(
 			slog.Error("viewer server stopped", "err", err)
 		}
 	}()
-	fmt.Printf("netphys demo: open http://%s/ in a browser (arrows move the player, space lifts and blasts, z pulls cubes in)\n", ln.Addr())
+	fmt.Fprintf(out, "netphys demo: open http://%s/ in a browser (arrows move the player, space lifts and blasts, z pulls cubes in)\n", ln.Addr())
 	cfg.Viewer = v
 	return func() {
 		shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
