@@ -9,9 +9,11 @@
 //     goroutine each; the read deadline of the socket is their only timer.
 //     Received payloads are handed to a callback per client index, and
 //     SendPayload may be called from any goroutine, including the callback.
-//   - TokenHandler is the http.Handler a game backend mounts to issue
-//     connect tokens to the players it authenticated.
-//   - NewServerCollector exposes a Server's counters to Prometheus.
+//
+// Two sub-packages serve the backend around a server, apart so that only
+// the programs using them link their dependencies: tokenservice (the
+// http.Handler a game backend mounts to issue connect tokens) and metrics
+// (a Server's counters for Prometheus).
 //
 // Connect tokens travel as standard base64 (RFC 4648, padded) of their 2048
 // bytes: in HTTP responses, on the command line and in token files

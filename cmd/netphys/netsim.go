@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/netsim/proxy"
 )
 
 func init() {
@@ -37,7 +37,7 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 		if err != nil {
 			return err
 		}
-		p, err := netsim.Listen(netsim.ProxyConfig{
+		p, err := proxy.Listen(proxy.Config{
 			Listen: *listen, Forward: *forward, Seed: *seed, Conditions: c, IdleTimeout: *idle,
 		})
 		if err != nil {
@@ -62,7 +62,7 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 	}
 }
 
-func logProxyCounters(msg string, c netsim.ProxyCounters) {
+func logProxyCounters(msg string, c proxy.Counters) {
 	slog.Info(msg, "clients", c.Clients, "sent", c.Sent, "delivered", c.Delivered,
 		"lost", c.Lost, "queue_dropped", c.QueueDropped, "duplicated", c.Duplicated,
 		"reordered", c.Reordered, "in_flight", c.Pending, "bytes_sent", c.BytesSent,

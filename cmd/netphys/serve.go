@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/metrics"
 	"github.com/netphys/netphys/transport/netcode"
 )
 
@@ -30,7 +31,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	public := fs.String("public", "", "address clients reach the server at, as listed in tokens (default: --listen)")
 	protocol := fs.String("protocol-id", defaultProtocolID, "protocol id of the game, decimal or 0x hex")
 	maxClients := fs.Int("max-clients", 64, "client slots, 1 to 256")
-	metrics := fs.String("metrics", "", "serve Prometheus /metrics on this TCP address (e.g. 127.0.0.1:9100)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this TCP address (e.g. 127.0.0.1:9100)")
 	echo := fs.Bool("echo", true, "send every payload back to its client")
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
 	return func(ctx context.Context, args []string) error {
@@ -67,14 +68,14 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		}
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
-		if *metrics != "" {
-			ln, err := net.Listen("tcp", *metrics)
+		if *metricsAddr != "" {
+			ln, err := net.Listen("tcp", *metricsAddr)
 			if err != nil {
 				srv.Close()
 				return fmt.Errorf("--metrics: %w", err)
 			}
 			mux := http.NewServeMux()
-			mux.Handle("/metrics", transport.MetricsHandler(srv))
+			mux.Handle("/metrics", metrics.Handler(srv))
 			web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 			go web.Serve(ln)
 			defer web.Close()
