@@ -18,6 +18,7 @@ import (
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/netsim/proxy"
 	"github.com/netphys/netphys/viewer"
 )
 
@@ -72,7 +73,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	}
 	// Players reach the server through the proxy: the tokens list its
 	// address, and the server answers to it.
-	proxy, err := netsim.Listen(netsim.ProxyConfig{
+	prx, err := proxy.Listen(proxy.Config{
 		Listen: "127.0.0.1:0", Forward: serverConn.LocalAddr().String(), Seed: cfg.Seed, Conditions: cfg.Conditions,
 	})
 	if err != nil {
@@ -81,7 +82,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	}
 	proxyCtx, stopProxy := context.WithCancel(context.Background())
 	proxyDone := make(chan error, 1)
-	go func() { proxyDone <- proxy.Run(proxyCtx) }()
+	go func() { proxyDone <- prx.Run(proxyCtx) }()
 	defer func() { stopProxy(); <-proxyDone }()
 
 	var key netcode.Key
@@ -98,7 +99,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	scfg.Logger = log
 	scfg.Transport.Netcode.ProtocolID = demoProtocol
 	scfg.Transport.Netcode.PrivateKey = key
-	scfg.Transport.Netcode.PublicAddress = proxy.Addr()
+	scfg.Transport.Netcode.PublicAddress = prx.Addr()
 	scfg.Transport.Netcode.MaxClients = n
 	srv, err := udpdrive.NewServer(host, serverConn, scfg)
 	if err != nil {
@@ -106,7 +107,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		return Summary{}, err
 	}
 	defer srv.Close()
-	players, err := dialPlayers(ctx, cfg, key, proxy.Addr())
+	players, err := dialPlayers(ctx, cfg, key, prx.Addr())
 	if err != nil {
 		return Summary{}, err
 	}
@@ -116,7 +117,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		}
 	}()
 	log.Info("demo running", "model", cfg.Model.Name, "players", n, "latency", cfg.Conditions.Latency,
-		"jitter", cfg.Conditions.Jitter, "loss", cfg.Conditions.Loss, "proxy", proxy.Addr())
+		"jitter", cfg.Conditions.Jitter, "loss", cfg.Conditions.Loss, "proxy", prx.Addr())
 
 	sides := []udpdrive.Stepper{srv}
 	for _, p := range players {
@@ -168,7 +169,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		s.Sections = append(s.Sections, Section{Name: p.label, Lines: lines})
 	}
 	matchLines := []Line{{"simulated", fmt.Sprintf("latency %v, jitter %v, loss %.1f %% each way", cfg.Conditions.Latency, cfg.Conditions.Jitter, 100*cfg.Conditions.Loss)}}
-	if c := proxy.Counters(); c.Sent > 0 {
+	if c := prx.Counters(); c.Sent > 0 {
 		matchLines = append(matchLines, Line{"dropped", fmt.Sprintf("%.1f %% of %d datagrams by the simulator", 100*float64(c.Lost)/float64(c.Sent), c.Sent)})
 	}
 	if agree.compared > 0 {
