@@ -90,6 +90,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		serverConn.Close()
 		return Summary{}, err
 	}
+	cfg.Setup.Now = time.Now()
 	host, err := cfg.Sides.NewHost(cfg.Setup)
 	if err != nil {
 		serverConn.Close()
@@ -207,6 +208,7 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 			ccfg.Logger = cfg.Setup.Logger
 			dp.client, errs[i] = udpdrive.Dial(ctx, tok, func(slot int) (netmodel.Client, error) {
 				ps := PlayerSetup{Setup: cfg.Setup, Slot: slot}
+				ps.Now = time.Now()
 				dp.who = fmt.Sprintf("p%d ", slot+1)
 				if slot == 0 && cfg.Viewer != nil && !cfg.Script {
 					ps.Controls, dp.label = Keys{cfg.Viewer}, fmt.Sprintf("player %d (keys)", slot+1)

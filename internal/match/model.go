@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"time"
 
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/scene"
@@ -42,6 +43,9 @@ type Setup struct {
 	// lockstep server waits for, the avatars of a VR host.
 	Players int
 	Logger  *slog.Logger
+	// Now is the wall-clock time the side is built at, set by the
+	// runtime: the models' constructors take the time as an argument.
+	Now time.Time
 }
 
 // PlayerSetup is what the runtime tells one player's side.

@@ -62,6 +62,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	var player Player
 	c, err := udpdrive.Dial(ctx, cfg.Token, func(slot int) (netmodel.Client, error) {
 		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks}
+		ps.Now = time.Now()
 		if cfg.Bot {
 			ps.Controls = BotFor(slot)
 		} else {

@@ -34,6 +34,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		log = slog.Default()
 		cfg.Setup.Logger = log
 	}
+	cfg.Setup.Now = time.Now()
 	host, err := cfg.Sides.NewHost(cfg.Setup)
 	if err != nil {
 		cfg.Conn.Close()
