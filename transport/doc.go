@@ -9,6 +9,8 @@
 //     goroutine each; the read deadline of the socket is their only timer.
 //     Received payloads are handed to a callback per client index, and
 //     SendPayload may be called from any goroutine, including the callback.
+//     The lock around the core is never held across a socket write or a
+//     callback, and steady traffic does not allocate.
 //
 // Two sub-packages serve the backend around a server, apart so that only
 // the programs using them link their dependencies: tokenservice (the
@@ -19,6 +21,9 @@
 // bytes: in HTTP responses, on the command line and in token files
 // (EncodeToken). DecodeToken also accepts hex text and the raw bytes.
 //
-// Drivers read the wall clock and pass it to the cores; everything protocol
-// related, including timeouts and keep-alives, is decided by the cores.
+// Drivers read their clock (ServerConfig.Now, ClientConfig.Now: the wall
+// clock unless set) and pass it to the cores; everything protocol related,
+// including timeouts and keep-alives, is decided by the cores. With a
+// simulated clock and a PacketConn of the same clock, the drivers run in
+// virtual time (see TestServer64ClientsVirtualTime).
 package transport

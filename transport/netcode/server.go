@@ -144,6 +144,15 @@ func (s *Server) Connected(i ClientIndex) bool {
 	return i >= 0 && int(i) < len(s.clients) && s.clients[i].connected
 }
 
+// ClientIndexOf returns the slot of the connected client at addr, or -1:
+// after Receive from addr, the only slot whose queue may have grown.
+func (s *Server) ClientIndexOf(addr netip.AddrPort) ClientIndex {
+	if i, ok := s.byAddr[canonical(addr)]; ok {
+		return i
+	}
+	return -1
+}
+
 // ClientID returns the id of the client in slot i (0 if none).
 func (s *Server) ClientID(i ClientIndex) ClientID {
 	if !s.Connected(i) {
