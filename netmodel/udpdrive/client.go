@@ -62,6 +62,10 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 	}
 	tc := cfg.Transport
 	tc.OnPayload = func(b []byte) { c.in.push(evPayload, 0, b) }
+	c.in.now = tc.Now
+	if c.in.now == nil {
+		c.in.now = time.Now
+	}
 	if tc.Logger == nil {
 		tc.Logger = c.log
 	}

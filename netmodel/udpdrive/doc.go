@@ -19,7 +19,10 @@
 // debug level and counted in Traffic; an Update error stops the side. The
 // time a model is given never goes backwards, and a Receive's time is when
 // the datagram came off the socket, not when the frame ran, so the
-// model's RTT and jitter figures are not quantized to frames.
+// model's RTT and jitter figures are not quantized to frames. Arrival
+// times come from the transport's clock (its Config.Now); Step takes its
+// time as an argument, so a test may step the sides itself on any clock,
+// while Run steps them on the wall clock.
 //
 // # Usage
 //

@@ -33,6 +33,7 @@ const maxQueuedPayloads = 4096
 // inbox hands events from the transport's goroutine to the model's, in the
 // order they happened, so a Join always precedes that slot's payloads.
 type inbox struct {
+	now      func() time.Time // the transport's clock
 	mu       sync.Mutex
 	q        []event
 	payloads int    // payload events in q
@@ -52,7 +53,7 @@ func (b *inbox) push(kind eventKind, slot int, data []byte) {
 		b.payloads++
 	}
 	// The time is read under the lock, so queue order is time order.
-	b.q = append(b.q, event{kind: kind, slot: slot, at: time.Now(), data: data})
+	b.q = append(b.q, event{kind: kind, slot: slot, at: b.now(), data: data})
 }
 
 // swap returns the queued events and takes spare, emptied, as the new

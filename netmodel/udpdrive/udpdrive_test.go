@@ -220,7 +220,7 @@ func TestUpdateErrorStopsTheLoop(t *testing.T) {
 }
 
 func TestInboxBoundsPayloadsButNeverSlotChanges(t *testing.T) {
-	var b inbox
+	b := inbox{now: time.Now}
 	for range maxQueuedPayloads + 10 {
 		b.push(evPayload, 0, []byte{1})
 	}
