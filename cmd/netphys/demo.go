@@ -21,7 +21,6 @@ func init() {
 
 func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	def := demo.DefaultConfig()
-	layout := fs.String("layout", def.Layout.String(), "scene: cubes900, tower20 or pyramid10")
 	conditions := conditionFlags(fs, def.Conditions.Latency, fmt.Sprintf("%g%%", 100*def.Conditions.Loss))
 	rate := fs.Int("rate", def.SendRate, "full-state snapshots per second, 1 to 60")
 	seed := fs.Uint64("seed", def.Seed, "seed of the network simulator")
@@ -29,7 +28,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	headless := fs.Bool("headless", false, "run without the viewer; the player follows the scripted minute of play")
 	script := fs.Bool("script", false, "drive the player with the scripted minute of play even with the viewer")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "`address` the viewer is served on")
-	models := match.DeclareFlags(fs, "state", 4, "state")
+	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, Builtin: []string{"state"}})
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("demo: unexpected arguments %q", args)
@@ -43,7 +42,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		}
 		cfg := def
 		var err error
-		if cfg.Layout, err = scene.ParseLayout(*layout); err != nil {
+		if cfg.Layout, err = models.Layout(); err != nil {
 			return err
 		}
 		if cfg.Conditions, err = conditions(); err != nil {

@@ -21,6 +21,10 @@ func serveModel(ctx context.Context, models *match.Flags, cfg transport.ServerCo
 	if err != nil {
 		return err
 	}
+	setup, err := models.Setup(slog.Default())
+	if err != nil {
+		return err
+	}
 	ua, err := net.ResolveUDPAddr("udp", listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
@@ -29,7 +33,7 @@ func serveModel(ctx context.Context, models *match.Flags, cfg transport.ServerCo
 	if err != nil {
 		return err
 	}
-	sc := match.ServeConfig{Model: m, Sides: sides, Setup: match.Setup{Players: models.Players(), Logger: slog.Default()},
+	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
 		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report}
 	if httpAddr != "" {
 		v, url, stop, err := startViewer(httpAddr)
@@ -55,7 +59,11 @@ func demoModel(ctx context.Context, models *match.Flags, cond netsim.Conditions,
 	if err != nil {
 		return err
 	}
-	cfg := match.DemoConfig{Model: m, Sides: sides, Setup: match.Setup{Players: models.Players(), Logger: slog.Default()},
+	setup, err := models.Setup(slog.Default())
+	if err != nil {
+		return err
+	}
+	cfg := match.DemoConfig{Model: m, Sides: sides, Setup: setup,
 		Conditions: cond, Seed: seed, Script: script, Duration: duration, Status: os.Stdout, StatusEvery: time.Second}
 	if !headless {
 		v, url, stop, err := startViewer(httpAddr)

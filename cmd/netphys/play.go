@@ -13,6 +13,7 @@ import (
 
 	"github.com/netphys/netphys/internal/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/viewer"
@@ -27,7 +28,7 @@ func init() {
 }
 
 func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
-	models := match.DeclareFlags(fs, "lockstep", 4)
+	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900})
 	tokenText := fs.String("token", "", "connect token, base64 or hex (from netphys token)")
 	tokenFile := fs.String("token-file", "", "file holding the connect token (base64, hex or 2048 raw bytes)")
 	bot := fs.Bool("bot", false, "drive the player with the scripted minute of play instead of the page's keys")
@@ -54,8 +55,11 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		if err != nil {
 			return err
 		}
-		cfg := match.PlayConfig{Model: m, Sides: sides, Setup: match.Setup{Players: models.Players(), Logger: slog.Default()},
-			Token: tok, Bot: *bot, Ticks: *ticks, Linger: *linger, Report: *report, Client: udpdrive.DefaultClientConfig()}
+		setup, err := models.Setup(slog.Default())
+		if err != nil {
+			return err
+		}
+		cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: *bot, Ticks: *ticks, Linger: *linger, Report: *report, Client: udpdrive.DefaultClientConfig()}
 		cfg.Client.ConnectTimeout = *connectTimeout
 		if *httpAddr != "" {
 			v, url, stop, err := startViewer(*httpAddr)

@@ -114,7 +114,7 @@ var quiet = slog.New(slog.DiscardHandler)
 func clockSides(t *testing.T, args ...string) (*Model, Sides, int) {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, "clock", 3)
+	f := DeclareFlags(fs, Defaults{Model: "clock", Players: 3})
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestAgreementComparesTicksEveryPlayerReported(t *testing.T) {
 
 func TestUnknownModel(t *testing.T) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, "nope", 2)
+	f := DeclareFlags(fs, Defaults{Model: "nope", Players: 2})
 	if _, _, err := f.Sides(); !errors.Is(err, ErrModel) {
 		t.Fatalf("err %v", err)
 	}

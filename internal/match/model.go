@@ -42,7 +42,9 @@ type Setup struct {
 	// Players is the match's player count (--players): the session a
 	// lockstep server waits for, the avatars of a VR host.
 	Players int
-	Logger  *slog.Logger
+	// Layout is the cube world's starting arrangement (--layout).
+	Layout scene.Layout
+	Logger *slog.Logger
 	// Now is the wall-clock time the side is built at, set by the
 	// runtime: the models' constructors take the time as an argument.
 	Now time.Time
