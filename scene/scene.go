@@ -120,7 +120,7 @@ func (s *Scene) spreadInteraction() {
 		}
 	})
 	for i, id := range s.Cubes {
-		if s.interacting[i] && s.World.State(id).AtRest {
+		if s.interacting[i] && s.State(id).AtRest {
 			s.interacting[i] = false
 		}
 	}
@@ -129,7 +129,7 @@ func (s *Scene) spreadInteraction() {
 // applyInput turns the buttons into forces for the next step.
 func (s *Scene) applyInput(in Input) {
 	w, cfg := s.World, s.cfg
-	player := w.State(s.Player).Position
+	player := s.State(s.Player).Position
 	var push vecmath.Vec3
 	if in.Left {
 		push.X--
@@ -148,7 +148,7 @@ func (s *Scene) applyInput(in Input) {
 	var move vecmath.Vec3
 	if push != (vecmath.Vec3{}) {
 		dir, _ := push.Normalize()
-		if w.State(s.Player).LinearVelocity.Dot(dir) < cfg.MaxMoveSpeed {
+		if s.State(s.Player).LinearVelocity.Dot(dir) < cfg.MaxMoveSpeed {
 			move = dir.Scale(cfg.MoveAccel)
 			w.ApplyForce(s.Player, move.Scale(cfg.PlayerMass))
 		}
@@ -161,7 +161,7 @@ func (s *Scene) applyInput(in Input) {
 	}
 	var reaction vecmath.Vec3
 	for _, id := range s.Cubes {
-		st := w.State(id)
+		st := s.State(id)
 		if in.Space {
 			s.blast(id, player, st.Position)
 		}
@@ -174,6 +174,17 @@ func (s *Scene) applyInput(in Input) {
 	if reaction != (vecmath.Vec3{}) {
 		w.ApplyForce(s.Player, reaction)
 	}
+}
+
+// State returns the state of one of the scene's bodies (the player or a
+// cube). The scene never destroys them, so it panics only if someone did
+// through s.World, a broken invariant.
+func (s *Scene) State(id physics.BodyID) physics.BodyState {
+	st, err := s.World.State(id)
+	if err != nil {
+		panic(fmt.Sprintf("scene: a scene body was destroyed: %v", err))
+	}
+	return st
 }
 
 // blast pushes a cube away from the player, strongest at the centre.
@@ -227,8 +238,12 @@ func (s *Scene) Save(dst *Snapshot) {
 	dst.interacting = append(dst.interacting[:0], s.interacting...)
 }
 
-// Load restores a scene saved by Save from a scene of the same layout.
-func (s *Scene) Load(src *Snapshot) {
-	s.World.Restore(&src.world)
+// Load restores a scene saved by Save from a scene of the same layout; the
+// error wraps physics.ErrSnapshot for a snapshot of another configuration.
+func (s *Scene) Load(src *Snapshot) error {
+	if err := s.World.Restore(&src.world); err != nil {
+		return err
+	}
 	copy(s.interacting, src.interacting)
+	return nil
 }
