@@ -11,6 +11,8 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/metrics"
 	"github.com/netphys/netphys/transport/netcode"
@@ -19,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		summary: "run a netcode 1.02 server on UDP that echoes payloads (Prometheus metrics optional)",
+		summary: "run a netcode 1.02 server on UDP: a network model's server side (--model), or one that echoes payloads",
 		setup:   setupServe,
 	})
 }
@@ -34,6 +36,8 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this TCP address (e.g. 127.0.0.1:9100)")
 	echo := fs.Bool("echo", true, "send every payload back to its client")
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
+	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, Builtin: []string{"echo"}})
+	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
 		if err != nil {
@@ -53,6 +57,9 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			cfg.Netcode.PublicAddress = ap
 		} else {
 			return errors.New("--listen is not a concrete ip:port: give --public, the address tokens list")
+		}
+		if models.Model() != "echo" {
+			return serveModel(ctx, models, cfg, *listen, *httpAddr, *report)
 		}
 		var srv *transport.Server
 		if *echo {
