@@ -274,18 +274,28 @@ func (w *World) warmStart() {
 // solveContacts runs one Gauss-Seidel pass over every row: non-penetration
 // first, then friction, which is bounded by the normal impulse just found.
 // useBias selects Solve (soft position correction) over Relax.
+//
+// This is the hottest loop of the step. row.vel and row.apply are written
+// out by hand here (the same operations in the same order, so the same
+// bits): the compiler does not inline them, and the calls, each passing
+// five vectors, cost a fifth of the pass. Clamps are explicit comparisons:
+// the builtin float max and min handle NaN and signed zeros with extra
+// instructions on the critical path; each comparison below is written to
+// give the builtin's result for every non-NaN input, signed zeros included.
 func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 	bodies := w.scratch.bodies
-	maxPush := w.cfg.MaxDepenetrationVelocity
+	maxPush := -w.cfg.MaxDepenetrationVelocity
 	for ki := range w.scratch.constraints {
 		k := &w.scratch.constraints[ki]
 		a, b := &bodies[k.a], &bodies[k.b]
-		bp := loadPair(a, b)
+		va, wa, vb, wb := a.v, a.w, b.v, b.w
+		mA, mB := a.invMass, b.invMass
+		n := k.normal
 		total := 0.0 // normal impulse of the manifold
 		// How far the points moved apart along the normal since the start
 		// of the step: the bodies' relative displacement, the same for every
 		// point, plus each point's share of their rotations.
-		moved := k.normal.Dot(b.dp.Sub(a.dp))
+		moved := n.Dot(b.dp.Sub(a.dp))
 		dqA, dqB := a.dq, b.dq
 		for p := range k.points[:k.count] {
 			pt := &k.points[p]
@@ -295,19 +305,31 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 			if s > 0 {
 				bias = float64(s * invH) // speculative: close the gap, no more
 			} else if useBias {
-				bias = max(float64(soft.biasRate*s), -maxPush)
+				bias = float64(soft.biasRate * s)
+				if !(bias >= maxPush) { // max(bias, maxPush)
+					bias = maxPush
+				}
 				massScale, impulseScale = soft.massScale, soft.impulseScale
 			}
-			vn := pt.n.vel(k.normal, bp.va, bp.wa, bp.vb, bp.wb)
+			vn := n.Dot(vb.Sub(va)) + pt.n.jB.Dot(wb) - pt.n.jA.Dot(wa)
 			impulse := -float64(float64(pt.n.mass*massScale)*(vn+bias)) - float64(impulseScale*pt.imp)
-			acc := max(pt.imp+impulse, 0)
+			acc := pt.imp + impulse
+			if !(acc > 0) { // max(acc, 0)
+				acc = 0
+			}
 			total += acc
 			if acc == pt.imp {
 				continue // typically a speculative point that stays apart
 			}
-			pt.n.apply(k.normal, acc-pt.imp, &bp)
+			d := acc - pt.imp
+			va = va.MulAdd(-float64(d*mA), n)
+			wa = wa.MulAdd(-d, pt.n.iA)
+			vb = vb.MulAdd(float64(d*mB), n)
+			wb = wb.MulAdd(d, pt.n.iB)
 			pt.imp = acc
-			pt.maxNormal = max(pt.maxNormal, acc)
+			if acc > pt.maxNormal { // max(maxNormal, acc), both >= +0
+				pt.maxNormal = acc
+			}
 		}
 		// Patch friction: the tangent impulse stays inside the Coulomb
 		// circle of radius μ·Σλn, the twist within μ·Σλn·radius. A manifold
@@ -315,11 +337,12 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 		// typically) has nothing to do.
 		limit := float64(k.friction * total)
 		if limit == 0 && (k.fimp == patchImpulse{}) {
-			bp.store(a, b)
+			a.v, a.w, b.v, b.w = va, wa, vb, wb
 			continue
 		}
-		v1 := k.ft1.vel(k.t1, bp.va, bp.wa, bp.vb, bp.wb)
-		v2 := k.ft2.vel(k.t2, bp.va, bp.wa, bp.vb, bp.wb)
+		dv := vb.Sub(va)
+		v1 := k.t1.Dot(dv) + k.ft1.jB.Dot(wb) - k.ft1.jA.Dot(wa)
+		v2 := k.t2.Dot(dv) + k.ft2.jB.Dot(wb) - k.ft2.jA.Dot(wa)
 		n1 := k.fimp.t1 - float64(k.ft1.mass*v1)
 		n2 := k.fimp.t2 - float64(k.ft2.mass*v2)
 		if l2 := float64(n1*n1) + float64(n2*n2); l2 > float64(limit*limit) {
@@ -329,15 +352,33 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 			}
 			n1, n2 = float64(n1*f), float64(n2*f)
 		}
-		k.ft1.apply(k.t1, n1-k.fimp.t1, &bp)
-		k.ft2.apply(k.t2, n2-k.fimp.t2, &bp)
+		d1, d2 := n1-k.fimp.t1, n2-k.fimp.t2
+		va = va.MulAdd(-float64(d1*mA), k.t1)
+		wa = wa.MulAdd(-d1, k.ft1.iA)
+		vb = vb.MulAdd(float64(d1*mB), k.t1)
+		wb = wb.MulAdd(d1, k.ft1.iB)
+		va = va.MulAdd(-float64(d2*mA), k.t2)
+		wa = wa.MulAdd(-d2, k.ft2.iA)
+		vb = vb.MulAdd(float64(d2*mB), k.t2)
+		wb = wb.MulAdd(d2, k.ft2.iB)
 		k.fimp.t1, k.fimp.t2 = n1, n2
 		twistLimit := float64(limit * k.twistRadius)
-		vt := k.twist.jB.Dot(bp.wb) - k.twist.jA.Dot(bp.wa)
-		nt := max(-twistLimit, min(k.fimp.twist-float64(k.twist.mass*vt), twistLimit))
-		k.twist.apply(vecmath.Vec3{}, nt-k.fimp.twist, &bp)
+		vt := k.twist.jB.Dot(wb) - k.twist.jA.Dot(wa)
+		nt := k.fimp.twist - float64(k.twist.mass*vt)
+		if nt > twistLimit { // min(nt, twistLimit), twistLimit >= +0
+			nt = twistLimit
+		}
+		if nt < -twistLimit { // max(-twistLimit, nt)
+			nt = -twistLimit
+		}
+		// The twist row is angular only: its linear part is the zero vector.
+		dt := nt - k.fimp.twist
+		va = va.MulAdd(-float64(dt*mA), vecmath.Vec3{})
+		wa = wa.MulAdd(-dt, k.twist.iA)
+		vb = vb.MulAdd(float64(dt*mB), vecmath.Vec3{})
+		wb = wb.MulAdd(dt, k.twist.iB)
 		k.fimp.twist = nt
-		bp.store(a, b)
+		a.v, a.w, b.v, b.w = va, wa, vb, wb
 	}
 }
 
