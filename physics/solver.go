@@ -124,7 +124,11 @@ type constraint struct {
 	friction    float64
 	restitution float64
 	twistRadius float64 // mean distance of the points from their centre, m
-	points      [4]constraintPoint
+	// For skipping manifolds that stay apart (apart): the least separation
+	// of the points at the start of the step, m, and the largest component
+	// of any point's angular Jacobians on a and on b, m.
+	minSeparation, maxJA, maxJB float64
+	points                      [4]constraintPoint
 	ft1, ft2    row // at the centre of the points
 	twist       row // angular only: j = normal for both bodies
 	fimp        patchImpulse
@@ -219,6 +223,7 @@ func (w *World) prepareContacts() {
 		k.normal, k.friction, k.restitution = c.m.Normal, c.friction, c.restitution
 		k.t1, k.t2 = vecmath.Perpendicular(c.m.Normal)
 		var centre vecmath.Vec3
+		k.minSeparation, k.maxJA, k.maxJB = math.Inf(1), 0, 0
 		for p := 0; p < c.m.Count; p++ {
 			cp := &c.m.Points[p]
 			rA, rB := cp.Point.Sub(w.pos[c.a]), cp.Point.Sub(w.pos[c.b])
@@ -229,6 +234,9 @@ func (w *World) prepareContacts() {
 			pt.maxNormal = 0
 			pt.approach = pt.n.velocity(k.normal, a, b)
 			centre = centre.Add(cp.Point)
+			k.minSeparation = min(k.minSeparation, cp.Separation)
+			k.maxJA = max(k.maxJA, maxAbs(pt.n.jA))
+			k.maxJB = max(k.maxJB, maxAbs(pt.n.jB))
 		}
 		centre = centre.Scale(1 / float64(c.m.Count))
 		radius := 0.0
@@ -248,6 +256,38 @@ func (w *World) prepareContacts() {
 		}
 		k.fimp = c.patch
 	}
+}
+
+func maxAbs(v vecmath.Vec3) float64 { return max(math.Abs(v.X), math.Abs(v.Y), math.Abs(v.Z)) }
+
+func sumAbs(v vecmath.Vec3) float64 { return math.Abs(v.X) + math.Abs(v.Y) + math.Abs(v.Z) }
+
+// apartMargin is the least bound, m and m/s, that apart accepts: far
+// above the rounding of the exact computation it stands for.
+const apartMargin = 1e-9
+
+// apart reports whether a pass would leave manifold k untouched because
+// every point is and stays apart: no point holds an impulse, the patch no
+// friction, and bounds on the separation and the approach speed show that
+// every point's impulse would be clamped to zero. The bounds hold for
+// every point at once: |j·ω| ≤ max|jᵢ|·Σ|ωᵢ|. Two thirds of scene C's
+// manifolds are such speculative side contacts between the columns of
+// the stack; the bound costs a fifth of solving their points.
+func (k *constraint) apart(a, b *solverBody, moved, invH float64) bool {
+	if (k.fimp != patchImpulse{}) {
+		return false
+	}
+	for p := range k.points[:k.count] {
+		if k.points[p].imp != 0 {
+			return false
+		}
+	}
+	s := k.minSeparation + moved - float64(k.maxJB*sumAbs(b.dq)) - float64(k.maxJA*sumAbs(a.dq))
+	if !(s > apartMargin) {
+		return false
+	}
+	vn := k.normal.Dot(b.v.Sub(a.v)) - float64(k.maxJB*sumAbs(b.w)) - float64(k.maxJA*sumAbs(a.w))
+	return vn+float64(s*invH) > apartMargin
 }
 
 // warmStart applies the impulses of the last substep (or step) again.
@@ -288,14 +328,17 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 	for ki := range w.scratch.constraints {
 		k := &w.scratch.constraints[ki]
 		a, b := &bodies[k.a], &bodies[k.b]
-		va, wa, vb, wb := a.v, a.w, b.v, b.w
-		mA, mB := a.invMass, b.invMass
 		n := k.normal
-		total := 0.0 // normal impulse of the manifold
 		// How far the points moved apart along the normal since the start
 		// of the step: the bodies' relative displacement, the same for every
 		// point, plus each point's share of their rotations.
 		moved := n.Dot(b.dp.Sub(a.dp))
+		if k.apart(a, b, moved, invH) {
+			continue
+		}
+		va, wa, vb, wb := a.v, a.w, b.v, b.w
+		mA, mB := a.invMass, b.invMass
+		total := 0.0 // normal impulse of the manifold
 		dqA, dqB := a.dq, b.dq
 		for p := range k.points[:k.count] {
 			pt := &k.points[p]
