@@ -128,7 +128,11 @@ type constraint struct {
 	// of the points at the start of the step, m, and the largest component
 	// of any point's angular Jacobians on a and on b, m.
 	minSeparation, maxJA, maxJB float64
-	points                      [4]constraintPoint
+	// rA and rB lead from the bodies' centres to the centre of the points,
+	// m; ready says that finish has completed the rows.
+	rA, rB vecmath.Vec3
+	ready  bool
+	points [4]constraintPoint
 	ft1, ft2    row // at the centre of the points
 	twist       row // angular only: j = normal for both bodies
 	fimp        patchImpulse
@@ -152,12 +156,18 @@ func makeSoftness(hertz, zeta, h float64) softness {
 
 func makeRow(dir, rA, rB vecmath.Vec3, a, b *solverBody) row {
 	r := row{jA: rA.Cross(dir), jB: rB.Cross(dir)}
+	r.finish(a, b)
+	return r
+}
+
+// finish computes the angular responses and the effective mass of a row
+// whose Jacobians are set.
+func (r *row) finish(a, b *solverBody) {
 	r.iA, r.iB = a.invI.MulVec(r.jA), b.invI.MulVec(r.jB)
-	k := a.invMass + b.invMass + r.jA.Dot(r.iA) + r.jB.Dot(r.iB)
-	if k > 0 {
+	r.mass = 0
+	if k := a.invMass + b.invMass + r.jA.Dot(r.iA) + r.jB.Dot(r.iB); k > 0 {
 		r.mass = 1 / k
 	}
-	return r
 }
 
 // velocity returns the relative velocity of the points along the row.
@@ -230,13 +240,19 @@ func (w *World) prepareContacts() {
 			pt := &k.points[p]
 			pt.separation = cp.Separation
 			pt.imp = c.normalImp[p]
-			pt.n = makeRow(k.normal, rA, rB, a, b)
+			pt.n = row{jA: rA.Cross(k.normal), jB: rB.Cross(k.normal)}
 			pt.maxNormal = 0
 			pt.approach = pt.n.velocity(k.normal, a, b)
 			centre = centre.Add(cp.Point)
-			k.minSeparation = min(k.minSeparation, cp.Separation)
-			k.maxJA = max(k.maxJA, maxAbs(pt.n.jA))
-			k.maxJB = max(k.maxJB, maxAbs(pt.n.jB))
+			if cp.Separation < k.minSeparation {
+				k.minSeparation = cp.Separation
+			}
+			if m := maxAbs(pt.n.jA); m > k.maxJA {
+				k.maxJA = m
+			}
+			if m := maxAbs(pt.n.jB); m > k.maxJB {
+				k.maxJB = m
+			}
 		}
 		centre = centre.Scale(1 / float64(c.m.Count))
 		radius := 0.0
@@ -244,21 +260,56 @@ func (w *World) prepareContacts() {
 			radius += c.m.Points[p].Point.Sub(centre).Length()
 		}
 		k.twistRadius = radius / float64(c.m.Count)
-		rA, rB := centre.Sub(w.pos[c.a]), centre.Sub(w.pos[c.b])
-		k.ft1 = makeRow(k.t1, rA, rB, a, b)
-		k.ft2 = makeRow(k.t2, rA, rB, a, b)
-		k.twist = row{jA: k.normal, jB: k.normal}
-		k.twist.iA, k.twist.iB = a.invI.MulVec(k.normal), b.invI.MulVec(k.normal)
-		if m := k.normal.Dot(k.twist.iA) + k.normal.Dot(k.twist.iB); m > 0 {
-			k.twist.mass = 1 / m
-		} else {
-			k.twist.mass = 0
-		}
+		k.rA, k.rB = centre.Sub(w.pos[c.a]), centre.Sub(w.pos[c.b])
 		k.fimp = c.patch
+		k.ready = false
 	}
 }
 
-func maxAbs(v vecmath.Vec3) float64 { return max(math.Abs(v.X), math.Abs(v.Y), math.Abs(v.Z)) }
+// finish completes the rows of k that prepareContacts leaves out: the
+// angular responses and masses of the points, and the friction and twist
+// rows. A manifold that stays apart for the whole step (apart), two thirds
+// of scene C's, never needs them; the others are finished by the first
+// stage that applies an impulse to them.
+func (k *constraint) finish(a, b *solverBody) {
+	for p := range k.points[:k.count] {
+		k.points[p].n.finish(a, b)
+	}
+	k.ft1 = makeRow(k.t1, k.rA, k.rB, a, b)
+	k.ft2 = makeRow(k.t2, k.rA, k.rB, a, b)
+	k.twist = row{jA: k.normal, jB: k.normal}
+	k.twist.iA, k.twist.iB = a.invI.MulVec(k.normal), b.invI.MulVec(k.normal)
+	if m := k.normal.Dot(k.twist.iA) + k.normal.Dot(k.twist.iB); m > 0 {
+		k.twist.mass = 1 / m
+	} else {
+		k.twist.mass = 0
+	}
+	k.ready = true
+}
+
+// idle reports whether k holds no impulse at all.
+func (k *constraint) idle() bool {
+	if (k.fimp != patchImpulse{}) {
+		return false
+	}
+	for p := range k.points[:k.count] {
+		if k.points[p].imp != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func maxAbs(v vecmath.Vec3) float64 {
+	m := math.Abs(v.X)
+	if y := math.Abs(v.Y); y > m {
+		m = y
+	}
+	if z := math.Abs(v.Z); z > m {
+		m = z
+	}
+	return m
+}
 
 func sumAbs(v vecmath.Vec3) float64 { return math.Abs(v.X) + math.Abs(v.Y) + math.Abs(v.Z) }
 
@@ -274,13 +325,8 @@ const apartMargin = 1e-9
 // manifolds are such speculative side contacts between the columns of
 // the stack; the bound costs a fifth of solving their points.
 func (k *constraint) apart(a, b *solverBody, moved, invH float64) bool {
-	if (k.fimp != patchImpulse{}) {
+	if !k.idle() {
 		return false
-	}
-	for p := range k.points[:k.count] {
-		if k.points[p].imp != 0 {
-			return false
-		}
 	}
 	s := k.minSeparation + moved - float64(k.maxJB*sumAbs(b.dq)) - float64(k.maxJA*sumAbs(a.dq))
 	if !(s > apartMargin) {
@@ -295,7 +341,13 @@ func (w *World) warmStart() {
 	bodies := w.scratch.bodies
 	for ki := range w.scratch.constraints {
 		k := &w.scratch.constraints[ki]
+		if k.idle() {
+			continue
+		}
 		a, b := &bodies[k.a], &bodies[k.b]
+		if !k.ready {
+			k.finish(a, b)
+		}
 		bp := loadPair(a, b)
 		for p := range k.points[:k.count] {
 			if pt := &k.points[p]; pt.imp != 0 {
@@ -335,6 +387,9 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 		moved := n.Dot(b.dp.Sub(a.dp))
 		if k.apart(a, b, moved, invH) {
 			continue
+		}
+		if !k.ready {
+			k.finish(a, b)
 		}
 		va, wa, vb, wb := a.v, a.w, b.v, b.w
 		mA, mB := a.invMass, b.invMass
@@ -432,7 +487,7 @@ func (w *World) applyRestitution() {
 	threshold := w.cfg.RestitutionThreshold
 	for ki := range w.scratch.constraints {
 		k := &w.scratch.constraints[ki]
-		if k.restitution == 0 {
+		if k.restitution == 0 || !k.ready { // not ready: no impulse this step
 			continue
 		}
 		a, b := &bodies[k.a], &bodies[k.b]
