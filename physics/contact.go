@@ -84,6 +84,10 @@ func (w *World) updateContacts() {
 	if w.woken {
 		w.activateWoken()
 	}
+	if w.samePairs() {
+		w.updateContactsInPlace()
+		return
+	}
 	old, pairs := w.contacts, w.broad.pairs
 	next := w.scratch.contacts[:0]
 	toRest := w.scratch.moved[:0]
@@ -124,6 +128,46 @@ func (w *World) updateContacts() {
 		w.restingContacts, w.scratch.contacts = w.scratch.contacts, w.restingContacts
 	}
 	w.scratch.moved = toRest
+	for _, s := range wake {
+		w.wakeIsland(s)
+	}
+	w.scratch.wake = wake
+	if w.woken {
+		w.activateWoken()
+	}
+}
+
+// samePairs reports whether the candidate pairs are exactly the active
+// contacts' pairs, as in most steps of a settled or slowly moving scene.
+func (w *World) samePairs() bool {
+	if len(w.contacts) != len(w.broad.pairs) {
+		return false
+	}
+	for i, k := range w.broad.pairs {
+		if c := &w.contacts[i]; c.key != k || c.genA != w.info[c.a].gen || c.genB != w.info[c.b].gen {
+			return false
+		}
+	}
+	return true
+}
+
+// updateContactsInPlace is updateContacts when the pairs have not
+// changed: no contact is created, dropped or moved, so the narrowphase
+// runs on the active list where it lies instead of on a copy (half a
+// kilobyte per contact, 5 MB per step in scene C).
+func (w *World) updateContactsInPlace() {
+	wake := w.scratch.wake[:0]
+	for i := range w.contacts {
+		c := &w.contacts[i]
+		w.collide(c)
+		if c.m.Count > 0 {
+			if w.wakes(c.b, c.a) {
+				wake = append(wake, c.a)
+			} else if w.wakes(c.a, c.b) {
+				wake = append(wake, c.b)
+			}
+		}
+	}
 	for _, s := range wake {
 		w.wakeIsland(s)
 	}
