@@ -1,6 +1,7 @@
 package lockstep
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -28,6 +29,7 @@ type Client[I comparable, P Input[I]] struct {
 
 	rings     [MaxPlayers]inputRing[I]
 	serverHas Tick // the server holds our inputs for the ticks before it
+	sent      Tick // over a stream: our inputs before it are sent
 	next      Tick // the next tick to simulate
 	// rollbackTo is the earliest simulated tick whose prediction proved
 	// wrong, or noRollback.
@@ -156,6 +158,7 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 	}
 	if c.state == stateLobby {
 		c.state, c.me = stateRunning, m.you
+		c.startDelay()
 	}
 	c.sampleClock(now, m.clockMs)
 	if m.ack > c.serverHas {
@@ -185,6 +188,16 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		c.desync = &d
 	}
 	return nil
+}
+
+// startDelay sets the delay when the session starts, before anything
+// ran: InitialDelay, or more when the round trip measured in the lobby
+// says remote inputs will take longer (sender → server → here is about
+// one round trip, plus a frame at the server and one here).
+func (c *Client[I, P]) startDelay() {
+	rtt, _ := c.pipe.rtt()
+	need := c.cfg.ticksF(rtt) + 2 + float64(c.cfg.Margin-c.cfg.Rollback)
+	c.delay = min(max(c.delay, need, c.cfg.ticksF(c.cfg.MinDelay)), c.cfg.ticksF(c.cfg.MaxDelay))
 }
 
 // check validates a decoded message against what an honest server can
@@ -424,7 +437,11 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 	if c.state != stateLobby {
 		m.ack = c.ackTick()
 		ring := &c.rings[c.me]
-		ring.fill(&m.inputs, c.serverHas, min(int(ring.have-c.serverHas), c.cfg.Window))
+		from := c.serverHas
+		if c.pipe.ordered() {
+			from = max(from, c.sent)
+		}
+		ring.fill(&m.inputs, from, min(int(ring.have-from), c.cfg.Window))
 		for _, r := range c.reports[:min(len(c.reports), maxReports)] {
 			m.reports = append(m.reports, r)
 			carried = r.tick
@@ -441,10 +458,17 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 		c.stats.MaxPacket = max(c.stats.MaxPacket, len(d))
 		send(d)
 	})
+	if errors.Is(err, errBacklog) {
+		c.stats.Backlogged++
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("lockstep: sending: %w", err)
 	}
 	c.carried[token%uint16(len(c.carried))] = carried
+	if len(m.inputs.inputs) > 0 {
+		c.sent = m.inputs.newest() + 1
+	}
 	return nil
 }
 

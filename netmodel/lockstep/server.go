@@ -1,6 +1,7 @@
 package lockstep
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -39,7 +40,8 @@ type member[I any] struct {
 	connected bool
 	pipe      pipe
 	ring      inputRing[I]
-	ack       Tick // the player holds everyone's inputs for the ticks before it
+	ack       Tick             // the player holds everyone's inputs for the ticks before it
+	sent      [MaxPlayers]Tick // over a stream: the inputs sent to it, by player
 	lastHeard time.Time
 	progress  time.Time // when ack last advanced, or nothing waited for it
 	stats     PlayerStats
@@ -375,6 +377,9 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 		for p, o := range s.members {
 			if p != idx {
 				from := min(m.ack, o.ring.have)
+				if m.pipe.ordered() {
+					from = max(from, m.sent[p])
+				}
 				o.ring.fill(&out.runs[p], from, min(int(o.ring.have-from), s.cfg.Window))
 			}
 		}
@@ -392,8 +397,17 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 		m.stats.MaxPacket = max(m.stats.MaxPacket, len(d))
 		send(m.slot, d)
 	})
+	if errors.Is(err, errBacklog) {
+		m.stats.Backlogged++
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("lockstep: sending to player %d: %w", idx, err)
+	}
+	for p := range s.members {
+		if r := &out.runs[p]; p != idx && len(r.inputs) > 0 {
+			m.sent[p] = r.newest() + 1
+		}
 	}
 	return nil
 }
