@@ -38,9 +38,10 @@ type Client[I comparable, P Input[I]] struct {
 	reports    []report // checksums to send until acknowledged
 	carried    [256]Tick
 
-	clock clock
-	delay float64   // input delay in ticks
-	need  windowMax // age of remote inputs when they arrive, ticks
+	clock  clock
+	delay  float64   // input delay in ticks
+	target float64   // the delay the measurements ask for, ticks
+	need   windowMax // age of remote inputs when they arrive, ticks
 
 	lastHeard, lastProgress time.Time
 	stallStart              time.Time
@@ -179,8 +180,11 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 			}
 			ring.push(in)
 		}
-		if ring.have > had {
-			c.need.add(int64(c.localMs(now)/1000), est-float64(had))
+		// One sample per run: the oldest new input, the one a stall waits
+		// for. Ages beyond MaxDelay (a player that timed out and is fed
+		// idle inputs at once) are not a delay to adapt to.
+		if age := est - float64(had); ring.have > had && age <= c.cfg.ticksF(c.cfg.MaxDelay) {
+			c.need.add(int64(c.localMs(now)/1000), age)
 		}
 	}
 	if m.state == stateStopped && c.desync == nil {
@@ -299,6 +303,7 @@ func (c *Client[I, P]) adaptDelay(now time.Time, elapsed float64) {
 		target = need + float64(c.cfg.Margin+lossMargin(c.pipe.loss())-c.cfg.Rollback)
 	}
 	target = min(max(target, c.cfg.ticksF(c.cfg.MinDelay)), c.cfg.ticksF(c.cfg.MaxDelay))
+	c.target = target
 	c.stats.TargetDelay = c.cfg.duration(target)
 	step := c.cfg.Slew * elapsed
 	if c.delay < target {
@@ -352,7 +357,10 @@ func (c *Client[I, P]) slot(t Tick) int { return int(t) % c.cfg.Rollback }
 // simulate steps the new ticks the delayed clock has reached, at most
 // MaxCatchUp, and as far ahead of the known inputs as Rollback allows. A
 // tick that is due but cannot run is a stall: the delay grows by the
-// stall, so that the game goes on at normal speed once the inputs come.
+// stall up to the target, so that a delay found too short goes on at
+// normal speed once the inputs come; a longer stall (a player lost for
+// seconds) is caught up at MaxCatchUp ticks per Update, as the article
+// does, rather than kept as delay.
 func (c *Client[I, P]) simulate(now time.Time, est float64) {
 	due := Tick(math.Floor(est - c.delay))
 	limit := c.confirmed() + Tick(c.cfg.Rollback)
@@ -368,7 +376,7 @@ func (c *Client[I, P]) simulate(now time.Time, est float64) {
 			c.stalling, c.stallStart = true, now
 		}
 		c.stats.LongestStall = max(c.stats.LongestStall, now.Sub(c.stallStart))
-		c.delay = max(c.delay, est-float64(c.next))
+		c.delay = max(c.delay, min(est-float64(c.next), c.target))
 	}
 }
 
