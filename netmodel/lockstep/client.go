@@ -323,7 +323,7 @@ func lossMargin(p float64) int {
 	if p >= 0.5 {
 		return 20
 	}
-	return int(math.Ceil(math.Log(1e-5) / math.Log(p)))
+	return int(math.Ceil(math.Log(1e-3) / math.Log(p)))
 }
 
 // resimulate restores the state before the earliest wrong prediction and
