@@ -314,8 +314,9 @@ func (c *Client[I, P]) adaptDelay(now time.Time, elapsed float64) {
 }
 
 // lossMargin is the ticks of consecutive losses on one hop that happen
-// less than once in 10⁵ datagrams at loss rate p: redundancy recovers each
-// loss one datagram later.
+// less than once in 1000 datagrams at loss rate p: redundancy recovers each
+// loss one datagram later, and the largest age of the last 10 s already
+// holds the bursts that did happen.
 func lossMargin(p float64) int {
 	if !(p > 0) {
 		return 0

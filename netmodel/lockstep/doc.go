@@ -63,7 +63,7 @@
 // and adapts: the client measures how old every remote input is when it
 // arrives (the whole path, sender → server → here), keeps the largest of
 // the last 10 seconds, and adds Config.Margin and a margin that grows with
-// the measured loss (the ticks of consecutive losses rarer than 1 in 10⁵).
+// the measured loss (the ticks of consecutive losses rarer than 1 in 1000).
 // The delay moves toward that target by at most Slew of the elapsed time,
 // so the game runs a few percent slow or fast instead of jumping. The
 // session starts with InitialDelay (the article's 100 ms), or with the

@@ -267,18 +267,25 @@ func (s *Server[I, P]) connected() int {
 // connected player through send. After a desync it keeps telling the
 // players and returns the *DesyncError every time.
 func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte)) error {
-	for _, m := range s.members {
+	for i := 0; i < len(s.members); i++ {
+		m := s.members[i]
 		m.pipe.update(now)
 		m.pipe.acks(func(uint16) {})
 		if !m.connected {
 			continue
 		}
-		if m.ack >= s.othersHave(s.indexOf(m)) || s.state == stateLobby {
+		if m.ack >= s.othersHave(i) || s.state == stateLobby {
 			m.progress = now
 		}
-		if now.Sub(m.lastHeard) > s.cfg.Timeout || now.Sub(m.progress) > s.cfg.Timeout {
-			s.disconnect(m)
+		if now.Sub(m.lastHeard) <= s.cfg.Timeout && now.Sub(m.progress) <= s.cfg.Timeout {
+			continue
 		}
+		if s.state == stateLobby {
+			// Nobody depends on it yet: the place is free again.
+			s.members = append(s.members[:i], s.members[i+1:]...)
+			i--
+		}
+		s.disconnect(m)
 	}
 	switch s.state {
 	case stateLobby:
@@ -298,15 +305,6 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 		return s.desync
 	}
 	return nil
-}
-
-func (s *Server[I, P]) indexOf(m *member[I]) int {
-	for i, x := range s.members {
-		if x == m {
-			return i
-		}
-	}
-	return -1
 }
 
 // maybeStart starts the session once every player has joined and every

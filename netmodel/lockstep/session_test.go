@@ -304,3 +304,63 @@ func TestLostPlayerTimesOut(t *testing.T) {
 		t.Fatalf("desync %v, tick %d", st.Desync, x.clients[0].Tick())
 	}
 }
+
+// tolerant is a server whose Update errors are recorded instead of
+// stopping the match, so that the clients can be seen to learn them.
+type tolerant struct {
+	*Server[stick, *stick]
+	err error
+}
+
+func (s *tolerant) Update(now time.Time, send func(int, []byte)) error {
+	if err := s.Server.Update(now, send); err != nil && s.err == nil {
+		s.err = err
+	}
+	return nil
+}
+
+// TestClientsLearnTheDesync lets the server go on telling the players
+// after a desync: every client's Update returns the same error.
+func TestClientsLearnTheDesync(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 2
+	srv, _ := NewServer[stick](cfg, simmatch.Epoch)
+	tol := &tolerant{Server: srv}
+	m, _ := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 1}}, tol)
+	games := []*particles{newParticles(4), newParticles(4)}
+	for p, g := range games {
+		c, _ := NewClient[stick](cfg, g, bot(p), simmatch.Epoch)
+		if _, err := m.Join(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	games[0].p[1].vy++
+	err := m.Run(5 * time.Second)
+	var want, got *DesyncError
+	if !errors.As(tol.err, &want) || !errors.As(err, &got) || *got != *want {
+		t.Fatalf("server %v, client %v: want the same desync", tol.err, err)
+	}
+}
+
+// TestSilentPlayerLeavesTheLobby: a client that joins and never answers
+// frees its place.
+func TestSilentPlayerLeavesTheLobby(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 2
+	srv, _ := NewServer[stick](cfg, simmatch.Epoch)
+	if err := srv.Join(simmatch.Epoch, 9); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Update(simmatch.Epoch.Add(cfg.Timeout+time.Second), func(int, []byte) {}); err != nil {
+		t.Fatal(err)
+	}
+	if st := srv.Stats(simmatch.Epoch); len(st.Players) != 0 {
+		t.Fatalf("the silent player is still in the lobby: %+v", st.Players)
+	}
+	if err := srv.Join(simmatch.Epoch, 9); err != nil {
+		t.Fatalf("joining again: %v", err)
+	}
+}
