@@ -333,23 +333,22 @@ func measureCubeCost(l scene.Layout, o lsOptions) (cubeCost, error) {
 		step()
 	}
 	const reps = 30
+	g.Save(0)
 	t0 := time.Now()
 	for range reps {
-		g.Save(0)
 		step()
 	}
 	t1 := time.Now()
 	for range reps {
-		g.Load(0)
+		g.Save(1)
 	}
 	t2 := time.Now()
 	for range reps {
-		step()
+		g.Load(0)
 	}
 	t3 := time.Now()
-	c.step = t3.Sub(t2) / reps
-	c.save = t1.Sub(t0)/reps - c.step
-	c.load = t2.Sub(t1) / reps
+	c.step, c.save, c.load = t1.Sub(t0)/reps, t2.Sub(t1)/reps, t3.Sub(t2)/reps
+	tick -= reps
 	// One rollback as a client does it: restore, then re-simulate and
 	// save again every tick up to where it was.
 	g.Save(0)
