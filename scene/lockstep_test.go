@@ -40,7 +40,7 @@ func TestTurnedScripts(t *testing.T) {
 	}
 	var before [MaxPlayers]float64
 	for p, id := range s.Players {
-		before[p] = s.World.State(id).Position.Length()
+		before[p] = s.State(id).Position.Length()
 	}
 	inputs := make([]Input, 4)
 	for range 60 {
@@ -50,7 +50,7 @@ func TestTurnedScripts(t *testing.T) {
 		s.StepPlayers(inputs)
 	}
 	for p, id := range s.Players {
-		if d := s.World.State(id).Position.Length(); d > before[p]-1 {
+		if d := s.State(id).Position.Length(); d > before[p]-1 {
 			t.Errorf("player %d: %.1f m from the centre after 1 s, started at %.1f", p, d, before[p])
 		}
 	}

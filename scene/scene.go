@@ -57,7 +57,7 @@ func NewPlayers(layout Layout, cfg Config, players int) (*Scene, error) {
 	if err := layout.build(s); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
-	p0 := w.State(s.Player).Position
+	p0 := s.State(s.Player).Position
 	for i := 1; i < players; i++ {
 		x, z := turn(p0.X, p0.Z, i)
 		if err := s.addPlayer(x, z); err != nil {
@@ -184,7 +184,7 @@ func (s *Scene) spreadInteraction() {
 		}
 	})
 	for i, id := range s.Cubes {
-		if s.interacting[i] && s.World.State(id).AtRest {
+		if s.interacting[i] && s.State(id).AtRest {
 			s.interacting[i] = false
 		}
 	}
@@ -193,7 +193,7 @@ func (s *Scene) spreadInteraction() {
 // applyInput turns a player's buttons into forces for the next step.
 func (s *Scene) applyInput(id physics.BodyID, in Input) {
 	w, cfg := s.World, s.cfg
-	player := w.State(id).Position
+	player := s.State(id).Position
 	var push vecmath.Vec3
 	if in.Left {
 		push.X--
@@ -212,7 +212,7 @@ func (s *Scene) applyInput(id physics.BodyID, in Input) {
 	var move vecmath.Vec3
 	if push != (vecmath.Vec3{}) {
 		dir, _ := push.Normalize()
-		if w.State(id).LinearVelocity.Dot(dir) < cfg.MaxMoveSpeed {
+		if s.State(id).LinearVelocity.Dot(dir) < cfg.MaxMoveSpeed {
 			move = dir.Scale(cfg.MoveAccel)
 			w.ApplyForce(id, move.Scale(cfg.PlayerMass))
 		}
@@ -225,7 +225,7 @@ func (s *Scene) applyInput(id physics.BodyID, in Input) {
 	}
 	var reaction vecmath.Vec3
 	for _, id := range s.Cubes {
-		st := w.State(id)
+		st := s.State(id)
 		if in.Space {
 			s.blast(id, player, st.Position)
 		}
@@ -238,6 +238,17 @@ func (s *Scene) applyInput(id physics.BodyID, in Input) {
 	if reaction != (vecmath.Vec3{}) {
 		w.ApplyForce(id, reaction)
 	}
+}
+
+// State returns the state of one of the scene's bodies (the player or a
+// cube). The scene never destroys them, so it panics only if someone did
+// through s.World, a broken invariant.
+func (s *Scene) State(id physics.BodyID) physics.BodyState {
+	st, err := s.World.State(id)
+	if err != nil {
+		panic(fmt.Sprintf("scene: a scene body was destroyed: %v", err))
+	}
+	return st
 }
 
 // blast pushes a cube away from the player, strongest at the centre.
@@ -291,8 +302,12 @@ func (s *Scene) Save(dst *Snapshot) {
 	dst.interacting = append(dst.interacting[:0], s.interacting...)
 }
 
-// Load restores a scene saved by Save from a scene of the same layout.
-func (s *Scene) Load(src *Snapshot) {
-	s.World.Restore(&src.world)
+// Load restores a scene saved by Save from a scene of the same layout; the
+// error wraps physics.ErrSnapshot for a snapshot of another configuration.
+func (s *Scene) Load(src *Snapshot) error {
+	if err := s.World.Restore(&src.world); err != nil {
+		return err
+	}
 	copy(s.interacting, src.interacting)
+	return nil
 }
