@@ -59,14 +59,7 @@ type lsMode struct {
 
 var lsModes = []lsMode{
 	{"UDP redundant", lockstep.DefaultConfig},
-	{"TCP baseline", func() lockstep.Config {
-		c := lockstep.DefaultConfig()
-		c.Transport = lockstep.Stream
-		// TCP does not give up after 10 s of silence, and the table
-		// should show how long it stalls rather than a timeout.
-		c.Timeout, c.Buffer = 2*time.Minute, 1<<14
-		return c
-	}},
+	{"TCP baseline", lockstep.DefaultStreamConfig},
 	{"rollback", lockstep.DefaultRollbackConfig},
 }
 

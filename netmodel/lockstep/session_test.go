@@ -212,9 +212,7 @@ func TestStreamStallsWhereDatagramsDoNot(t *testing.T) {
 			t.Errorf("datagrams: client %d stalled %d times", i, n)
 		}
 	}
-	cfg := DefaultConfig()
-	cfg.Transport = Stream
-	tcp := newMatch(t, cfg, cond, 4)
+	tcp := newMatch(t, DefaultStreamConfig(), cond, 4)
 	total := uint64(0)
 	for _, n := range tcp.stallsAfter(t, 10*time.Second, time.Minute) {
 		total += n
