@@ -162,11 +162,11 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	}, sides...)
 	d := time.Since(start)
 	s := Summary{Command: "demo", Model: cfg.Model.Name, Duration: d}
-	if lines := host.Summary(nil); len(lines) > 0 {
+	if lines := host.Summary(time.Now(), nil); len(lines) > 0 {
 		s.Sections = append(s.Sections, Section{Name: "server", Lines: lines})
 	}
 	for _, p := range players {
-		lines := trafficLines(p.side.Summary(nil), p.client.Traffic(), d)
+		lines := trafficLines(p.side.Summary(time.Now(), nil), p.client.Traffic(), d)
 		s.Sections = append(s.Sections, Section{Name: p.label, Lines: lines})
 	}
 	matchLines := []Line{{"simulated", fmt.Sprintf("latency %v, jitter %v, loss %.1f %% each way", cfg.Conditions.Latency, cfg.Conditions.Jitter, 100*cfg.Conditions.Loss)}}
@@ -213,7 +213,7 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 				if slot == 0 && cfg.Viewer != nil && !cfg.Script {
 					ps.Controls, dp.label = Keys{cfg.Viewer}, fmt.Sprintf("player %d (keys)", slot+1)
 				} else {
-					ps.Controls, dp.label = BotFor(slot), fmt.Sprintf("player %d (bot)", slot+1)
+					ps.Controls, dp.label = &Bot{}, fmt.Sprintf("player %d (bot)", slot+1)
 				}
 				var err error
 				dp.side, err = cfg.Sides.NewPlayer(ps)
@@ -238,12 +238,12 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 // demoFigures are the overlay's figures: the server's, then each
 // player's traffic and model figures, then whether checksums agree.
 func demoFigures(dst []viewer.Figure, now time.Time, host Host, players []*demoPlayer, agree *agreement) []viewer.Figure {
-	dst = host.Figures(dst)
+	dst = host.Figures(now, dst)
 	var scratch []viewer.Figure
 	for _, p := range players {
 		up, down := p.meter.sample(now, p.client.Traffic())
 		dst = trafficFigures(dst, p.who, up, down)
-		scratch = p.side.Figures(scratch[:0])
+		scratch = p.side.Figures(now, scratch[:0])
 		dst = prefixed(dst, p.who, scratch)
 	}
 	if agree.compared > 0 {

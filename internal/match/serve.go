@@ -59,7 +59,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		if cfg.Viewer == nil && !logNow {
 			return false, nil
 		}
-		figs = host.Figures(figs[:0])
+		figs = host.Figures(now, figs[:0])
 		for slot := range slots {
 			if !srv.Joined(slot) {
 				continue
@@ -79,7 +79,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	}, srv)
 	d := time.Since(start)
 	s := Summary{Command: "serve", Model: cfg.Model.Name, Duration: d,
-		Sections: []Section{{Name: "server", Lines: host.Summary(nil)}}}
+		Sections: []Section{{Name: "server", Lines: host.Summary(time.Now(), nil)}}}
 	for slot := range slots {
 		if t := srv.Traffic(slot); t.UpPackets > 0 {
 			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d", slot+1), Lines: trafficLines(nil, t, d)})
