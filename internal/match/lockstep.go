@@ -136,7 +136,7 @@ func (p *lockstepPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Fi
 func (p *lockstepPlayer) Summary(_ time.Time, dst []Line) []Line {
 	st := p.Stats()
 	dst = append(dst,
-		Line{"player", fmt.Sprint(st.Player)},
+		Line{"session index", fmt.Sprint(st.Player)},
 		Line{"ticks", fmt.Sprintf("%d simulated, %d confirmed", st.Tick, st.Confirmed)},
 	)
 	if p.game.have {
