@@ -262,12 +262,30 @@ func agreementLine(a *agreement) Line {
 	return Line{"checksums", v}
 }
 
-// printStatus writes the figures as one line.
+// printStatus writes the figures as one line, each player's after its
+// name once: "  3.0s  session tick 165, ticks verified 3 | p1 up 28.7 kbps, ...".
 func printStatus(w io.Writer, t time.Duration, figs []viewer.Figure) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%6.1fs", t.Seconds())
+	fmt.Fprintf(&b, "%6.1fs ", t.Seconds())
+	group, sep := "", " "
 	for _, f := range figs {
-		fmt.Fprintf(&b, "  %s %.4g%s", f.Name, f.Value, f.Unit)
+		name := f.Name
+		if g, rest, ok := strings.Cut(name, " "); ok && len(g) > 1 && g[0] == 'p' && strings.Trim(g[1:], "0123456789") == "" {
+			if g != group {
+				group, sep = g, " "
+				fmt.Fprintf(&b, " | %s", g)
+			}
+			name = rest
+		} else if group != "" {
+			group, sep = "", " "
+			b.WriteString(" |")
+		}
+		unit := f.Unit
+		if unit != "" && unit != "%" && unit[0] != '/' {
+			unit = " " + unit
+		}
+		fmt.Fprintf(&b, "%s%s %.4g%s", sep, name, f.Value, unit)
+		sep = ", "
 	}
 	fmt.Fprintln(w, b.String())
 }

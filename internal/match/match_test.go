@@ -146,7 +146,7 @@ func TestDemoRunsEveryPlayerOverUDP(t *testing.T) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
-	if !strings.Contains(status.String(), "p3 tick") || !strings.Contains(status.String(), "p1 down") {
+	if !strings.Contains(status.String(), "| p3 up") || !strings.Contains(status.String(), "down ") || !strings.Contains(status.String(), ", tick ") {
 		t.Errorf("status lines lack the players' figures:\n%s", status.String())
 	}
 }

@@ -56,7 +56,8 @@ func trafficLines(dst []Line, t netmodel.Traffic, d time.Duration) []Line {
 type meter struct {
 	start    time.Time
 	last     netmodel.Traffic
-	up, down float64 // kbps over the last full window
+	full     bool    // a whole window has passed
+	up, down float64 // kbps over the last full window, or since the start before that
 }
 
 const meterWindow = time.Second
@@ -66,10 +67,12 @@ func (m *meter) sample(now time.Time, t netmodel.Traffic) (up, down float64) {
 	if m.start.IsZero() {
 		m.start, m.last = now, t
 	}
-	if d := now.Sub(m.start); d >= meterWindow {
+	if d := now.Sub(m.start); d >= meterWindow || !m.full && d > 0 {
 		w := t.Sub(m.last)
 		m.up, m.down = w.UpKbps(d), w.DownKbps(d)
-		m.start, m.last = now, t
+		if d >= meterWindow {
+			m.start, m.last, m.full = now, t, true
+		}
 	}
 	return m.up, m.down
 }
