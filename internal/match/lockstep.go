@@ -105,7 +105,7 @@ func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup) (Player, error) {
 }
 
 func (p *lockstepPlayer) Views(dst []viewer.View) []viewer.View {
-	v := sceneView("", p.game.Scene, p.cubes)
+	v := sceneView("", p.game.Scene, p.Player(), p.cubes)
 	p.cubes = v.Cubes
 	return append(dst, v)
 }
@@ -118,15 +118,10 @@ func (p *lockstepPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Fi
 		p.rollbacks = float64(st.Rollbacks-p.rateFrom) / d.Seconds()
 		p.rateAt, p.rateFrom = now, st.Rollbacks
 	}
-	stalling := 0.0
-	if st.Stalling {
-		stalling = 1
-	}
 	return append(dst,
 		viewer.Figure{Name: "tick", Value: float64(st.Tick)},
 		viewer.Figure{Name: "input delay", Value: ms(st.InputDelay), Unit: "ms"},
 		viewer.Figure{Name: "stalled frames", Value: float64(st.Stalled)},
-		viewer.Figure{Name: "stalling", Value: stalling},
 		viewer.Figure{Name: "rollbacks", Value: p.rollbacks, Unit: "/s"},
 		viewer.Figure{Name: "rtt", Value: ms(st.RTT), Unit: "ms"},
 		viewer.Figure{Name: "loss", Value: 100 * st.Loss, Unit: "%"},

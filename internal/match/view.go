@@ -8,8 +8,9 @@ import (
 
 // sceneView draws a cube world for the viewer: the player cubes first
 // (blue), then the cubes, with ids that stay the same across frames and
-// across the worlds of one match.
-func sceneView(name string, s *scene.Scene, dst []viewer.Cube) viewer.View {
+// across the worlds of one match. Player me comes last of the players: the
+// page takes a view's last player cube as the one its camera follows.
+func sceneView(name string, s *scene.Scene, me int, dst []viewer.Cube) viewer.View {
 	cfg := s.Config()
 	cubes := dst[:0]
 	add := func(id uint32, body physics.BodyID, half float64, interacting, player bool) {
@@ -24,7 +25,12 @@ func sceneView(name string, s *scene.Scene, dst []viewer.Cube) viewer.View {
 		})
 	}
 	for p, body := range s.Players {
-		add(uint32(p), body, cfg.PlayerSize/2, false, true)
+		if p != me {
+			add(uint32(p), body, cfg.PlayerSize/2, false, true)
+		}
+	}
+	if me >= 0 && me < len(s.Players) {
+		add(uint32(me), s.Players[me], cfg.PlayerSize/2, false, true)
 	}
 	for i, body := range s.Cubes {
 		add(uint32(scene.MaxPlayers+i), body, cfg.CubeSize/2, s.Interacting(i), false)
