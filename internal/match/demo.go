@@ -128,8 +128,9 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	start := time.Now()
 	lastStatus := start
 	var (
-		figs  []viewer.Figure
-		views []viewer.View
+		figs      []viewer.Figure
+		views     []viewer.View
+		hostMeter meter
 	)
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
 		for i, p := range players {
@@ -141,7 +142,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		}
 		status := cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery
 		if cfg.Viewer != nil || status {
-			figs = demoFigures(figs[:0], now, host, players, agree)
+			figs = demoFigures(figs[:0], now, host, &hostMeter, srv.Cost(), players, agree)
 		}
 		if cfg.Viewer != nil {
 			views = host.Views(views[:0])
@@ -162,11 +163,9 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	}, sides...)
 	d := time.Since(start)
 	s := Summary{Command: "demo", Model: cfg.Model.Name, Duration: d}
-	if lines := host.Summary(time.Now(), nil); len(lines) > 0 {
-		s.Sections = append(s.Sections, Section{Name: "server", Lines: lines})
-	}
+	s.Sections = append(s.Sections, Section{Name: "server", Lines: append(host.Summary(time.Now(), nil), costLine(srv.Cost()))})
 	for _, p := range players {
-		lines := trafficLines(p.side.Summary(time.Now(), nil), p.client.Traffic(), d)
+		lines := append(trafficLines(p.side.Summary(time.Now(), nil), p.client.Traffic(), d), costLine(p.client.Cost()))
 		s.Sections = append(s.Sections, Section{Name: p.label, Lines: lines})
 	}
 	matchLines := []Line{{"simulated", fmt.Sprintf("latency %v, jitter %v, loss %.1f %% each way", cfg.Conditions.Latency, cfg.Conditions.Jitter, 100*cfg.Conditions.Loss)}}
@@ -237,12 +236,13 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 
 // demoFigures are the overlay's figures: the server's, then each
 // player's traffic and model figures, then whether checksums agree.
-func demoFigures(dst []viewer.Figure, now time.Time, host Host, players []*demoPlayer, agree *agreement) []viewer.Figure {
-	dst = host.Figures(now, dst)
+func demoFigures(dst []viewer.Figure, now time.Time, host Host, hostMeter *meter, hostCost udpdrive.Cost, players []*demoPlayer, agree *agreement) []viewer.Figure {
+	hostMeter.sample(now, netmodel.Traffic{}, hostCost)
+	dst = append(host.Figures(now, dst), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
 	var scratch []viewer.Figure
 	for _, p := range players {
-		up, down := p.meter.sample(now, p.client.Traffic())
-		dst = trafficFigures(dst, p.who, up, down)
+		p.meter.sample(now, p.client.Traffic(), p.client.Cost())
+		dst = p.meter.figures(dst, p.who, true)
 		scratch = p.side.Figures(now, scratch[:0])
 		dst = prefixed(dst, p.who, scratch)
 	}

@@ -193,8 +193,6 @@ func (r *recorder) Load(slot int) {
 	r.tick = r.saved[slot]
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 func meanBytes(bytes, packets uint64) float64 {
 	if packets == 0 {
 		return 0

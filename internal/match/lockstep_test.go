@@ -41,7 +41,7 @@ func TestLockstepDemoHeadless(t *testing.T) {
 		s, err := Demo(context.Background(), DemoConfig{
 			Model: m, Sides: sides, Setup: setup, Seed: 1,
 			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond, Loss: 0.05},
-			Duration:   3 * time.Second,
+			Duration:   2 * time.Second,
 		})
 		var out strings.Builder
 		s.Print(&out)
