@@ -25,7 +25,7 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 	conditions := conditionFlags(fs, 0, "0%")
 	seed := fs.Uint64("seed", 1, "seed of the random choices")
 	idle := fs.Duration("idle", time.Minute, "close a client's upstream socket after this long without traffic")
-	every := fs.Duration("stats", 5*time.Second, "log the counters this often")
+	every := fs.Duration("stats", 5*time.Second, "log the counters this often (0: only when it stops)")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("netsim: unexpected arguments %q", args)
@@ -48,14 +48,21 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 			"dup", c.Duplicate, "reorder", c.Reorder, "bandwidth_bytes_per_s", c.Bandwidth, "seed", *seed)
 		done := make(chan error, 1)
 		go func() { done <- p.Run(ctx) }()
-		tick := time.NewTicker(max(*every, 100*time.Millisecond))
-		defer tick.Stop()
+		if *every < 0 {
+			return fmt.Errorf("--stats %v: want >= 0", *every)
+		}
+		var tick <-chan time.Time
+		if *every > 0 {
+			t := time.NewTicker(max(*every, 100*time.Millisecond))
+			defer t.Stop()
+			tick = t.C
+		}
 		for {
 			select {
 			case err := <-done:
 				logProxyCounters("netsim: stopped", p.Counters())
 				return err
-			case <-tick.C:
+			case <-tick:
 				logProxyCounters("netsim", p.Counters())
 			}
 		}
