@@ -20,7 +20,7 @@ type Client struct {
 	recv *Receiver
 	est  delayEstimator
 
-	epoch    time.Time // local time 0
+	epoch    time.Time    // local time 0
 	buffered [Ring]Number // buffered[ringIndex(n)] == n+1: snapshot n is on the timeline
 	ackDue   bool
 
