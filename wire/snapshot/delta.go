@@ -65,7 +65,7 @@ func (c Codec) serializeDelta(s wire.Stream, snap *Snapshot, ref Reference) erro
 	return nil
 }
 
-func (c Codec) serializeChangedBits(s wire.Stream, cur, base []qcube) error {
+func (c Codec) serializeChangedBits(s wire.Stream, cur, base []quantizedCube) error {
 	for i := range cur {
 		changed := cur[i] != base[i]
 		if err := wire.SerializeBool(s, &changed); err != nil {
@@ -85,7 +85,7 @@ func (c Codec) serializeChangedBits(s wire.Stream, cur, base []qcube) error {
 	return nil
 }
 
-func (c Codec) serializeChangedIndices(s wire.Stream, cur, base []qcube) error {
+func (c Codec) serializeChangedIndices(s wire.Stream, cur, base []quantizedCube) error {
 	n := len(cur)
 	count := 0
 	for i := range cur {
@@ -127,7 +127,7 @@ func (c Codec) serializeChangedIndices(s wire.Stream, cur, base []qcube) error {
 }
 
 // serializeChangedCube codes one changed cube of stages 6–8.
-func (c Codec) serializeChangedCube(s wire.Stream, q *qcube, base qcube) error {
+func (c Codec) serializeChangedCube(s wire.Stream, q *quantizedCube, base quantizedCube) error {
 	cfg := c.Config
 	if c.Stage == ChangedIndices {
 		return cfg.serializeCube(s, q)

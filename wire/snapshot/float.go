@@ -76,7 +76,7 @@ func (c Codec) quantizeFloats(cube Cube) (Cube, error) {
 // serializeQuantized codes stages 3 and 4.
 func (c Codec) serializeQuantized(s wire.Stream, snap *Snapshot) error {
 	for i := range snap.Cubes {
-		var q qcube
+		var q quantizedCube
 		vel := snap.Cubes[i].LinearVelocity
 		if s.Mode() != wire.Reading {
 			var err error
