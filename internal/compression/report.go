@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/netmodel/interp"
-	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/wire/snapshot"
@@ -166,7 +165,7 @@ func Run(cfg Config, progress func(tick, total int)) ([]Row, error) {
 		sc.Step(in)
 		now := start.Add(time.Duration(tick) * time.Second / tickRate)
 		t := &truth[tick%len(truth)]
-		capture(sc, t.cubes)
+		sc.Capture(t.cubes)
 		t.tick, t.valid = tick, true
 		// Positions outside the codec's bounds are sent clamped to them
 		// and counted apart; errors are measured against the real state.
@@ -229,22 +228,6 @@ func (r *truthRing) at(tick int) []snapshot.Cube {
 		return nil
 	}
 	return e.cubes
-}
-
-// capture copies the scene into dst: the player first, then the cubes.
-func capture(sc *scene.Scene, dst []snapshot.Cube) {
-	put := func(i int, st physics.BodyState, interacting bool) {
-		dst[i] = snapshot.Cube{
-			Position:       st.Position,
-			Orientation:    st.Rotation,
-			LinearVelocity: st.LinearVelocity,
-			Interacting:    interacting,
-		}
-	}
-	put(0, sc.World.State(sc.Player), false)
-	for i, id := range sc.Cubes {
-		put(i+1, sc.World.State(id), sc.Interacting(i))
-	}
 }
 
 // Print writes the table.

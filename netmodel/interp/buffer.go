@@ -52,11 +52,14 @@ type delayEstimator struct {
 	lastArrive float64 // for Mirror's delivery intervals
 	ivMean     float64 // EMA of delivery intervals, s
 	ivVar      float64
+	cached     float64 // the last delay chosen; valid while fresh
+	fresh      bool
 }
 
 // add records snapshot n, taken at server time s, arriving at local time t
 // (both seconds), newer than every snapshot before it.
 func (e *delayEstimator) add(n Number, s, t float64) {
+	e.fresh = false
 	e.d[e.next] = t - s
 	e.next = (e.next + 1) % Samples
 	e.nd = min(e.nd+1, Samples)
@@ -119,17 +122,24 @@ func (e *delayEstimator) delay(policy Buffering, iv, target float64) (float64, b
 	if e.nd == 0 {
 		return 0, false
 	}
+	if !e.fresh {
+		e.cached, e.fresh = e.choose(policy, iv, target), true
+	}
+	return e.cached, true
+}
+
+func (e *delayEstimator) choose(policy Buffering, iv, target float64) float64 {
 	lo, mean, hi := e.stats()
 	switch policy {
 	case Fixed:
-		return lo + articleDelay(iv), true
+		return lo + articleDelay(iv)
 	case Mirror:
 		sd := math.Sqrt(e.ivVar)
-		return mean + iv*(1+(iv+sd)/iv), true
+		return mean + iv*(1+(iv+sd)/iv)
 	}
 	p := math.Min(e.loss(), 0.9)
 	a, b := lo, hi+64*iv // dry(a) ≥ target ≥ dry(b) ≈ 0
-	for range 40 {
+	for b-a > 1e-4 { // 0.1 ms
 		mid := (a + b) / 2
 		if e.dry(mid, iv, p) > target {
 			a = mid
@@ -137,7 +147,7 @@ func (e *delayEstimator) delay(policy Buffering, iv, target float64) (float64, b
 			b = mid
 		}
 	}
-	return b, true
+	return b
 }
 
 // articleDelay is the article's interpolation delay: three send intervals
