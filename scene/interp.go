@@ -53,26 +53,21 @@ func (g *InterpGame) Step() uint32 {
 // Capture implements interp.Game.
 func (g *InterpGame) Capture(dst []snapshot.Cube) { g.Scene.Capture(dst) }
 
-// Penetration returns how deep the cubes of a drawn snapshot (cube 0 the
-// player) cut into the player: the deepest corner of a cube inside the
-// player's box, or of the player's box inside a cube, in metres. The
-// article's linear-interpolation artefact: katamari cubes orbiting the
-// player cut the chord through it.
-func (cfg Config) Penetration(cubes []snapshot.Cube) float64 {
-	if len(cubes) < 2 {
+// Penetration returns how deep cube i of a drawn snapshot (cube 0 the
+// player) cuts into the player: the deepest corner of the cube inside the
+// player's box, or of the player's box inside the cube, in metres; 0 if
+// they do not overlap. The article's linear-interpolation artefact is
+// katamari cubes orbiting the player cutting the chord through it.
+func (cfg Config) Penetration(cubes []snapshot.Cube, i int) float64 {
+	if i <= 0 || i >= len(cubes) {
 		return 0
 	}
-	player := cubes[0]
+	player, c := cubes[0], cubes[i]
 	hp, hc := cfg.PlayerSize/2, cfg.CubeSize/2
-	reach := float64(hp+hc) * 1.8 // beyond it no corner can touch
-	deepest := 0.0
-	for _, c := range cubes[1:] {
-		if c.Position.Sub(player.Position).Length() > reach {
-			continue
-		}
-		deepest = max(deepest, cornersInside(c, hc, player, hp), cornersInside(player, hp, c, hc))
+	if c.Position.Sub(player.Position).Length() > float64(hp+hc)*1.8 {
+		return 0 // beyond the reach of any corner
 	}
-	return deepest
+	return max(cornersInside(c, hc, player, hp), cornersInside(player, hp, c, hc))
 }
 
 // cornersInside returns how deep the deepest corner of box a (half edge

@@ -8,8 +8,8 @@ import (
 // Print writes the tables.
 func Print(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "snapshot interpolation: 901 cubes incl. the player, %.0f s of the scripted minute (figures after %.0f s), stage 9 range coded, adaptive buffering\n", res.Seconds, res.Warmup)
-	fmt.Fprintf(w, "visual error: moving cubes against the server's real state at the time shown; penetration: deepest corner of a cube inside the player as drawn (the server's own: mean %.1f mm, max %.1f mm)\n",
-		1000*res.TruthPenMean, 1000*res.TruthPenMax)
+	fmt.Fprintln(w, "delay: added to the network's one-way latency; err: moving cubes against the server's real state at the time shown;")
+	fmt.Fprintln(w, "pen: how much deeper than in the real state a drawn cube cuts into the player (mean of the per-frame deepest over frames with cubes at the player; max)")
 	header(w)
 	for _, r := range res.Rows {
 		line(w, r)

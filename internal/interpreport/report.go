@@ -85,8 +85,10 @@ type Row struct {
 	// Visual error of the moving cubes against the server's real state
 	// at the time shown, m.
 	ErrMean, ErrP95, ErrMax float64
-	// Penetration: how deep cubes cut into the player as drawn, m:
-	// mean over frames of the deepest, and the deepest.
+	// Penetration: how much deeper than in the server's real state at
+	// the time shown a drawn cube cuts into the player, m: the deepest
+	// per frame, its mean over the frames with a cube near the player,
+	// and the deepest of all.
 	PenMean, PenMax float64
 	DownKbps        float64 // per client, UDP/IPv4 and netcode overhead included
 	UpKbps          float64
@@ -95,15 +97,13 @@ type Row struct {
 
 // Result is the table and the server's own penetration for reference.
 type Result struct {
-	Rows              []Row
-	Anchors           []Row
-	TruthPenMean      float64 // the real state's, m
-	TruthPenMax       float64
-	EncodingsPerPkt   float64 // bodies coded per packet sent: what sharing saves
-	Seconds, Warmup   float64
-	ClientsPerMatch   int
-	AnchorsCondition  string
-	AnchorsRate       int
+	Rows             []Row
+	Anchors          []Row
+	EncodingsPerPkt  float64 // bodies coded per packet sent: what sharing saves
+	Seconds, Warmup  float64
+	ClientsPerMatch  int
+	AnchorsCondition string
+	AnchorsRate      int
 }
 
 // client is one measured client.
@@ -182,16 +182,12 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	model := cfg.Model
 	ticks := int64(cfg.Seconds * float64(model.TickRate))
 	warm := int64(cfg.Warmup * float64(model.TickRate))
-	truthPen := newStats()
 	for tick := int64(1); tick <= ticks; tick++ {
 		in := scene.PlayMinute.At(int(tick - 1))
 		sc.Step(in)
 		game.input = uint32(in.Bits())
 		sc.Capture(game.cubes)
 		hist.put(tick, sc)
-		if tick > warm {
-			truthPen.pen(scene.DefaultConfig().Penetration(game.cubes))
-		}
 		for _, mt := range matches {
 			if err := mt.m.Run(model.TickInterval); err != nil {
 				return nil, fmt.Errorf("%d pps, %s: %w", mt.pps, mt.cond.Name, err)
@@ -212,7 +208,6 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	}
 
 	res := &Result{
-		TruthPenMean: truthPen.penMean(), TruthPenMax: truthPen.penMax,
 		Seconds: cfg.Seconds, Warmup: cfg.Warmup,
 		AnchorsRate: cfg.AnchorRate, AnchorsCondition: cfg.Conditions[cfg.AnchorCondition].Name,
 	}
@@ -292,14 +287,32 @@ func (cl *client) measure(m *simmatch.Match, hist *history, rate int) {
 		return
 	}
 	u := r - float64(t0)
+	cfg := scene.DefaultConfig()
+	near := false
+	deepest := 0.0
 	for i := range view {
 		pa, pb := a[i].Position, b[i].Position
-		if pa == pb {
-			continue // resting: only the moving cubes count
+		if pa != pb { // resting cubes do not count
+			s.err(view[i].Position.Sub(pa.Lerp(pb, u)).Length())
 		}
-		s.err(view[i].Position.Sub(pa.Lerp(pb, u)).Length())
+		if d := cfg.Penetration(view, i); d > 0 {
+			near = true
+			truth := [2]snapshot.Cube{trueAt(&a[0], &b[0], u), trueAt(&a[i], &b[i], u)}
+			deepest = max(deepest, d-cfg.Penetration(truth[:], 1))
+		}
 	}
-	s.pen(scene.DefaultConfig().Penetration(view))
+	if near {
+		s.pen(deepest)
+	}
+}
+
+// trueAt returns the real state between two ticks.
+func trueAt(a, b *snapshot.Cube, u float64) snapshot.Cube {
+	q := b.Orientation
+	if a.Orientation.Dot(q) < 0 {
+		q = q.Neg()
+	}
+	return snapshot.Cube{Position: a.Position.Lerp(b.Position, u), Orientation: a.Orientation.Nlerp(q, u)}
 }
 
 func (cl *client) row(mt *match, cfg Config) Row {

@@ -139,7 +139,7 @@ func (e *delayEstimator) choose(policy Buffering, iv, target float64) float64 {
 	}
 	p := math.Min(e.loss(), 0.9)
 	a, b := lo, hi+64*iv // dry(a) ≥ target ≥ dry(b) ≈ 0
-	for b-a > 1e-4 { // 0.1 ms
+	for b-a > 1e-4 {     // 0.1 ms
 		mid := (a + b) / 2
 		if e.dry(mid, iv, p) > target {
 			a = mid

@@ -103,8 +103,9 @@ type Config struct {
 	// Buffering chooses the render delay. Default Adaptive.
 	Buffering Buffering
 	// DryTarget is the share of rendered frames Adaptive lets run dry
-	// (no snapshot after the render time). Default 0.0025, half the
-	// 0.5 % budget, for the estimate's own error.
+	// (no snapshot after the render time). Default 0.001, a fifth of
+	// the 0.5 % budget: the estimate has its own error, and a dry spell
+	// comes in runs of frames.
 	DryTarget float64
 	// MaxTimeScale bounds how much faster or slower than real time the
 	// render clock runs to reach its target: 0.05 is ±5 %. The clock
@@ -135,7 +136,7 @@ func DefaultConfig() Config {
 		MaxTicksPerUpdate:  8,
 		ExtrapolationLimit: 200 * time.Millisecond,
 		BlendTime:          100 * time.Millisecond,
-		DryTarget:          0.0025,
+		DryTarget:          0.001,
 		MaxTimeScale:       0.05,
 		MaxAhead:           2 * time.Second,
 	}
