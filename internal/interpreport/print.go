@@ -9,7 +9,7 @@ import (
 func Print(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "snapshot interpolation: 901 cubes incl. the player, %.0f s of the scripted minute (figures after %.0f s), stage 9 range coded, adaptive buffering\n", res.Seconds, res.Warmup)
 	fmt.Fprintln(w, "delay: added to the network's one-way latency; err: moving cubes against the server's real state at the time shown;")
-	fmt.Fprintln(w, "pen: how much deeper than in the real state a drawn cube cuts into the player (mean of the per-frame deepest over frames with cubes at the player; max)")
+	fmt.Fprintln(w, "pen: how much nearer the player's centre than in the real state a cube touching it is drawn (per-frame deepest: mean over frames with cubes at the player, max)")
 	header(w)
 	for _, r := range res.Rows {
 		line(w, r)

@@ -25,6 +25,7 @@ type Mode struct {
 	Interpolation interp.Interpolation
 	Extrapolate   bool
 	Buffering     interp.Buffering
+	SentVelocity  bool
 }
 
 // Config sets up a report run.
@@ -85,10 +86,10 @@ type Row struct {
 	// Visual error of the moving cubes against the server's real state
 	// at the time shown, m.
 	ErrMean, ErrP95, ErrMax float64
-	// Penetration: how much deeper than in the server's real state at
-	// the time shown a drawn cube cuts into the player, m: the deepest
-	// per frame, its mean over the frames with a cube near the player,
-	// and the deepest of all.
+	// Penetration: how much nearer the player's centre than in the
+	// server's real state at the time shown a cube touching the player
+	// is drawn, m: the deepest per frame, its mean over the frames with a
+	// cube at the player, and the deepest of all.
 	PenMean, PenMax float64
 	DownKbps        float64 // per client, UDP/IPv4 and netcode overhead included
 	UpKbps          float64
@@ -207,9 +208,9 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		}
 	}
 
-	res := &Result{
-		Seconds: cfg.Seconds, Warmup: cfg.Warmup,
-		AnchorsRate: cfg.AnchorRate, AnchorsCondition: cfg.Conditions[cfg.AnchorCondition].Name,
+	res := &Result{Seconds: cfg.Seconds, Warmup: cfg.Warmup, AnchorsRate: cfg.AnchorRate}
+	if cfg.AnchorCondition >= 0 && cfg.AnchorCondition < len(cfg.Conditions) {
+		res.AnchorsCondition = cfg.Conditions[cfg.AnchorCondition].Name
 	}
 	var enc, pkts uint64
 	for _, mt := range matches {
@@ -250,7 +251,7 @@ func newMatch(cfg Config, pps int, cond Condition, game interp.Game, objects int
 func (mt *match) join(cfg Config, mode Mode, objects int) (*client, error) {
 	mc := cfg.Model
 	mc.PPS = mt.pps
-	mc.Interpolation, mc.Extrapolate, mc.Buffering = mode.Interpolation, mode.Extrapolate, mode.Buffering
+	mc.Interpolation, mc.Extrapolate, mc.Buffering, mc.SentVelocity = mode.Interpolation, mode.Extrapolate, mode.Buffering, mode.SentVelocity
 	c, err := interp.NewClient(mc, objects, simmatch.Epoch)
 	if err != nil {
 		return nil, err
@@ -287,7 +288,7 @@ func (cl *client) measure(m *simmatch.Match, hist *history, rate int) {
 		return
 	}
 	u := r - float64(t0)
-	cfg := scene.DefaultConfig()
+	player := trueAt(&a[0], &b[0], u).Position
 	near := false
 	deepest := 0.0
 	for i := range view {
@@ -295,16 +296,28 @@ func (cl *client) measure(m *simmatch.Match, hist *history, rate int) {
 		if pa != pb { // resting cubes do not count
 			s.err(view[i].Position.Sub(pa.Lerp(pb, u)).Length())
 		}
-		if d := cfg.Penetration(view, i); d > 0 {
-			near = true
-			truth := [2]snapshot.Cube{trueAt(&a[0], &b[0], u), trueAt(&a[i], &b[i], u)}
-			deepest = max(deepest, d-cfg.Penetration(truth[:], 1))
+		if i == 0 {
+			continue
 		}
+		// A cube in contact with the player: how much nearer its centre
+		// than in the real state it is drawn. Linear interpolation cuts
+		// the chord of a cube moving around the player.
+		dist := pa.Lerp(pb, u).Sub(player).Length()
+		if dist > contactDistance {
+			continue
+		}
+		near = true
+		drawn := view[i].Position.Sub(view[0].Position).Length()
+		deepest = max(deepest, dist-drawn)
 	}
 	if near {
 		s.pen(deepest)
 	}
 }
+
+// contactDistance is the largest centre distance at which a cube (1 m)
+// can touch the player (1.5 m): the half diagonals added.
+var contactDistance = (0.5 + 0.75) * 1.7320508075688772
 
 // trueAt returns the real state between two ticks.
 func trueAt(a, b *snapshot.Cube, u float64) snapshot.Cube {

@@ -267,9 +267,13 @@ func (c *Client) draw(now time.Time) {
 	switch {
 	case a != nil && b != nil:
 		u := (c.clock - a.t) / (b.t - a.t)
+		sent := 0.0
+		if c.cfg.SentVelocity {
+			sent = float64(c.cfg.TickRate)
+		}
 		for i := range c.view {
 			if c.cfg.Interpolation == Hermite {
-				c.view[i] = hermiteCube(prev, a, b, next, i, u)
+				c.view[i] = hermiteCube(prev, a, b, next, i, u, sent)
 			} else {
 				c.view[i] = lerpCube(&a.cubes[i], &b.cubes[i], u)
 			}

@@ -93,6 +93,10 @@ type Config struct {
 
 	// Interpolation is the client's curve. Default Linear.
 	Interpolation Interpolation
+	// SentVelocity makes Hermite take its tangents from the snapshots'
+	// LinearVelocity, for a codec that sends it (stages 1–3), instead of
+	// deriving them from the neighbouring snapshots.
+	SentVelocity bool
 	// Extrapolate lets the client run past its newest snapshot, for at
 	// most ExtrapolationLimit (default 200 ms), and blend back over
 	// BlendTime (default 100 ms) when data arrives. Off by default: it

@@ -32,16 +32,26 @@ func nlerp(a, b vecmath.Quat, u float64) vecmath.Quat {
 // hermiteCube draws cube i at fraction u from a to b on the cubic Hermite
 // curve whose tangents are the central differences through the
 // neighbours before a (prev, nil: none) and after b (next, nil: none).
-func hermiteCube(prev, a, b, next *keyframe, i int, u float64) snapshot.Cube {
+//
+// With sent velocities (tickRate > 0) the tangents are the snapshots' own
+// LinearVelocity, in m/s, converted to m per tick.
+func hermiteCube(prev, a, b, next *keyframe, i int, u float64, tickRate float64) snapshot.Cube {
 	ca, cb := &a.cubes[i], &b.cubes[i]
 	out := lerpCube(ca, cb, u)
-	if ca.Position == cb.Position && (prev == nil || prev.cubes[i].Position == ca.Position) &&
-		(next == nil || next.cubes[i].Position == cb.Position) {
-		return out // at rest: no curve
+	var va, vb vecmath.Vec3
+	if tickRate > 0 {
+		va, vb = ca.LinearVelocity.Scale(1/tickRate), cb.LinearVelocity.Scale(1/tickRate)
+		if ca.Position == cb.Position && va == (vecmath.Vec3{}) && vb == (vecmath.Vec3{}) {
+			return out
+		}
+	} else {
+		if ca.Position == cb.Position && (prev == nil || prev.cubes[i].Position == ca.Position) &&
+			(next == nil || next.cubes[i].Position == cb.Position) {
+			return out // at rest: no curve
+		}
+		va, vb = velocity(prev, b, i, a, b), velocity(a, next, i, a, b)
 	}
 	span := b.t - a.t
-	va := velocity(prev, b, i, a, b)
-	vb := velocity(a, next, i, a, b)
 	u2 := float64(u * u)
 	u3 := float64(u2 * u)
 	h00 := float64(2*u3) - float64(3*u2) + 1
