@@ -26,6 +26,18 @@ func Print(w io.Writer, res *Result) {
 			line(w, r)
 		}
 	}
+	if len(res.Velocity) > 0 {
+		fmt.Fprintf(w, "\nHermite tangents sent (stage 9 codes each changed cube's velocity) or derived from the neighbouring snapshots, %s\n", res.AnchorsCondition)
+		header(w)
+		for _, v := range res.Velocity {
+			for _, r := range res.Rows {
+				if r.PPS == v.PPS && r.Condition == v.Condition && (r.Mode == "hermite" || r.Mode == "linear") {
+					line(w, r)
+				}
+			}
+			line(w, v)
+		}
+	}
 	fmt.Fprintf(w, "\nencodings per packet: %.3f (clients with the same baselines share one)\n", res.EncodingsPerPkt)
 }
 

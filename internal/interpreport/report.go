@@ -3,6 +3,7 @@ package interpreport
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -10,6 +11,7 @@ import (
 	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/wire"
 	"github.com/netphys/netphys/wire/snapshot"
 )
 
@@ -41,6 +43,12 @@ type Config struct {
 	Anchors         []Mode
 	AnchorRate      int
 	AnchorCondition int
+	// VelocityRates are the rates at which a server whose codec sends
+	// velocities (Velocity) feeds Hermite clients that use them, under
+	// AnchorCondition: what sent velocities cost and buy against the
+	// derived ones.
+	VelocityRates []int
+	Velocity      wire.Bounds
 	// Model is the model's configuration; PPS, Interpolation,
 	// Extrapolate and Buffering are set per row.
 	Model interp.Config
@@ -70,7 +78,9 @@ func DefaultConfig() Config {
 			{Name: "hermite, Mirror's buffer", Interpolation: interp.Hermite, Buffering: interp.Mirror},
 		},
 		AnchorRate: 30, AnchorCondition: 1,
-		Model: interp.DefaultConfig(),
+		VelocityRates: []int{10, 30},
+		Velocity:      snapshot.VelocityBounds(32, 1.0/32),
+		Model:         interp.DefaultConfig(),
 	}
 }
 
@@ -100,9 +110,9 @@ type Row struct {
 type Result struct {
 	Rows             []Row
 	Anchors          []Row
+	Velocity         []Row   // Hermite with sent velocities
 	EncodingsPerPkt  float64 // bodies coded per packet sent: what sharing saves
 	Seconds, Warmup  float64
-	ClientsPerMatch  int
 	AnchorsCondition string
 	AnchorsRate      int
 }
@@ -156,7 +166,24 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	hist.put(0, sc)
 
 	var matches []*match
-	var anchors []*client
+	var anchors, sentVel []*client
+	for _, pps := range cfg.VelocityRates {
+		if cfg.AnchorCondition < 0 || cfg.AnchorCondition >= len(cfg.Conditions) {
+			break
+		}
+		vc := cfg
+		vc.Model.Codec.Config.Velocity = cfg.Velocity
+		mt, err := newMatch(vc, pps, cfg.Conditions[cfg.AnchorCondition], game, objects)
+		if err != nil {
+			return nil, err
+		}
+		cl, err := mt.join(vc, Mode{Name: "hermite, sent velocity", Interpolation: interp.Hermite, SentVelocity: true}, objects)
+		if err != nil {
+			return nil, err
+		}
+		sentVel = append(sentVel, cl)
+		matches = append(matches, mt)
+	}
 	for _, pps := range cfg.Rates {
 		for ci, cond := range cfg.Conditions {
 			mt, err := newMatch(cfg, pps, cond, game, objects)
@@ -218,13 +245,12 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		enc, pkts = enc+k.Encodings, pkts+k.Packets
 		for _, cl := range mt.cl {
 			row := cl.row(mt, cfg)
-			isAnchor := false
-			for _, a := range anchors {
-				isAnchor = isAnchor || a == cl
-			}
-			if isAnchor {
+			switch {
+			case slices.Contains(anchors, cl):
 				res.Anchors = append(res.Anchors, row)
-			} else {
+			case slices.Contains(sentVel, cl):
+				res.Velocity = append(res.Velocity, row)
+			default:
 				res.Rows = append(res.Rows, row)
 			}
 		}

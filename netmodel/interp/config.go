@@ -94,8 +94,9 @@ type Config struct {
 	// Interpolation is the client's curve. Default Linear.
 	Interpolation Interpolation
 	// SentVelocity makes Hermite take its tangents from the snapshots'
-	// LinearVelocity, for a codec that sends it (stages 1–3), instead of
-	// deriving them from the neighbouring snapshots.
+	// LinearVelocity, for a codec that sends it (stage 9 with
+	// Codec.Config.Velocity set, or stages 1–3), instead of deriving them
+	// from the neighbouring snapshots.
 	SentVelocity bool
 	// Extrapolate lets the client run past its newest snapshot, for at
 	// most ExtrapolationLimit (default 200 ms), and blend back over
@@ -161,6 +162,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: extrapolation limit %v (at most 200 ms), blend %v", ErrConfig, c.ExtrapolationLimit, c.BlendTime)
 	case !(c.DryTarget > 0 && c.DryTarget < 0.5) || !(c.MaxTimeScale > 0 && c.MaxTimeScale <= 0.05) || c.MaxAhead <= 0:
 		return fmt.Errorf("%w: dry target %g, time scale %g (at most 0.05), max ahead %v", ErrConfig, c.DryTarget, c.MaxTimeScale, c.MaxAhead)
+	case c.SentVelocity && c.Codec.Stage > snapshot.QuantizedPosition && !(c.Codec.Stage == snapshot.RangeCoded && c.Codec.Config.Velocity.Res > 0):
+		return fmt.Errorf("%w: SentVelocity with a codec that sends no velocity", ErrConfig)
 	case c.Reliable.FragmentSize+reliable.MaxHeaderSize+reliable.FragmentHeaderSize > netmodel.MaxDatagram ||
 		c.Reliable.FragmentAbove+reliable.MaxHeaderSize > netmodel.MaxDatagram:
 		return fmt.Errorf("%w: reliable fragments of %d bytes exceed a %d-byte datagram", ErrConfig, c.Reliable.FragmentSize, netmodel.MaxDatagram)

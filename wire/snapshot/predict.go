@@ -130,6 +130,7 @@ type predictor struct {
 	bits       int             // smallest-three bits per component
 	drop       int64           // ballistic correction of a cube in flight, in steps (≥ 0)
 	sim        []quantizedCube // the Simulator's prediction; nil: straight lines
+	age        int64           // ticks from Base to the coded snapshot; 0: keyframe
 }
 
 // moving reports whether cube i moved or turned from Prev to Base, or is

@@ -12,6 +12,7 @@ import (
 type quantizedCube struct {
 	pos         [3]int64 // quantized position indices, [0, steps] per axis
 	rot         wire.SmallestThree
+	vel         [3]int64 // quantized velocity indices when the config sends them, else 0
 	interacting bool
 }
 
@@ -25,16 +26,28 @@ func (cfg Config) quantize(c Cube) (quantizedCube, error) {
 	if err != nil {
 		return quantizedCube{}, fmt.Errorf("snapshot: orientation: %w", err)
 	}
-	return quantizedCube{pos: [3]int64{int64(idx[0]), int64(idx[1]), int64(idx[2])}, rot: rot, interacting: c.Interacting}, nil
+	q := quantizedCube{pos: [3]int64{int64(idx[0]), int64(idx[1]), int64(idx[2])}, rot: rot, interacting: c.Interacting}
+	if cfg.sendsVelocity() {
+		v, err := cfg.Velocity.Index(cfg.Velocity.Clamp(c.LinearVelocity))
+		if err != nil {
+			return quantizedCube{}, fmt.Errorf("snapshot: velocity: %w", err)
+		}
+		q.vel = [3]int64{int64(v[0]), int64(v[1]), int64(v[2])}
+	}
+	return q, nil
 }
 
 // cube returns the visual state q decodes to.
 func (cfg Config) cube(q quantizedCube) Cube {
-	return Cube{
+	c := Cube{
 		Position:    cfg.Position.Value([3]uint64{uint64(q.pos[0]), uint64(q.pos[1]), uint64(q.pos[2])}),
 		Orientation: q.rot.Quat(cfg.OrientationBits),
 		Interacting: q.interacting,
 	}
+	if cfg.sendsVelocity() {
+		c.LinearVelocity = cfg.Velocity.Value([3]uint64{uint64(q.vel[0]), uint64(q.vel[1]), uint64(q.vel[2])})
+	}
+	return c
 }
 
 // memo remembers the integer form of a snapshot's cubes.
@@ -136,11 +149,11 @@ func (c Codec) Quantize(snap *Snapshot) (Snapshot, error) {
 			if c.Stage < 1 || c.Stage > numStages {
 				return out, fmt.Errorf("snapshot: stage %d: %w", c.Stage, ErrStage)
 			}
-			q, err := c.Config.quantize(cube)
+			q, err := c.stageConfig().quantize(cube)
 			if err != nil {
 				return out, fmt.Errorf("snapshot: cube %d: %w", i, err)
 			}
-			out.Cubes[i] = c.Config.cube(q)
+			out.Cubes[i] = c.stageConfig().cube(q)
 			ints[i] = q
 			if c.Stage == QuantizedPosition {
 				out.Cubes[i].LinearVelocity = f32Vec(cube.LinearVelocity)
@@ -148,7 +161,7 @@ func (c Codec) Quantize(snap *Snapshot) (Snapshot, error) {
 		}
 	}
 	if ints != nil {
-		out.remember(c.Config, ints)
+		out.remember(c.stageConfig(), ints)
 	}
 	return out, nil
 }

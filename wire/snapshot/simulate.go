@@ -81,7 +81,7 @@ func (c Codec) serializeInputs(s wire.Stream, snap *Snapshot, baseAge int) error
 // positions clamped into the bounds; a cube whose simulated state is not
 // finite or not a rotation keeps its Base state.
 func (c Codec) simulate(inputs []uint32, ref Reference, base []quantizedCube) ([]quantizedCube, error) {
-	cfg := c.Config
+	cfg := c.stageConfig()
 	out := make([]Cube, len(ref.Base.Cubes))
 	if err := c.Simulator.Predict(out, ref, inputs); err != nil {
 		return nil, fmt.Errorf("snapshot: simulator: %w", err)

@@ -120,6 +120,33 @@ type Config struct {
 	// must agree. Default 16: about 13 ms of the cube world's 900-cube
 	// simulation, and every packet at 100 ms RTT down to 15 pps.
 	MaxSimulatedTicks int
+	// Velocity, when its Res is above 0, makes stage 9 send the linear
+	// velocity of every cube that changed, quantized within these bounds
+	// (m/s; faster cubes are clamped), for a receiver that interpolates
+	// with it (Hermite). It is coded as a residual from the mean
+	// velocity over the ticks since Base, which both sides know once the
+	// position is decoded. The zero value sends none; the other stages
+	// ignore it (stages 1–3 send float32 velocities).
+	Velocity wire.Bounds
+}
+
+// stageConfig returns the configuration the codec's stage codes with: the
+// velocity bounds only for stage 9.
+func (c Codec) stageConfig() Config {
+	cfg := c.Config
+	if c.Stage != RangeCoded {
+		cfg.Velocity = wire.Bounds{}
+	}
+	return cfg
+}
+
+// sendsVelocity reports whether cfg codes velocities.
+func (cfg Config) sendsVelocity() bool { return cfg.Velocity.Res > 0 }
+
+// VelocityBounds returns velocity bounds of ±max m/s (the top excluded)
+// at res m/s, for Config.Velocity.
+func VelocityBounds(max, res float64) wire.Bounds {
+	return wire.Bounds{Min: vecmath.V3(-max, -max, -max), Max: vecmath.V3(max-res, max-res, max-res), Res: res}
 }
 
 // DefaultConfig returns the article's quantization: x and z in

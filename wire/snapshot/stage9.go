@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/netphys/netphys/wire"
 )
@@ -19,6 +20,7 @@ type models struct {
 	ballistic   bitModel
 	pos         [buckets][3]signedModel  // [motion bucket][axis class]
 	rot         [buckets + 1]signedModel // [motion bucket or rotSwitched]
+	vel         [2]signedModel           // [vertical axis]
 }
 
 // rotSwitched selects the rotation residual model of a cube whose largest
@@ -48,7 +50,7 @@ func newModels() *models {
 }
 
 func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) error {
-	cfg := c.Config
+	cfg := c.stageConfig()
 	n := len(snap.Cubes)
 	cur, err := cfg.codingTarget(s, snap)
 	if err != nil {
@@ -65,6 +67,8 @@ func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) 
 		predictions.num, predictions.den = 1, 1
 	} else if predictions.base, err = cfg.referenceInts(ref.Base); err != nil {
 		return fmt.Errorf("snapshot: baseline: %w", err)
+	} else if ref.BaseAge > 0 && ref.BaseAge <= maxAge {
+		predictions.age = int64(ref.BaseAge)
 	}
 	if !keyframe && ref.Prev != nil && ref.BaseAge > 0 && ref.PrevAge > 0 && ref.BaseAge <= maxExtrapolation*ref.PrevAge && ref.BaseAge <= maxAge {
 		if predictions.prev, err = cfg.referenceInts(ref.Prev); err != nil {
@@ -137,6 +141,11 @@ func (c Codec) serializePredictedCube(s wire.Stream, m *models, predictions *pre
 		q.rot = base.rot
 	} else if err := c.serializeRotationResidual(s, m, predictions, i, &q.rot); err != nil {
 		return err
+	}
+	if c.stageConfig().sendsVelocity() {
+		if err := c.serializeVelocityResidual(s, m, predictions, i, q); err != nil {
+			return err
+		}
 	}
 	if err := m.interacting[moving<<1|baseInteracting].code(s, &q.interacting); err != nil {
 		return err
@@ -238,6 +247,36 @@ func (c Codec) serializeRotationResidual(s wire.Stream, m *models, predictions *
 	}
 	if !rot.Valid(bits) {
 		return fmt.Errorf("snapshot: orientation %+v: %w", *rot, wire.ErrInvalid)
+	}
+	return nil
+}
+
+// serializeVelocityResidual codes the velocity of a changed cube (when the
+// configuration sends velocities) as a residual from a prediction both
+// sides can make once the position is decoded: the mean velocity since
+// Base for a cube that moved, Base's velocity otherwise.
+func (c Codec) serializeVelocityResidual(s wire.Stream, m *models, predictions *predictor, i int, q *quantizedCube) error {
+	cfg := c.stageConfig()
+	base := &predictions.base[i]
+	pred := base.vel
+	if predictions.age > 0 && cfg.TickRate > 0 && q.pos != base.pos {
+		for a := range pred {
+			moved := float64(float64(q.pos[a]-base.pos[a]) * cfg.Position.Res)
+			mps := float64(moved*float64(cfg.TickRate)) / float64(predictions.age)
+			steps := float64(mps-cfg.Velocity.Min.Comp(a)) / cfg.Velocity.Res
+			top := float64(cfg.Velocity.Axis(a).Steps())
+			pred[a] = int64(math.Floor(max(0, min(top, steps)) + 0.5))
+		}
+	}
+	for a := range q.vel {
+		r := q.vel[a] - pred[a]
+		if err := m.vel[boolIndex(a == 1)].code(s, &r, 0); err != nil {
+			return err
+		}
+		q.vel[a] = pred[a] + r
+		if top := int64(cfg.Velocity.Axis(a).Steps()); q.vel[a] < 0 || q.vel[a] > top {
+			return fmt.Errorf("snapshot: velocity index %d outside [0, %d]: %w", q.vel[a], top, wire.ErrInvalid)
+		}
 	}
 	return nil
 }
