@@ -166,7 +166,29 @@ func NewVR(cfg VRConfig, local statesync.Player, c VRController) (*VR, error) {
 		v.avatars[p] = v.Rest(p)
 	}
 	v.present[local] = true
+	v.settle()
 	return v, nil
+}
+
+// maxSettleSteps bounds settle: ten seconds of simulation.
+const maxSettleSteps = 600
+
+// settle steps the new world until every cube rests, so that a match
+// starts from towers that stand still (each has sagged onto its soft
+// contacts) rather than from a start that settles differently on each
+// machine as corrections arrive. The world is deterministic, so every
+// machine settles to the same bits.
+func (v *VR) settle() {
+	for range maxSettleSteps {
+		resting := true
+		for _, id := range v.Cubes {
+			resting = resting && v.World.State(id).AtRest
+		}
+		if resting {
+			return
+		}
+		v.World.Step()
+	}
 }
 
 func (v *VR) addCube(p vecmath.Vec3) error {

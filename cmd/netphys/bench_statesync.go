@@ -166,6 +166,10 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 	cubes := worlds[0].Objects()
 	events := make([]restEvent, cubes)
 	restedFor := make([]int, cubes)
+	guestRest := make([][]bool, len(worlds)) // at rest on the guest in the last frame
+	for p := range guestRest {
+		guestRest[p] = make([]bool, cubes)
+	}
 	var errMoving, errRest float64
 	var nMoving, nRest int
 	frame := time.Second / 60
@@ -200,9 +204,15 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 					nMoving++
 				}
 				identical = identical && gs == hs
-				if ga, gh, _ := nodes[p].Authority(i); hs.AtRest && restedFor[i] >= 60 && ga == statesync.Nobody && gh == statesync.Nobody {
-					row.restSpeed = max(row.restSpeed, gs.LinearVelocity.Length())
+				// Jitter: a cube resting on the host and on this guest,
+				// under nobody's authority, that moves on the guest.
+				if ga, gh, _ := nodes[p].Authority(i); hs.AtRest && restedFor[i] >= 60 && guestRest[p][i] &&
+					ga == statesync.Nobody && gh == statesync.Nobody {
+					// What the next step starts from: the quantized velocity.
+					v, _ := cfg.Spec.LinearVelocity.Quantize(cfg.Spec.LinearVelocity.Clamp(gs.LinearVelocity))
+					row.restSpeed = max(row.restSpeed, v.Length())
 				}
+				guestRest[p][i] = gs.AtRest
 			}
 			if hs.AtRest {
 				restedFor[i]++
@@ -295,7 +305,7 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nerr: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
 	fmt.Fprintln(w, "its authority's machine to the same bits on every machine; converged: every guest holds the host's bits after play stops;")
-	fmt.Fprintln(w, "rest speed: fastest a guest moves a cube the host has had at rest for a second and nobody has authority over (m/s, must be 0); lost: cubes off the table.")
+	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s, must be 0: no jitter); lost: cubes off the table.")
 }
 
 var _ physics.BodyState // the report compares physics states bit for bit

@@ -43,7 +43,8 @@ type node struct {
 	links   [MaxPlayers]*link // by peer; a guest's only link is [0]
 	stats   Counters
 	mayGrab func(i int) bool
-	in      packet // decoding scratch
+	pairs   [][2]int // touching objects of the last step
+	in      packet   // decoding scratch
 }
 
 func newNode(cfg Config, game Game, host bool) (*node, error) {
@@ -117,7 +118,7 @@ func (n *node) step() error {
 	n.tick++
 	n.stats.Steps++
 	n.grabsAndReleases(before, n.game.Avatar(n.cfg.Player).Held)
-	n.game.Touches(n.touchObjects, n.touchAvatar)
+	n.spread()
 	for i := range n.objs {
 		s := n.game.Object(i)
 		q, err := n.q.quantize(s)
@@ -198,17 +199,36 @@ func (n *node) take(i int) {
 	o.restPending = false
 }
 
-// touchObjects spreads authority: a moving object under the local
-// player's authority takes the default-authority objects it touches.
-// Objects under another player's authority are left to that player, so
-// that two machines never fight over a pile step after step.
-func (n *node) touchObjects(a, b int) {
-	for _, pair := range [2][2]int{{a, b}, {b, a}} {
-		x, y := &n.objs[pair[0]], &n.objs[pair[1]]
-		if x.auth == n.me && y.auth == Nobody && y.holder == Nobody && !n.game.Object(pair[0]).AtRest {
-			n.take(pair[1])
+// spread applies the contacts of the last step. What the local player's
+// avatar touches comes first; then authority spreads through the touching
+// pairs: an object under the local player's authority takes each
+// default-authority object it touches when either of the two moves (a
+// thrown cube takes the tower it hits; a cube put on a stack takes the
+// cubes it wakes), passing on until nothing changes, so that a chain of
+// contacts is taken in the step it moves. Objects under another player's
+// authority are left to that player, so that two machines never fight
+// over a pile step after step.
+func (n *node) spread() {
+	n.pairs = n.pairs[:0]
+	n.game.Touches(func(a, b int) { n.pairs = append(n.pairs, [2]int{a, b}) }, n.touchAvatar)
+	for changed := true; changed; {
+		changed = false
+		for _, p := range n.pairs {
+			if !n.game.Object(p[0]).AtRest || !n.game.Object(p[1]).AtRest {
+				changed = n.spreadPair(p[0], p[1]) || n.spreadPair(p[1], p[0]) || changed
+			}
 		}
 	}
+}
+
+// spreadPair lets x take y, and reports whether it did.
+func (n *node) spreadPair(x, y int) bool {
+	ox, oy := &n.objs[x], &n.objs[y]
+	if ox.auth != n.me || oy.auth != Nobody || oy.holder != Nobody {
+		return false
+	}
+	n.take(y)
+	return true
 }
 
 // touchAvatar: what the local player's avatar touches, it takes authority
