@@ -137,6 +137,9 @@ func (g *toyGame) Step(mayGrab func(int) bool) {
 			next = toyHome(p).Add(vecmath.V3(0, 0, 20))
 		}
 		v := next.Sub(cur).Scale(1 / dt)
+		if next.Sub(cur).Length() > 1 { // appearing or leaving: jump, do not sweep
+			cur, v = next, vecmath.Vec3{}
+		}
 		_ = g.w.SetState(g.hands[p], physics.BodyState{Position: cur, Rotation: vecmath.QuatIdentity, LinearVelocity: v})
 		if h := a.Held[0]; h.Holding && g.present[p] {
 			pose := vecmath.Transform{Pos: cur, Rot: vecmath.QuatIdentity}.Mul(h.Relative)
