@@ -138,8 +138,9 @@ func (v *VR) held(i int) bool {
 }
 
 // pose moves player p's kinematic head and hands towards the avatar's
-// poses over the step (a jump of more than a metre, as when an avatar
-// appears, is taken at once), and sets what they hold at their hands.
+// poses over the step, and sets what they hold at their hands. A move
+// faster than MaxHandSpeed (an avatar appearing, or a remote one whose
+// samples were lost) is a jump, not a sweep that would bat cubes away.
 func (v *VR) pose(p int, dt float64) {
 	a := &v.avatars[p]
 	targets := [3]vecmath.Transform{a.Head, a.Hands[0], a.Hands[1]}
@@ -150,7 +151,7 @@ func (v *VR) pose(p int, dt float64) {
 		}
 		cur := v.World.State(id).Position
 		vel := t.Pos.Sub(cur).Scale(1 / dt)
-		if t.Pos.Sub(cur).LengthSq() > 1 {
+		if step := float64(v.cfg.MaxHandSpeed * dt); t.Pos.Sub(cur).LengthSq() > float64(step*step) {
 			cur, vel = t.Pos, vecmath.Vec3{}
 		}
 		_ = v.World.SetState(id, physics.BodyState{Position: cur, Rotation: t.Rot, LinearVelocity: vel})

@@ -18,6 +18,10 @@ type timedAvatar struct {
 	a Avatar
 }
 
+// catchUpLimit is how far behind, in steps, playback catches up rather
+// than jumping.
+const catchUpLimit = 60
+
 // jitterSamples bounds the buffer: a second of samples at 60 per second
 // is far more than the delay needs.
 const jitterSamples = 64
@@ -47,19 +51,28 @@ func (j *jitterBuffer) push(t float64, a Avatar) {
 }
 
 // next advances playback by one step of the remote clock and returns the
-// avatar at the new playback time. delay is in steps. When playback has
-// drifted more than one delay from where it should be (a stall, a burst
-// of loss, a clock jump), it jumps back to newest - delay.
+// avatar at the new playback time. delay is in steps. Playback that has
+// fallen behind newest - delay (samples lost in a burst arrive together
+// afterwards) catches up at double speed rather than jumping, so that a
+// hand never sweeps through the world faster than it moved; it jumps
+// only when a second or more behind, or ahead by more than the delay (a
+// clock jump). It never plays past the newest sample.
 func (j *jitterBuffer) next(delay float64) (Avatar, bool) {
 	n := len(j.samples)
 	if n == 0 {
 		return Avatar{}, false
 	}
-	target := j.samples[n-1].t - delay
-	j.play++
-	if !j.playing || j.play < target-delay || j.play > target+delay {
+	newest := j.samples[n-1].t
+	target := newest - delay
+	switch {
+	case !j.playing || j.play < target-catchUpLimit || j.play > target+delay:
 		j.play, j.playing = target, true
+	case j.play < target-1:
+		j.play += 2
+	default:
+		j.play++
 	}
+	j.play = min(j.play, newest)
 	// Drop what playback has passed, keeping the sample before it.
 	drop := 0
 	for drop+1 < n && j.samples[drop+1].t <= j.play {

@@ -47,8 +47,10 @@ type codec struct {
 }
 
 // ringSize is how many packets back a baseline may be: the receiver keeps
-// the states of the last ringSize packets per object.
-const ringSize = 64
+// the states of the last ringSize packets per object. At 60 packets per
+// second it covers a round trip of two seconds, the 1 s RTT of the
+// benchmark's worst condition with room for its bursts of loss.
+const ringSize = 128
 
 var (
 	residualClasses = wire.Classes{2, 5, 8, 11}
