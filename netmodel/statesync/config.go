@@ -8,6 +8,7 @@ import (
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/transport/reliable"
+	"github.com/netphys/netphys/vecmath"
 	"github.com/netphys/netphys/wire"
 )
 
@@ -95,6 +96,7 @@ func BudgetFor(kbps, packetsPerSecond int) int {
 // 60 steps and packets per second, a budget that fits 256 kbps, a 100 ms
 // jitter buffer and smoothing factors 0.95 and 0.85.
 func DefaultConfig() Config {
+	const avatarRes = 1.0 / 1024
 	spec := wire.DefaultStateSpec()
 	arena := spec.Position
 	arena.Min.Y = -4
@@ -102,8 +104,8 @@ func DefaultConfig() Config {
 		TimeStep:          time.Second / 60,
 		MaxStepsPerUpdate: 4,
 		Spec:              spec,
-		AvatarPosition: wire.Bounds{
-			Min: spec.Position.Min, Max: spec.Position.Max, Res: 1.0 / 1024,
+		AvatarPosition: wire.Bounds{ // the spec's box on a 1 mm grid
+			Min: spec.Position.Min, Max: spec.Position.Max.Sub(vecmath.V3(1, 1, 1).Scale(avatarRes - spec.Position.Res)), Res: avatarRes,
 		},
 		AvatarRotationBits: 11,
 		HeldRange:          2,

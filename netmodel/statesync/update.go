@@ -129,7 +129,20 @@ func (c *codec) serializeClaims(s wire.Stream, u *update) error {
 	if err := wire.SerializeBits(s, &u.ver.Own, 16); err != nil {
 		return err
 	}
-	return wire.SerializeBits(s, &u.ver.Auth, 16)
+	if err := wire.SerializeBits(s, &u.ver.Auth, 16); err != nil {
+		return err
+	}
+	return canonical(s, u.base != nil && u.auth == u.base.auth && u.ver == u.base.ver)
+}
+
+// canonical rejects, when reading, a value sent the long way although a
+// flag would have said it in one bit: every packet then has exactly one
+// encoding, and what decodes re-encodes to the same bits.
+func canonical(s wire.Stream, short bool) error {
+	if s.Mode() == wire.Reading && short {
+		return fmt.Errorf("%w: a long form where a flag would do", wire.ErrInvalid)
+	}
+	return nil
 }
 
 func serializeInts(s wire.Stream, v *[3]int64, hi [3]int64) error {
@@ -187,7 +200,10 @@ func (c *codec) serializeDelta(s wire.Stream, st *qstate, b *baseline, ticks int
 	}
 	if st.rest {
 		st.lin, st.ang = c.q.zeroLin, c.q.zeroAng
-		return serializeRelative(s, &st.pos, b.state.pos, c.posMax, residualClasses)
+		if err := serializeRelative(s, &st.pos, b.state.pos, c.posMax, residualClasses); err != nil {
+			return err
+		}
+		return canonical(s, *st == b.state)
 	}
 	pred, ok := c.pred.predict(b.state, ticks)
 	if !ok {
@@ -197,7 +213,10 @@ func (c *codec) serializeDelta(s wire.Stream, st *qstate, b *baseline, ticks int
 		if err := serializeRelative(s, &st.lin, b.state.lin, c.linMax, residualClasses); err != nil {
 			return err
 		}
-		return serializeRelative(s, &st.ang, b.state.ang, c.angMax, residualClasses)
+		if err := serializeRelative(s, &st.ang, b.state.ang, c.angMax, residualClasses); err != nil {
+			return err
+		}
+		return canonical(s, *st == b.state)
 	}
 	perfect := st.pos == pred.pos && st.lin == pred.lin && st.ang == b.state.ang
 	if err := wire.SerializeBool(s, &perfect); err != nil {
@@ -219,7 +238,10 @@ func (c *codec) serializeDelta(s wire.Stream, st *qstate, b *baseline, ticks int
 	if err := serializeRelative(s, &st.lin, pred.lin, c.linMax, residualClasses); err != nil {
 		return err
 	}
-	return serializeRelative(s, &st.ang, b.state.ang, c.angMax, residualClasses)
+	if err := serializeRelative(s, &st.ang, b.state.ang, c.angMax, residualClasses); err != nil {
+		return err
+	}
+	return canonical(s, *st == b.state || (st.pos == pred.pos && st.lin == pred.lin && st.ang == b.state.ang))
 }
 
 // serializeRotation codes r against the base's rotation: relative
@@ -240,7 +262,10 @@ func (c *codec) serializeRotation(s wire.Stream, r *wire.SmallestThree, base wir
 		return err
 	}
 	if !sameLargest {
-		return wire.SerializeSmallestThree(s, r, bits)
+		if err := wire.SerializeSmallestThree(s, r, bits); err != nil {
+			return err
+		}
+		return canonical(s, r.Largest == base.Largest)
 	}
 	r.Largest = base.Largest
 	k := int64(c.rotK)
@@ -254,5 +279,5 @@ func (c *codec) serializeRotation(s wire.Stream, r *wire.SmallestThree, base wir
 	if !r.Valid(bits) {
 		return fmt.Errorf("%w: rotation %+v", wire.ErrInvalid, *r)
 	}
-	return nil
+	return canonical(s, *r == base)
 }
