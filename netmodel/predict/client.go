@@ -48,7 +48,7 @@ type ClientStats struct {
 	Stalls     uint64 // ticks held back: too far beyond the newest state
 	DryTicks   uint64 // shown ticks with no server state after them
 	Shots      uint64 // shots fired
-	HitsSeen   uint64 // shots that hit what the client showed
+	HitsSeen   uint64 // shots that hit what the client showed, once synced
 
 	BadPackets uint64 // datagrams dropped
 }
@@ -283,8 +283,13 @@ func (c *Client) begin(m *statePacket) {
 	f.tick, f.base, f.compared = c.tick, c.tick, true
 	copy(f.bodies, sf.bodies)
 	c.game.Save(f.state)
-	// Until the server reports the lead, guess a round trip of 100 ms.
-	c.clock = float64(c.tick) + float64(100*time.Millisecond)/float64(c.dt) + c.cfg.TargetLead
+	// Until the server reports the lead, run ahead by the round trip, or
+	// by 100 ms if no packet has been acknowledged yet.
+	rtt := c.ep.Stats().RTTMax
+	if rtt == 0 {
+		rtt = 100 * time.Millisecond
+	}
+	c.clock = float64(c.tick) + float64(rtt)/float64(c.dt) + c.cfg.TargetLead
 	c.epochFrom = Tick(c.clock)
 	c.stats.ClockJumps++
 }
@@ -431,13 +436,16 @@ func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
 
 // jumpAbove is the clock error, ticks, above which the client jumps its
 // clock instead of steering it.
-const jumpAbove = 4
+const jumpAbove = 3
 
 // steer keeps the worst lead of the client's inputs at the server near
-// Config.TargetLead: small errors change the clock's speed by up to 5 %,
-// large ones jump it and start a new epoch. The lead is the minimum
+// Config.TargetLead. Inputs arriving late cost rewinds and mispredictions,
+// inputs arriving early only latency, so the clock speeds up (by up to
+// 10 %) faster than it slows down (by up to 5 %); an error above jumpAbove
+// ticks jumps the clock and starts a new epoch. The lead is the minimum
 // over a window, which answers at once to inputs arriving later and only
-// after the window to earlier ones: a low gain keeps that from ringing.
+// after the window to earlier ones: the gentle slow-down keeps that from
+// ringing.
 func (c *Client) steer() {
 	if !c.leadNew {
 		return
@@ -455,11 +463,14 @@ func (c *Client) steer() {
 	if !c.synced {
 		c.synced, c.syncedFrom = true, c.tick
 	}
-	if e > -0.5 && e < 0.5 {
+	switch {
+	case e < -0.25:
+		c.speed = 1 + min(0.1, -0.05*e)
+	case e > 0.5:
+		c.speed = 1 - min(0.05, 0.02*e)
+	default:
 		c.speed = 1
-		return
 	}
-	c.speed = 1 - max(-0.05, min(0.05, 0.02*e))
 }
 
 // decay shrinks the visual correction.
@@ -511,7 +522,10 @@ func (c *Client) predict() error {
 	if in.Shoot {
 		in.Behind = uint8(min(c.delay, 255))
 		c.stats.Shots++
-		if target, hit := c.game.Shot(c.you, in, c.view.Bodies, c.view.Present); hit {
+		// Shots before the clock settled reached the server too late to
+		// count, like the predictions of those ticks.
+		target, hit := c.game.Shot(c.you, in, c.view.Bodies, c.view.Present)
+		if hit && c.synced && !after(c.syncedFrom, t) {
 			c.stats.HitsSeen++
 			c.seen = append(c.seen, SeenHit{Tick: t, Target: target})
 		}

@@ -441,7 +441,8 @@ func (s *Server) shoot(t Tick, f *frame, p int, in Input) {
 		back-- // the server started less than Behind ago
 	}
 	seen := s.frameAt(t - back)
-	if target, hit := s.game.Shot(p, in, seen.bodies, seen.present); hit {
+	target, hit := s.game.Shot(p, in, seen.bodies, seen.present)
+	if hit {
 		f.hits = append(f.hits, Hit{Tick: t, Shooter: p, Target: target})
 	}
 }
