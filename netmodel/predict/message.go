@@ -158,7 +158,9 @@ func (p *statePacket) Serialize(s wire.Stream, spec wire.StateSpec) error {
 		}
 		if s.Mode() == wire.Reading {
 			pl.input = Input{MoveX: int8(mx), MoveZ: int8(mz), Jump: pl.input.Jump}
-			pl.input, _ = pl.input.sanitize(0)
+			if _, changed := pl.input.sanitize(0); changed {
+				return fmt.Errorf("%w: player %d moves %d, %d", wire.ErrInvalid, i, mx, mz)
+			}
 		}
 	}
 	for i := range p.bodies {
