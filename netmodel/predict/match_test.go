@@ -72,3 +72,63 @@ func TestTinyMatchPredictsWithoutMispredictions(t *testing.T) {
 		}
 	}
 }
+
+func TestClientReconcilesAndSmoothsAServerCorrection(t *testing.T) {
+	tm := newTinyMatch(t, DefaultConfig(), 2, netsim.Conditions{Latency: 50 * time.Millisecond})
+	if err := tm.m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.clients[0]
+	before := c.Stats()
+	if before.Mispredicted != 0 {
+		t.Fatalf("mispredicted before the correction: %+v", before)
+	}
+	// The authority moves player 0 a metre, as a push the client could
+	// not foresee would.
+	g := tm.server.Game()
+	b := g.Body(0)
+	b.Position.X++
+	if err := g.SetBody(0, b); err != nil {
+		t.Fatal(err)
+	}
+	for c.Stats().Reconciles == before.Reconciles || c.Stats().Mispredicted == 0 {
+		if err := tm.m.Run(time.Second / 60); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := c.Stats()
+	if st.Mispredicted != 1 || st.CorrectionMax < 0.9 || st.CorrectionMax > 1.1 {
+		t.Fatalf("after the correction: %+v", st)
+	}
+	now := tm.m.Now()
+	drawn := c.Rendered(now, nil)[0].Position
+	predicted := c.Game().Body(0).Position
+	if jump := predicted.Sub(drawn).Length(); jump < 0.5 {
+		t.Fatalf("correction drawn at once: drawn %v, predicted %v", drawn, predicted)
+	}
+	if err := tm.m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if c.offset.Length() > 0.01 {
+		t.Fatalf("correction still %v after a second", c.offset)
+	}
+	if st := c.Stats(); st.Mispredicted != 1 {
+		t.Fatalf("mispredicted again after reconciling: %+v", st)
+	}
+}
+
+func TestClientDropsGarbage(t *testing.T) {
+	tm := newTinyMatch(t, DefaultConfig(), 1, netsim.Conditions{})
+	if err := tm.m.Run(time.Second / 2); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.clients[0]
+	for _, d := range [][]byte{nil, {0}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}} {
+		if err := c.Receive(tm.m.Now(), d); err == nil {
+			t.Fatalf("accepted %x", d)
+		}
+	}
+	if c.Stats().BadPackets != 3 {
+		t.Fatalf("stats %+v", c.Stats())
+	}
+}

@@ -186,6 +186,16 @@ func (s *Server) frameAt(t Tick) *frame {
 	return f
 }
 
+// saved returns tick t's frame if the world has been at t and the frame
+// still holds it, or nil: a lookup into the past that claims nothing.
+func (s *Server) saved(t Tick) *frame {
+	f := &s.ring[int(t)%len(s.ring)]
+	if f.tick != t || !f.saved {
+		return nil
+	}
+	return f
+}
+
 // offset returns t - s.tick as a signed distance.
 func (s *Server) offset(t Tick) int64 { return int64(int32(t - s.tick)) }
 
@@ -397,12 +407,7 @@ func (s *Server) rewind() error {
 func (s *Server) step(resim bool) error {
 	t := s.tick
 	f := s.frameAt(t)
-	var prev *frame
-	if s.offset(t-1) >= -int64(s.window) {
-		if p := s.frameAt(t - 1); p.tick == t-1 {
-			prev = p
-		}
-	}
+	prev := s.saved(t - 1)
 	for p := range s.inputs {
 		if !f.received[p] {
 			f.inputs[p] = Input{}
@@ -437,10 +442,10 @@ func (s *Server) step(resim bool) error {
 func (s *Server) shoot(t Tick, f *frame, p int, in Input) {
 	s.counters.Shots++
 	back := Tick(min(int(in.Behind), s.window))
-	for back > 0 && s.frameAt(t-back).tick != t-back {
+	for back > 0 && (back > t || s.saved(t-back) == nil) {
 		back-- // the server started less than Behind ago
 	}
-	seen := s.frameAt(t - back)
+	seen := s.saved(t - back)
 	target, hit := s.game.Shot(p, in, seen.bodies, seen.present)
 	if hit {
 		f.hits = append(f.hits, Hit{Tick: t, Shooter: p, Target: target})
@@ -511,8 +516,7 @@ func (s *Server) minLead(now time.Time, slot int, p *peer) (float64, bool) {
 
 // sendState sends slot's client the world at the current tick.
 func (s *Server) sendState(now time.Time, slot int, p *peer, send func(int, []byte)) error {
-	f := s.frameAt(s.tick)
-	prev := s.frameAt(s.tick - 1)
+	f, prev := s.saved(s.tick), s.saved(s.tick-1)
 	m := s.pkt
 	m.tick, m.you, m.epoch = s.tick, slot, p.epoch
 	m.lead = leadUnknown
@@ -521,7 +525,7 @@ func (s *Server) sendState(now time.Time, slot int, p *peer, send func(int, []by
 	}
 	for i := range m.players {
 		m.players[i] = playerInfo{present: f.present[i], touching: f.touching[i]}
-		if f.present[i] && prev.tick == s.tick-1 {
+		if f.present[i] && prev != nil {
 			in := prev.inputs[i]
 			m.players[i].input = Input{MoveX: in.MoveX, MoveZ: in.MoveZ, Jump: in.Jump}
 		}
