@@ -170,9 +170,9 @@ func capture(sc *scene.Scene, cfg snapshot.Config, dst []snapshot.Cube) {
 			Interacting:    interacting,
 		}
 	}
-	put(0, sc.World.State(sc.Player), false)
+	put(0, sc.State(sc.Player), false)
 	for i, id := range sc.Cubes {
-		put(i+1, sc.World.State(id), sc.Interacting(i))
+		put(i+1, sc.State(id), sc.Interacting(i))
 	}
 }
 
