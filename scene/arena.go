@@ -247,16 +247,29 @@ func (a *Arena) Save(dst predict.State) {
 }
 
 // Load implements predict.Game.
-func (a *Arena) Load(src predict.State) {
+func (a *Arena) Load(src predict.State) error {
 	s := src.(*arenaState)
-	a.World.Restore(&s.world)
+	if err := a.World.Restore(&s.world); err != nil {
+		return err
+	}
 	copy(a.present, s.present)
 	copy(a.touching, s.touching)
+	return nil
+}
+
+// state returns a body's state: the arena never destroys its bodies, so
+// the handle is always valid.
+func (a *Arena) state(id physics.BodyID) physics.BodyState {
+	st, err := a.World.State(id)
+	if err != nil {
+		panic(fmt.Sprintf("scene: an arena body was destroyed: %v", err))
+	}
+	return st
 }
 
 // Body implements predict.Game.
 func (a *Arena) Body(i int) wire.CubeState {
-	s := a.World.State(a.bodies[i])
+	s := a.state(a.bodies[i])
 	return wire.CubeState{Position: s.Position, Orientation: s.Rotation, LinearVelocity: s.LinearVelocity, AngularVelocity: s.AngularVelocity, AtRest: s.AtRest}
 }
 
@@ -301,7 +314,7 @@ func (a *Arena) Step(in []predict.Input) {
 		if on {
 			// Upright again; a resting character stays at rest, so that it
 			// does not keep the cubes it leans on awake.
-			st := a.World.State(a.bodies[p])
+			st := a.state(a.bodies[p])
 			st.Rotation, st.AngularVelocity = vecmath.QuatIdentity, vecmath.Vec3{}
 			a.World.SetState(a.bodies[p], st)
 		}
@@ -330,7 +343,7 @@ func (a *Arena) player(id physics.BodyID) int {
 // steer turns player p's input into its velocity for the next step.
 func (a *Arena) steer(p int, in predict.Input) {
 	cfg, id := a.cfg, a.bodies[p]
-	st := a.World.State(id)
+	st := a.state(id)
 	grounded := a.grounded(p, st.Position)
 	k := cfg.MoveSpeed / predict.MoveMax
 	wish := vecmath.V3(float64(in.MoveX)*k, 0, float64(in.MoveZ)*k)
@@ -366,7 +379,7 @@ func (a *Arena) grounded(p int, pos vecmath.Vec3) bool {
 func (a *Arena) Aim(p int, in predict.Input) (origin, dir vecmath.Vec3) {
 	sy, cy := vecmath.SinCos(in.YawRadians())
 	sp, cp := vecmath.SinCos(in.PitchRadians())
-	origin = a.World.State(a.bodies[p]).Position.Add(vecmath.V3(0, a.cfg.EyeHeight, 0))
+	origin = a.state(a.bodies[p]).Position.Add(vecmath.V3(0, a.cfg.EyeHeight, 0))
 	return origin, vecmath.V3(float64(cp*sy), sp, float64(cp*cy))
 }
 

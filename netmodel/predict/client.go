@@ -492,7 +492,9 @@ func (c *Client) reconcile(s Tick) error {
 	}
 	before := c.game.Body(c.you).Position
 	now := c.tick
-	c.game.Load(f.state)
+	if err := c.game.Load(f.state); err != nil {
+		return fmt.Errorf("predict: reconcile to tick %d: %w", s, err)
+	}
 	c.load(sf)
 	copy(f.bodies, sf.bodies)
 	f.base = s

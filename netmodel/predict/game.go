@@ -26,10 +26,10 @@ type Game interface {
 	// NewState returns an empty buffer for Save; Save copies everything
 	// that influences the next Step into it and Load puts it back. The
 	// server keeps one per tick of its window, a client one per
-	// predicted tick.
+	// predicted tick. The model only loads states it saved.
 	NewState() State
 	Save(dst State)
-	Load(src State)
+	Load(src State) error
 
 	// Body returns body i's state; SetBody overwrites it (the model only
 	// sets states it quantized with Spec).

@@ -391,7 +391,9 @@ func (s *Server) rewind() error {
 	now := s.tick
 	s.counters.Rewinds++
 	s.counters.ResimTicks += uint64(now - from)
-	s.game.Load(s.frameAt(from).state)
+	if err := s.game.Load(s.frameAt(from).state); err != nil {
+		return fmt.Errorf("predict: rewind to tick %d: %w", from, err)
+	}
 	copy(s.present, s.frameAt(from).present)
 	s.tick = from
 	for s.tick != now {

@@ -60,11 +60,12 @@ func (g *tinyGame) Save(dst State) {
 	d.present = append(d.present[:0], g.s.present...)
 	d.touching = append(d.touching[:0], g.s.touching...)
 }
-func (g *tinyGame) Load(src State) {
+func (g *tinyGame) Load(src State) error {
 	s := src.(*tinyState)
 	g.s.bodies = append(g.s.bodies[:0], s.bodies...)
 	g.s.present = append(g.s.present[:0], s.present...)
 	g.s.touching = append(g.s.touching[:0], s.touching...)
+	return nil
 }
 func (g *tinyGame) Body(i int) wire.CubeState { return g.s.bodies[i] }
 func (g *tinyGame) SetBody(i int, s wire.CubeState) error {
