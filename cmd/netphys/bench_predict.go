@@ -64,23 +64,21 @@ var predictConditions = []predictCondition{
 	{"300 ms RTT 10 %", netsim.Conditions{Latency: 150 * time.Millisecond, Loss: 0.10}},
 }
 
-// timedArena is the arena with its steps timed, apart for the ones that
-// step a tick again (after a Load, the physics tick is not new).
+// timedArena is the arena with the steps that step a tick again timed:
+// after a Load the physics tick is not a new one.
 type timedArena struct {
 	*scene.Arena
-	newest         physics.Tick
-	fresh, resim   time.Duration
-	freshN, resimN uint64
+	newest physics.Tick
+	resim  time.Duration
 }
 
 func (g *timedArena) Step(in []predict.Input) {
 	start := time.Now()
 	g.Arena.Step(in)
-	d := time.Since(start)
 	if t := g.World.Tick(); t > g.newest {
-		g.newest, g.fresh, g.freshN = t, g.fresh+d, g.freshN+1
+		g.newest = t
 	} else {
-		g.resim, g.resimN = g.resim+d, g.resimN+1
+		g.resim += time.Since(start)
 	}
 }
 
@@ -91,12 +89,12 @@ type predictRow struct {
 	corrSum, corrMax               float64
 	clientTicks, clientResim       uint64
 	clientResimCPU                 time.Duration
-	rewinds, serverResim           uint64
-	serverResimCPU, serverStepCPU  time.Duration
+	rewinds                        uint64
+	serverResimCPU                 time.Duration
 	seen, confirmed                int
 	upKbps, downKbps               float64
 	elapsed                        time.Duration
-	guessed, late, denied          uint64
+	shots, capped                  uint64
 }
 
 func benchPredict(ctx context.Context, stdout, progress io.Writer, dur time.Duration, players int, seed uint64, onlyRate, onlyCond int) error {
@@ -119,23 +117,25 @@ func benchPredict(ctx context.Context, stdout, progress io.Writer, dur time.Dura
 	fmt.Fprintf(stdout, "netphys predict: %d bots in the arena, %v of virtual time per row, 1 s window, lag compensation capped at %v\n\n",
 		players, dur, predict.DefaultConfig().MaxRewind)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "Hz\tnetwork\tmispredicted free\tmispredicted pushing\tcorrection mean/max m\tresim/client tick\tresim µs/client tick\trewinds/s\trewind ms/s\thits confirmed\tkbps up/down\t")
+	fmt.Fprintln(tw, "Hz\tnetwork\tmispredicted free\tmispredicted pushing\tcorrection mean/max m\tresim/client tick\tresim µs/client tick\trewinds/s\trewind ms/s\thits confirmed\tshots over cap\tkbps up/down\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.3f / %.2f\t%.2f\t%.1f\t%.2f\t%.2f\t%s\t%.1f / %.1f\t\n",
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.3f / %.2f\t%.2f\t%.1f\t%.2f\t%.2f\t%s\t%s\t%.1f / %.1f\t\n",
 			r.rate, r.cond, pct(r.freeMiss, r.free), pct(r.cMiss, r.contact),
 			safeDiv(r.corrSum, float64(r.freeMiss+r.cMiss)), r.corrMax,
 			safeDiv(float64(r.clientResim), float64(r.clientTicks)),
 			safeDiv(float64(r.clientResimCPU.Microseconds()), float64(r.clientTicks)),
 			safeDiv(float64(r.rewinds), r.elapsed.Seconds()),
 			safeDiv(float64(r.serverResimCPU.Microseconds())/1000, r.elapsed.Seconds()),
-			pct(uint64(r.confirmed), uint64(r.seen)), r.upKbps, r.downKbps)
+			pct(uint64(r.confirmed), uint64(r.seen)), pct(r.capped, r.shots), r.upKbps, r.downKbps)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "\nmispredicted: own-player ticks the server had more than one quantization step (1/512 m) away from the prediction,")
 	fmt.Fprintln(stdout, "  free: no contact with a cube or another player since the prediction's base state; pushing: with one.")
-	fmt.Fprintln(stdout, "hits confirmed: shots the shooter saw hit that the server committed as hits on the same target.")
+	fmt.Fprintln(stdout, "hits confirmed: shots the shooter saw hit that the server committed as hits on the same target;")
+	fmt.Fprintln(stdout, "  shots over cap: shots that claimed to see further back than the lag-compensation cap, judged at the cap.")
+	fmt.Fprintln(stdout, "resim: ticks stepped again by client reconciliations, per predicted tick; rewinds: server reconciliations of late inputs.")
 	fmt.Fprintln(stdout, "kbps: per client, with 47 bytes of UDP, netcode and MAC overhead per packet.")
 	return nil
 }
@@ -247,15 +247,15 @@ func predictMatch(ctx context.Context, progress io.Writer, rate int, pc predictC
 		row.clientTicks += st.Ticks
 		row.clientResim += st.ResimTicks
 		row.clientResimCPU += games[p].resim
+		row.shots += st.Shots
 		tr := m.Traffic(p)
 		row.upKbps += tr.UpKbps(m.Elapsed()) / float64(players)
 		row.downKbps += tr.DownKbps(m.Elapsed()) / float64(players)
 	}
 	sc := srv.Counters()
-	row.rewinds, row.serverResim = sc.Rewinds, sc.ResimTicks
-	row.serverResimCPU, row.serverStepCPU = sg.resim, sg.fresh
+	row.rewinds, row.serverResimCPU = sc.Rewinds, sg.resim
 	row.elapsed = m.Elapsed()
-	row.guessed, row.late, row.denied = sc.InputsGuessed, sc.InputsLate, sc.RewindsDenied
+	row.capped = sc.BehindClamped
 	fmt.Fprintf(progress, "bench predict: %d Hz, %s: server %+v\n", rate, pc.name, sc)
 	return row, nil
 }
