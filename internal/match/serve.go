@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/viewer"
@@ -49,6 +50,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	defer srv.Close()
 	slots := srv.Transport().MaxClients()
 	meters := make([]meter, slots)
+	var hostMeter meter
 	start, lastLog := time.Now(), time.Now()
 	var (
 		figs  []viewer.Figure
@@ -59,13 +61,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		if cfg.Viewer == nil && !logNow {
 			return false, nil
 		}
-		figs = host.Figures(figs[:0])
+		hostMeter.sample(now, netmodel.Traffic{}, srv.Cost())
+		figs = append(host.Figures(now, figs[:0]), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
 		for slot := range slots {
 			if !srv.Joined(slot) {
 				continue
 			}
-			up, down := meters[slot].sample(now, srv.Traffic(slot))
-			figs = trafficFigures(figs, fmt.Sprintf("p%d ", slot+1), up, down)
+			meters[slot].sample(now, srv.Traffic(slot), udpdrive.Cost{})
+			figs = meters[slot].figures(figs, fmt.Sprintf("p%d ", slot+1), false)
 		}
 		if cfg.Viewer != nil {
 			views = host.Views(views[:0])
@@ -79,7 +82,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	}, srv)
 	d := time.Since(start)
 	s := Summary{Command: "serve", Model: cfg.Model.Name, Duration: d,
-		Sections: []Section{{Name: "server", Lines: host.Summary(nil)}}}
+		Sections: []Section{{Name: "server", Lines: append(host.Summary(time.Now(), nil), costLine(srv.Cost()))}}}
 	for slot := range slots {
 		if t := srv.Traffic(slot); t.UpPackets > 0 {
 			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d", slot+1), Lines: trafficLines(nil, t, d)})
