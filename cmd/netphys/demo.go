@@ -44,7 +44,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			if err != nil {
 				return err
 			}
-			return demoModel(ctx, models, cond, *seed, *duration, *headless, *script, *httpAddr)
+			return demoModel(ctx, stdoutOf(fs), models, cond, *seed, *duration, *headless, *script, *httpAddr)
 		}
 		cfg := def
 		var err error

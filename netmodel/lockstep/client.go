@@ -1,6 +1,7 @@
 package lockstep
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -28,6 +29,7 @@ type Client[I comparable, P Input[I]] struct {
 
 	rings     [MaxPlayers]inputRing[I]
 	serverHas Tick // the server holds our inputs for the ticks before it
+	sent      Tick // over a stream: our inputs before it are sent
 	next      Tick // the next tick to simulate
 	// rollbackTo is the earliest simulated tick whose prediction proved
 	// wrong, or noRollback.
@@ -36,9 +38,10 @@ type Client[I comparable, P Input[I]] struct {
 	reports    []report // checksums to send until acknowledged
 	carried    [256]Tick
 
-	clock clock
-	delay float64   // input delay in ticks
-	need  windowMax // age of remote inputs when they arrive, ticks
+	clock  clock
+	delay  float64   // input delay in ticks
+	target float64   // the delay the measurements ask for, ticks
+	need   windowMax // age of remote inputs when they arrive, ticks
 
 	lastHeard, lastProgress time.Time
 	stallStart              time.Time
@@ -156,6 +159,7 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 	}
 	if c.state == stateLobby {
 		c.state, c.me = stateRunning, m.you
+		c.startDelay()
 	}
 	c.sampleClock(now, m.clockMs)
 	if m.ack > c.serverHas {
@@ -176,8 +180,11 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 			}
 			ring.push(in)
 		}
-		if ring.have > had {
-			c.need.add(int64(c.localMs(now)/1000), est-float64(had))
+		// One sample per run: the oldest new input, the one a stall waits
+		// for. Ages beyond MaxDelay (a player that timed out and is fed
+		// idle inputs at once) are not a delay to adapt to.
+		if age := est - float64(had); ring.have > had && age <= c.cfg.ticksF(c.cfg.MaxDelay) {
+			c.need.add(int64(c.localMs(now)/1000), age)
 		}
 	}
 	if m.state == stateStopped && c.desync == nil {
@@ -185,6 +192,16 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		c.desync = &d
 	}
 	return nil
+}
+
+// startDelay sets the delay when the session starts, before anything
+// ran: InitialDelay, or more when the round trip measured in the lobby
+// says remote inputs will take longer (sender → server → here is about
+// one round trip, plus a frame at the server and one here).
+func (c *Client[I, P]) startDelay() {
+	rtt, _ := c.pipe.rtt()
+	need := c.cfg.ticksF(rtt) + 2 + float64(c.cfg.Margin-c.cfg.Rollback)
+	c.delay = min(max(c.delay, need, c.cfg.ticksF(c.cfg.MinDelay)), c.cfg.ticksF(c.cfg.MaxDelay))
 }
 
 // check validates a decoded message against what an honest server can
@@ -286,6 +303,7 @@ func (c *Client[I, P]) adaptDelay(now time.Time, elapsed float64) {
 		target = need + float64(c.cfg.Margin+lossMargin(c.pipe.loss())-c.cfg.Rollback)
 	}
 	target = min(max(target, c.cfg.ticksF(c.cfg.MinDelay)), c.cfg.ticksF(c.cfg.MaxDelay))
+	c.target = target
 	c.stats.TargetDelay = c.cfg.duration(target)
 	step := c.cfg.Slew * elapsed
 	if c.delay < target {
@@ -296,8 +314,9 @@ func (c *Client[I, P]) adaptDelay(now time.Time, elapsed float64) {
 }
 
 // lossMargin is the ticks of consecutive losses on one hop that happen
-// less than once in 10⁵ datagrams at loss rate p: redundancy recovers each
-// loss one datagram later.
+// less than once in 1000 datagrams at loss rate p: redundancy recovers each
+// loss one datagram later, and the largest age of the last 10 s already
+// holds the bursts that did happen.
 func lossMargin(p float64) int {
 	if !(p > 0) {
 		return 0
@@ -305,7 +324,7 @@ func lossMargin(p float64) int {
 	if p >= 0.5 {
 		return 20
 	}
-	return int(math.Ceil(math.Log(1e-5) / math.Log(p)))
+	return int(math.Ceil(math.Log(1e-3) / math.Log(p)))
 }
 
 // resimulate restores the state before the earliest wrong prediction and
@@ -339,7 +358,10 @@ func (c *Client[I, P]) slot(t Tick) int { return int(t) % c.cfg.Rollback }
 // simulate steps the new ticks the delayed clock has reached, at most
 // MaxCatchUp, and as far ahead of the known inputs as Rollback allows. A
 // tick that is due but cannot run is a stall: the delay grows by the
-// stall, so that the game goes on at normal speed once the inputs come.
+// stall up to the target, so that a delay found too short goes on at
+// normal speed once the inputs come; a longer stall (a player lost for
+// seconds) is caught up at MaxCatchUp ticks per Update, as the article
+// does, rather than kept as delay.
 func (c *Client[I, P]) simulate(now time.Time, est float64) {
 	due := Tick(math.Floor(est - c.delay))
 	limit := c.confirmed() + Tick(c.cfg.Rollback)
@@ -355,7 +377,7 @@ func (c *Client[I, P]) simulate(now time.Time, est float64) {
 			c.stalling, c.stallStart = true, now
 		}
 		c.stats.LongestStall = max(c.stats.LongestStall, now.Sub(c.stallStart))
-		c.delay = max(c.delay, est-float64(c.next))
+		c.delay = max(c.delay, min(est-float64(c.next), c.target))
 	}
 }
 
@@ -424,7 +446,11 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 	if c.state != stateLobby {
 		m.ack = c.ackTick()
 		ring := &c.rings[c.me]
-		ring.fill(&m.inputs, c.serverHas, min(int(ring.have-c.serverHas), c.cfg.Window))
+		from := c.serverHas
+		if c.pipe.ordered() {
+			from = max(from, c.sent)
+		}
+		ring.fill(&m.inputs, from, min(int(ring.have-from), c.cfg.Window))
 		for _, r := range c.reports[:min(len(c.reports), maxReports)] {
 			m.reports = append(m.reports, r)
 			carried = r.tick
@@ -441,10 +467,17 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 		c.stats.MaxPacket = max(c.stats.MaxPacket, len(d))
 		send(d)
 	})
+	if errors.Is(err, errBacklog) {
+		c.stats.Backlogged++
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("lockstep: sending: %w", err)
 	}
 	c.carried[token%uint16(len(c.carried))] = carried
+	if len(m.inputs.inputs) > 0 {
+		c.sent = m.inputs.newest() + 1
+	}
 	return nil
 }
 

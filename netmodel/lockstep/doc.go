@@ -63,13 +63,17 @@
 // and adapts: the client measures how old every remote input is when it
 // arrives (the whole path, sender → server → here), keeps the largest of
 // the last 10 seconds, and adds Config.Margin and a margin that grows with
-// the measured loss (the ticks of consecutive losses rarer than 1 in 10⁵).
+// the measured loss (the ticks of consecutive losses rarer than 1 in 1000).
 // The delay moves toward that target by at most Slew of the elapsed time,
-// so the game runs a few percent slow or fast instead of jumping; when a
-// tick is due and an input is still missing, the game stalls and the
-// delay grows by the stall, so that it goes on at normal speed afterwards
-// instead of racing to catch up. One Update simulates at most
-// Config.MaxCatchUp new ticks (the article's 4).
+// so the game runs a few percent slow or fast instead of jumping. The
+// session starts with InitialDelay (the article's 100 ms), or with the
+// round trip measured in the lobby plus two frames when that is more:
+// nothing has run yet, so that is no jump. When a tick is due and an
+// input is still missing, the game stalls and the delay grows by the
+// stall up to the target, so that it goes on at normal speed afterwards;
+// a longer stall (a player lost for seconds) is caught up instead, at most
+// Config.MaxCatchUp new ticks per Update (the article's 4: no spiral of
+// death).
 //
 // # Rollback
 //

@@ -57,31 +57,27 @@ func serializeRun[I comparable, P Input[I]](s wire.Stream, r *run[I], window int
 	if reading {
 		r.first = unwrap(low, near) - Tick(count) + 1
 	}
-	var prev I
+	var zero I
 	for i := range count {
-		var in I
-		if !reading {
-			in = r.inputs[i]
+		if reading {
+			r.inputs = append(r.inputs, zero)
 		}
+		// Serialize through a pointer into the slice: a local would
+		// escape to the heap through the generic call.
+		in := &r.inputs[i]
 		if i > 0 {
-			same := in == prev
+			same := *in == r.inputs[i-1]
 			if err := wire.SerializeBool(s, &same); err != nil {
 				return err
 			}
 			if same {
-				if reading {
-					r.inputs = append(r.inputs, prev)
-				}
+				*in = r.inputs[i-1]
 				continue
 			}
 		}
-		if err := P(&in).Serialize(s); err != nil {
+		if err := P(in).Serialize(s); err != nil {
 			return fmt.Errorf("input %d of %d: %w", i, count, err)
 		}
-		if reading {
-			r.inputs = append(r.inputs, in)
-		}
-		prev = in
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package lockstep
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -39,7 +40,8 @@ type member[I any] struct {
 	connected bool
 	pipe      pipe
 	ring      inputRing[I]
-	ack       Tick // the player holds everyone's inputs for the ticks before it
+	ack       Tick             // the player holds everyone's inputs for the ticks before it
+	sent      [MaxPlayers]Tick // over a stream: the inputs sent to it, by player
 	lastHeard time.Time
 	progress  time.Time // when ack last advanced, or nothing waited for it
 	stats     PlayerStats
@@ -265,18 +267,25 @@ func (s *Server[I, P]) connected() int {
 // connected player through send. After a desync it keeps telling the
 // players and returns the *DesyncError every time.
 func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte)) error {
-	for _, m := range s.members {
+	for i := 0; i < len(s.members); i++ {
+		m := s.members[i]
 		m.pipe.update(now)
 		m.pipe.acks(func(uint16) {})
 		if !m.connected {
 			continue
 		}
-		if m.ack >= s.othersHave(s.indexOf(m)) || s.state == stateLobby {
+		if m.ack >= s.othersHave(i) || s.state == stateLobby {
 			m.progress = now
 		}
-		if now.Sub(m.lastHeard) > s.cfg.Timeout || now.Sub(m.progress) > s.cfg.Timeout {
-			s.disconnect(m)
+		if now.Sub(m.lastHeard) <= s.cfg.Timeout && now.Sub(m.progress) <= s.cfg.Timeout {
+			continue
 		}
+		if s.state == stateLobby {
+			// Nobody depends on it yet: the place is free again.
+			s.members = append(s.members[:i], s.members[i+1:]...)
+			i--
+		}
+		s.disconnect(m)
 	}
 	switch s.state {
 	case stateLobby:
@@ -296,15 +305,6 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 		return s.desync
 	}
 	return nil
-}
-
-func (s *Server[I, P]) indexOf(m *member[I]) int {
-	for i, x := range s.members {
-		if x == m {
-			return i
-		}
-	}
-	return -1
 }
 
 // maybeStart starts the session once every player has joined and every
@@ -375,6 +375,9 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 		for p, o := range s.members {
 			if p != idx {
 				from := min(m.ack, o.ring.have)
+				if m.pipe.ordered() {
+					from = max(from, m.sent[p])
+				}
 				o.ring.fill(&out.runs[p], from, min(int(o.ring.have-from), s.cfg.Window))
 			}
 		}
@@ -392,8 +395,17 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 		m.stats.MaxPacket = max(m.stats.MaxPacket, len(d))
 		send(m.slot, d)
 	})
+	if errors.Is(err, errBacklog) {
+		m.stats.Backlogged++
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("lockstep: sending to player %d: %w", idx, err)
+	}
+	for p := range s.members {
+		if r := &out.runs[p]; p != idx && len(r.inputs) > 0 {
+			m.sent[p] = r.newest() + 1
+		}
 	}
 	return nil
 }

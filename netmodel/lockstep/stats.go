@@ -48,6 +48,9 @@ type Stats struct {
 	// and stale ones too); Rejected those whose message was malformed or
 	// forged.
 	Dropped, Rejected uint64
+	// Backlogged counts messages a stream could not take (Transport
+	// Stream only): the server has not acknowledged enough of it.
+	Backlogged uint64
 }
 
 // PlayerStats are the server's figures for one player.
@@ -62,6 +65,7 @@ type PlayerStats struct {
 	BytesSent, BytesReceived     uint64
 	MaxPacket                    int
 	Dropped, Rejected            uint64
+	Backlogged                   uint64
 }
 
 // ServerStats are the server's figures.

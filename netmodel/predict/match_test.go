@@ -1,0 +1,134 @@
+package predict
+
+import (
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/simmatch"
+	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/vecmath"
+)
+
+// tinyControl walks player p in a square, jumps now and then, and shoots
+// at the next player as the client shows it every 20 ticks.
+func tinyControl(p int) Control {
+	return func(t Tick, v *View) Input {
+		dirs := [...][2]float64{{1, 0}, {0, 1}, {-1, 0}, {0, -1}}
+		d := dirs[(int(t)/45+p)%4]
+		in, _ := MakeInput(d[0], d[1], 0, 0, int(t)%97 == 0, false)
+		target := (p + 1) % len(v.Present)
+		if int(t)%20 == p && v.Present[target] {
+			to := v.Bodies[target].Position.Sub(v.Own.Position)
+			yaw := vecmath.Atan2(to.X, to.Z)
+			pitch := vecmath.Atan2(to.Y, vecmath.V3(to.X, 0, to.Z).Length())
+			in, _ = MakeInput(d[0], d[1], yaw, pitch, false, true)
+		}
+		return in
+	}
+}
+
+type tinyMatch struct {
+	m       *simmatch.Match
+	server  *Server
+	clients []*Client
+}
+
+func newTinyMatch(t *testing.T, cfg Config, players int, c netsim.Conditions) *tinyMatch {
+	t.Helper()
+	srv, err := NewServer(cfg, newTinyGame(players), simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 7, Conditions: c}}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &tinyMatch{m: m, server: srv}
+	for p := 0; p < players; p++ {
+		cl, err := NewClient(cfg, newTinyGame(players), tinyControl(p), simmatch.Epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Join(cl); err != nil {
+			t.Fatal(err)
+		}
+		tm.clients = append(tm.clients, cl)
+	}
+	return tm
+}
+
+func TestTinyMatchPredictsWithoutMispredictions(t *testing.T) {
+	tm := newTinyMatch(t, DefaultConfig(), 2, netsim.Conditions{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.02})
+	if err := tm.m.Run(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	sc := tm.server.Counters()
+	t.Logf("server %+v", sc)
+	for i, c := range tm.clients {
+		st := c.Stats()
+		t.Logf("client %d tick %d (server %d) delay %d: %+v", i, c.Tick(), tm.server.Tick(), c.Delay(), st)
+		if st.Compared < 500 {
+			t.Errorf("client %d compared only %d ticks", i, st.Compared)
+		}
+	}
+}
+
+func TestClientReconcilesAndSmoothsAServerCorrection(t *testing.T) {
+	tm := newTinyMatch(t, DefaultConfig(), 2, netsim.Conditions{Latency: 50 * time.Millisecond})
+	if err := tm.m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.clients[0]
+	before := c.Stats()
+	if before.Mispredicted != 0 {
+		t.Fatalf("mispredicted before the correction: %+v", before)
+	}
+	// The authority moves player 0 a metre, as a push the client could
+	// not foresee would.
+	g := tm.server.Game()
+	b := g.Body(0)
+	b.Position.X++
+	if err := g.SetBody(0, b); err != nil {
+		t.Fatal(err)
+	}
+	for c.Stats().Reconciles == before.Reconciles || c.Stats().Mispredicted == 0 {
+		if err := tm.m.Run(time.Second / 60); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := c.Stats()
+	if st.Mispredicted != 1 || st.CorrectionMax < 0.9 || st.CorrectionMax > 1.1 {
+		t.Fatalf("after the correction: %+v", st)
+	}
+	now := tm.m.Now()
+	drawn := c.Rendered(now, nil)[0].Position
+	predicted := c.Game().Body(0).Position
+	if jump := predicted.Sub(drawn).Length(); jump < 0.5 {
+		t.Fatalf("correction drawn at once: drawn %v, predicted %v", drawn, predicted)
+	}
+	if err := tm.m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if c.offset.Length() > 0.01 {
+		t.Fatalf("correction still %v after a second", c.offset)
+	}
+	if st := c.Stats(); st.Mispredicted != 1 {
+		t.Fatalf("mispredicted again after reconciling: %+v", st)
+	}
+}
+
+func TestClientDropsGarbage(t *testing.T) {
+	tm := newTinyMatch(t, DefaultConfig(), 1, netsim.Conditions{})
+	if err := tm.m.Run(time.Second / 2); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.clients[0]
+	for _, d := range [][]byte{nil, {0}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}} {
+		if err := c.Receive(tm.m.Now(), d); err == nil {
+			t.Fatalf("accepted %x", d)
+		}
+	}
+	if c.Stats().BadPackets != 3 {
+		t.Fatalf("stats %+v", c.Stats())
+	}
+}
