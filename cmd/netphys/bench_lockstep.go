@@ -157,6 +157,9 @@ type lsResult struct {
 	// frames with a rollback.
 	resim         struct{ mean, p95, max float64 }
 	rollbackShare float64
+	// Game saves per client and frame: before every tick that rests on a
+	// prediction, re-simulated or new.
+	savesPerFrame float64
 	desyncs       int
 }
 
@@ -256,13 +259,14 @@ func runLockstepRow(o lsOptions, c lsCondition, mode lsMode) (lsResult, error) {
 		}
 	}
 	window := m.Now().Sub(start)
-	var stalls, packets, bytes, ran float64
+	var stalls, packets, bytes, ran, saves float64
 	for p, cl := range clients {
 		s := cl.Stats()
 		stalls += float64(s.Stalled - before[p].Stalled)
 		packets += float64(s.PacketsSent - before[p].PacketsSent)
 		bytes += float64(s.BytesSent - before[p].BytesSent)
 		ran += float64(s.Tick - before[p].Tick)
+		saves += float64(s.Saves - before[p].Saves)
 		r.bytesMax = max(r.bytesMax, s.MaxPacket)
 		t := m.Traffic(p)
 		r.upKbps += float64(t.UpBytes-traffic[p].UpBytes) * 8 / 1000 / window.Seconds()
@@ -273,6 +277,7 @@ func runLockstepRow(o lsOptions, c lsCondition, mode lsMode) (lsResult, error) {
 	r.hitchesPerMin = float64(hitches) / n / window.Minutes()
 	r.ran = ran / n / (window.Seconds() * 60)
 	r.bytesMean = bytes / max(packets, 1)
+	r.savesPerFrame = saves / n / (window.Seconds() * 60)
 	r.upKbps, r.downKbps = r.upKbps/n, r.downKbps/n
 	if st := srv.Stats(m.Now()); st.Desync != nil {
 		r.desyncs = 1
@@ -369,7 +374,7 @@ func printLockstep(o lsOptions, rows []lsResult, costs []cubeCost) {
 	var per *cubeCost
 	if len(costs) > 0 {
 		per = &costs[0]
-		fmt.Fprintf(w, "rollback CPU ms/frame: the row's re-simulations at the cost measured in the %v world below (step+save per tick, load per rollback)\n", per.layout)
+		fmt.Fprintf(w, "rollback CPU ms/frame: the row's re-simulated steps, saves and loads at the costs measured in the %v world below, on top of the frame's own step\n", per.layout)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -380,9 +385,11 @@ func printLockstep(o lsOptions, rows []lsResult, costs []cubeCost) {
 		if r.mode == "rollback" {
 			resMean, resP95, resMax = fmt.Sprintf("%.2f", r.resim.mean), fmt.Sprintf("%.0f", r.resim.p95), fmt.Sprintf("%.0f", r.resim.max)
 			if per != nil {
-				tick := ms(per.step + per.save)
-				cpuMean = fmt.Sprintf("%.1f", r.resim.mean*tick+r.rollbackShare*ms(per.load))
-				cpuMax = fmt.Sprintf("%.1f", r.resim.max*tick+ms(per.load))
+				// Every re-simulated tick steps; the saves (of new and
+				// re-simulated ticks alike) and the loads are counted apart.
+				base := r.savesPerFrame*ms(per.save) + r.rollbackShare*ms(per.load)
+				cpuMean = fmt.Sprintf("%.1f", r.resim.mean*ms(per.step)+base)
+				cpuMax = fmt.Sprintf("%.1f", r.resim.max*ms(per.step+per.save)+ms(per.save+per.load))
 			}
 		}
 		desync := fmt.Sprint(r.desyncs)

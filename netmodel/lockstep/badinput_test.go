@@ -67,6 +67,7 @@ func TestServerDropsForgedInputs(t *testing.T) {
 		"count beyond the window": {encodeClient[rawStick](t, ptr(sticks(have, 201, 1)), 255), ErrMalformed},
 		"tick far ahead":          {encodeClient[rawStick](t, ptr(sticks(tick+200, 1, 1)), 200), ErrForged},
 		"gap before the ticks":    {encodeClient[rawStick](t, ptr(sticks(have+1, 3, 1)), 200), ErrForged},
+		"tick far behind":         {encodeClient[rawStick](t, ptr(sticks(have-Tick(cfg.Buffer)-10, 3, 1)), 200), ErrForged},
 		"ack of unsent inputs": {encodeClient[rawStick](t, &clientMsg[rawStick]{
 			ack: s.othersHave(0) + 5, inputs: valid.inputs}, 200), ErrForged},
 		"checksum off the grid": {encodeClient[rawStick](t, &clientMsg[rawStick]{
@@ -146,6 +147,9 @@ func TestClientDropsForgedInputs(t *testing.T) {
 	m = base()
 	m.runs[1].first = haves[1] + Tick(cfg.Buffer)
 	cases["beyond the buffer"] = m
+	m = base()
+	m.runs[1].first = haves[1] - Tick(cfg.Buffer) - 5
+	cases["far behind"] = m
 	m = base()
 	m.ack = c.rings[0].have + 1
 	cases["ack of unsent inputs"] = m

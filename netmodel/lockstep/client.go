@@ -231,8 +231,8 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 		if r.first > c.rings[p].have {
 			return forged("player %d's inputs from tick %d, we need %d first", p, r.first, c.rings[p].have)
 		}
-		if r.newest() >= limit {
-			return forged("player %d's input for tick %d, beyond the buffer at %d", p, r.newest(), limit)
+		if r.newest() >= limit || r.newest() < c.rings[p].have-Tick(c.cfg.Buffer) {
+			return forged("player %d's input for tick %d, outside the buffer [%d, %d)", p, r.newest(), c.rings[p].have-Tick(c.cfg.Buffer), limit)
 		}
 	}
 	return nil
@@ -387,6 +387,7 @@ func (c *Client[I, P]) step(t Tick) {
 	predicted := t >= c.confirmed()
 	if predicted {
 		c.game.Save(c.slot(t))
+		c.stats.Saves++
 	}
 	for p := range c.cfg.Players {
 		if r := &c.rings[p]; t < r.have {

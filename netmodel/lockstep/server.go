@@ -192,6 +192,9 @@ func (s *Server[I, P]) check(now time.Time, idx int, m *member[I], msg *clientMs
 		if r.first > m.ring.have {
 			return forged("inputs from tick %d, the server needs %d first", r.first, m.ring.have)
 		}
+		if r.newest() < m.ring.have-Tick(s.cfg.Buffer) {
+			return forged("inputs up to tick %d, older than the buffer before %d", r.newest(), m.ring.have)
+		}
 		if lead := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead)); r.newest() > lead {
 			return forged("input for tick %d, the session clock allows up to %d", r.newest(), lead)
 		}
