@@ -27,7 +27,11 @@ type Client[I comparable, P Input[I]] struct {
 	me     int // player index; -1 until the server names it
 	desync *DesyncError
 
-	rings     [MaxPlayers]inputRing[I]
+	rings [MaxPlayers]inputRing[I]
+	// departed players' inputs are zero from left on; the client fills
+	// them in as the clock reaches them.
+	departed  [MaxPlayers]bool
+	left      [MaxPlayers]Tick
 	serverHas Tick // the server holds our inputs for the ticks before it
 	sent      Tick // over a stream: our inputs before it are sent
 	next      Tick // the next tick to simulate
@@ -171,14 +175,13 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		if p == c.me {
 			continue
 		}
+		if m.departed[p] {
+			c.departed[p], c.left[p] = true, m.left[p]
+		}
 		r, ring := &m.runs[p], &c.rings[p]
 		had := ring.have
 		for t := max(r.first, had); t <= r.newest(); t++ {
-			in := r.inputs[t-r.first]
-			if t < c.next && in != ring.last() {
-				c.rollbackTo = min(c.rollbackTo, t)
-			}
-			ring.push(in)
+			c.take(p, r.inputs[t-r.first])
 		}
 		// One sample per run: the oldest new input, the one a stall waits
 		// for. Ages beyond MaxDelay (a player that timed out and is fed
@@ -204,6 +207,30 @@ func (c *Client[I, P]) startDelay() {
 	c.delay = min(max(c.delay, need, c.cfg.ticksF(c.cfg.MinDelay)), c.cfg.ticksF(c.cfg.MaxDelay))
 }
 
+// take records player p's input for the first tick it lacks. When that
+// tick was simulated on a prediction that differs, the next Update rolls
+// back to it. (The prediction of every tick from have on is last(): an
+// earlier wrong one has already set rollbackTo lower.)
+func (c *Client[I, P]) take(p int, in I) {
+	ring := &c.rings[p]
+	if ring.have < c.next && in != ring.last() {
+		c.rollbackTo = min(c.rollbackTo, ring.have)
+	}
+	ring.push(in)
+}
+
+// fillDeparted gives departed players the zero input up to the session
+// clock, once their real inputs are all in.
+func (c *Client[I, P]) fillDeparted(est float64) {
+	var zero I
+	limit := c.base() + Tick(c.cfg.Buffer)
+	for p := range c.cfg.Players {
+		for r := &c.rings[p]; c.departed[p] && r.have >= c.left[p] && float64(r.have) <= est && r.have < limit; {
+			c.take(p, zero)
+		}
+	}
+}
+
 // check validates a decoded message against what an honest server can
 // send, before anything of it is applied.
 func (c *Client[I, P]) check(m *serverMsg[I]) error {
@@ -225,7 +252,20 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 	limit := c.base() + Tick(c.cfg.Buffer)
 	for p := range m.players {
 		r := &m.runs[p]
-		if p == m.you || len(r.inputs) == 0 {
+		if p == m.you {
+			continue
+		}
+		if m.departed[p] {
+			switch {
+			case c.departed[p] && m.left[p] != c.left[p]:
+				return forged("player %d left at tick %d, earlier at %d", p, m.left[p], c.left[p])
+			case !c.departed[p] && m.left[p] < c.rings[p].have:
+				return forged("player %d left at tick %d, we have its inputs up to %d", p, m.left[p], c.rings[p].have)
+			case len(r.inputs) > 0 && r.newest() >= m.left[p]:
+				return forged("player %d's input for tick %d, after it left at %d", p, r.newest(), m.left[p])
+			}
+		}
+		if len(r.inputs) == 0 {
 			continue
 		}
 		if r.first > c.rings[p].have {
@@ -265,6 +305,7 @@ func (c *Client[I, P]) Update(now time.Time, send func(datagram []byte)) error {
 		c.clock.slew(elapsed*ms(c.cfg.TickDuration), c.cfg.Slew)
 		est := c.serverTicks(now)
 		c.sampleInputs(est)
+		c.fillDeparted(est)
 		c.adaptDelay(now, elapsed)
 		c.resimulate()
 		c.simulate(now, est)
@@ -442,10 +483,15 @@ func (c *Client[I, P]) acked(token uint16) {
 // first), the checksums it has not acknowledged and our ack.
 func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 	m := &c.out
-	m.ack, m.inputs.inputs, m.reports = 0, m.inputs.inputs[:0], m.reports[:0]
+	m.inputs.inputs, m.reports = m.inputs.inputs[:0], m.reports[:0]
 	carried := Tick(-1)
 	if c.state != stateLobby {
-		m.ack = c.ackTick()
+		// Acks spread no wider than the encoding allows: a smaller ack is
+		// merely conservative.
+		base := c.ackTick()
+		for p := range c.cfg.Players {
+			m.acks[p] = min(c.rings[p].have, base+maxAckSpread)
+		}
 		ring := &c.rings[c.me]
 		from := c.serverHas
 		if c.pipe.ordered() {
@@ -458,7 +504,7 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 		}
 	}
 	w := wire.NewWriter(c.buf)
-	if err := serializeClient[I, P](w, m, c.cfg.Window, 0); err != nil {
+	if err := serializeClient[I, P](w, m, c.cfg.Players, max(c.me, 0), c.cfg.Window, 0); err != nil {
 		return fmt.Errorf("lockstep: encoding a message: %w", err)
 	}
 	b := w.Bytes()
