@@ -153,6 +153,12 @@ func TestClientDropsForgedInputs(t *testing.T) {
 	m = base()
 	m.ack = c.rings[0].have + 1
 	cases["ack of unsent inputs"] = m
+	m = base()
+	m.departed[1], m.left[1] = true, haves[1]-1
+	cases["left before inputs we hold"] = m
+	m = base()
+	m.departed[2], m.left[2] = true, haves[2]+1
+	cases["inputs after it left"] = m
 	for name, msg := range cases {
 		if err := c.handle(now, encode(msg)); !errors.Is(err, ErrForged) {
 			t.Errorf("%s: %v, want ErrForged", name, err)
