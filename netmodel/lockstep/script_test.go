@@ -38,7 +38,9 @@ func TestScripts(t *testing.T) {
 	}
 }
 
-type scriptBlock struct{ cmd, want string }
+// scriptBlock is a command, the comment lines before it (kept by
+// -rewrite) and its expected output.
+type scriptBlock struct{ comment, cmd, want string }
 
 func readScript(t *testing.T, path string) []scriptBlock {
 	data, err := os.ReadFile(path)
@@ -46,13 +48,18 @@ func readScript(t *testing.T, path string) []scriptBlock {
 		t.Fatal(err)
 	}
 	var blocks []scriptBlock
+	var comment strings.Builder
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	for sc.Scan() {
 		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			comment.WriteString(line + "\n")
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		b := scriptBlock{cmd: line}
+		b := scriptBlock{comment: comment.String(), cmd: line}
+		comment.Reset()
 		if !sc.Scan() || sc.Text() != "----" {
 			t.Fatalf("%s: %q is not followed by ----", path, line)
 		}
@@ -127,7 +134,7 @@ func runScript(t *testing.T, path string) {
 			t.Fatalf("%s: unknown command %q", path, b.cmd)
 		}
 		if *rewrite {
-			fmt.Fprintf(&rewritten, "%s\n----\n%s\n\n", b.cmd, got)
+			fmt.Fprintf(&rewritten, "%s%s\n----\n%s\n\n", b.comment, b.cmd, got)
 			continue
 		}
 		if got != b.want {
