@@ -31,17 +31,18 @@
 // Every message repeats all of its sender's unacknowledged inputs, coded
 // as the article does (the tick of the newest, the oldest input whole, a
 // count, then per input one bit "same as the previous" or the input; see
-// run). The receiver acknowledges the tick before which it holds every
-// input, explicitly in every message, and the sender drops what is
-// acknowledged; a lost datagram costs one frame. The server forwards every
-// player's inputs to every other player the same way. Each peer has a
+// run). The receiver acknowledges, explicitly in every message, the tick
+// before which it holds every input (the client: one such tick per other
+// player), and the sender drops what is acknowledged; a lost datagram
+// costs one frame. The server forwards every player's inputs to every
+// other player the same way. Each peer has a
 // reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
 // packet acks retire checksum reports, its round trip and loss feed the
 // delay. A peer that sends nothing, or acknowledges nothing new while
 // inputs wait for it, for Config.Timeout is disconnected: the client's
-// Update returns ErrTimeout; the server feeds the departed player's zero
-// input to the others from then on. Nothing is buffered beyond
-// Config.Buffer ticks.
+// Update returns ErrTimeout; the server tells the others the tick from
+// which the departed player's input is the zero input, and they fill it in
+// themselves. Nothing is buffered beyond Config.Buffer ticks.
 //
 // With Transport Stream the same messages go once each over a model of
 // TCP (package tcpsim): the baseline whose stalls the article shows.
