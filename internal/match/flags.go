@@ -13,8 +13,8 @@ import (
 // Flags are the runtime's flags shared by serve, play and demo: --model,
 // --players, --layout, and every registered model's own flags.
 type Flags struct {
-	model   *string
-	players *int
+	model    *string
+	players  *int
 	layout   *string
 	defaults Defaults
 	sides    map[string]func() (Sides, error)
