@@ -30,7 +30,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	script := fs.Bool("script", false, "drive the player with the scripted minute of play even with the viewer")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "`address` the viewer is served on")
 	autoplay := fs.Duration("autoplay", 5*time.Second, "with the viewer: after this long without a key, the scripted play drives the player until a key is pressed (0: never)")
-	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, Builtin: []string{"state"}})
+	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, ModelLayout: scene.Tower20, Builtin: []string{"state"}})
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("demo: unexpected arguments %q", args)

@@ -131,6 +131,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		figs      []viewer.Figure
 		views     []viewer.View
 		hostMeter meter
+		warned    bool // that the sides need more than a frame
 	)
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
 		for i, p := range players {
@@ -141,8 +142,19 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 			}
 		}
 		status := cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery
-		if cfg.Viewer != nil || status {
-			figs = demoFigures(figs[:0], now, &cfg, host, &hostMeter, srv.Cost(), players, agree)
+		figs = demoFigures(figs[:0], now, &cfg, host, &hostMeter, srv.Cost(), players, agree)
+		if !warned && now.Sub(start) > 2*meterWindow {
+			// One goroutine steps every side: if they need more than a
+			// frame, every world runs slow, and the figures with them.
+			busy := hostMeter.cpu
+			for _, p := range players {
+				busy += p.meter.cpu
+			}
+			if frame := ms(udpdrive.DefaultFrame); busy > frame {
+				log.Warn("demo: the models need more than a frame, the worlds run slow; try fewer --players or a lighter --layout",
+					"ms_per_frame", busy, "frame_ms", frame)
+				warned = true
+			}
 		}
 		if cfg.Viewer != nil {
 			views = host.Views(views[:0])
