@@ -5,10 +5,10 @@ import "github.com/netphys/netphys/wire/snapshot"
 // Capture writes the visual state of every body into dst in snapshot
 // order: the player first, then Cubes. dst must hold len(Cubes)+1.
 func (s *Scene) Capture(dst []snapshot.Cube) {
-	st := s.World.State(s.Player)
+	st := s.State(s.Player)
 	dst[0] = snapshot.Cube{Position: st.Position, Orientation: st.Rotation, LinearVelocity: st.LinearVelocity}
 	for i, id := range s.Cubes {
-		st := s.World.State(id)
+		st := s.State(id)
 		dst[i+1] = snapshot.Cube{
 			Position: st.Position, Orientation: st.Rotation,
 			LinearVelocity: st.LinearVelocity, Interacting: s.interacting[i],

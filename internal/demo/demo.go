@@ -240,7 +240,7 @@ func bodyOf(s *scene.Scene, i int) physics.BodyID {
 // packets as it takes.
 func (r *run) sendState(now time.Time) error {
 	for i := range r.states {
-		st := r.authority.World.State(bodyOf(r.authority, i))
+		st := r.authority.State(bodyOf(r.authority, i))
 		r.states[i] = EntityState{
 			Index: i,
 			State: clampState(wire.CubeState{
@@ -291,8 +291,8 @@ func (r *run) measureError() {
 	moving := 0
 	n := len(r.states)
 	for i := 0; i < n; i++ {
-		a := r.authority.World.State(bodyOf(r.authority, i))
-		b := r.remote.World.State(bodyOf(r.remote, i))
+		a := r.authority.State(bodyOf(r.authority, i))
+		b := r.remote.State(bodyOf(r.remote, i))
 		d := a.Position.Sub(b.Position).Length()
 		sum += d
 		r.errMax = math.Max(r.errMax, d)

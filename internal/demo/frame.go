@@ -42,7 +42,7 @@ func view(name string, s *scene.Scene) viewer.View {
 	cfg := s.Config()
 	cubes := make([]viewer.Cube, 0, len(s.Cubes)+1)
 	add := func(id int, half float64, interacting, player bool) {
-		st := s.World.State(bodyOf(s, id))
+		st := s.State(bodyOf(s, id))
 		h := float32(half)
 		cubes = append(cubes, viewer.Cube{
 			ID:          uint32(id),
