@@ -35,11 +35,13 @@ import "math"
 //     which runs dry whenever two packets in a row are lost or a late one
 //     overlaps a loss.
 
-// Samples is how many delivery delays the estimate keeps (≈ 8 s at 30 pps).
-const Samples = 256
+// Samples is how many delivery delays the estimate keeps: about 4 s at
+// 30 pps, long enough for the tail of the jitter, short enough that the
+// delay comes back down within seconds when the network recovers.
+const Samples = 128
 
 // LossWindow is how many snapshot numbers the loss estimate covers.
-const LossWindow = 512
+const LossWindow = 256
 
 // delayEstimator measures deliveries and chooses the delay.
 type delayEstimator struct {
