@@ -38,17 +38,17 @@ type Config struct {
 	Rates      []int // snapshots per second
 	Modes      []Mode
 	Conditions []Condition
-	// Anchors are extra clients at AnchorRate under AnchorCondition (an
-	// index into Conditions): the article's and Mirror's buffering.
-	Anchors         []Mode
-	AnchorRate      int
-	AnchorCondition int
+	// Anchors are extra clients at AnchorRate under every condition: the
+	// article's and Mirror's buffering.
+	Anchors    []Mode
+	AnchorRate int
 	// VelocityRates are the rates at which a server whose codec sends
 	// velocities (Velocity) feeds Hermite clients that use them, under
-	// AnchorCondition: what sent velocities cost and buy against the
-	// derived ones.
-	VelocityRates []int
-	Velocity      wire.Bounds
+	// VelocityCondition (an index into Conditions): what sent velocities
+	// cost and buy against the derived ones.
+	VelocityRates     []int
+	VelocityCondition int
+	Velocity          wire.Bounds
 	// Model is the model's configuration; PPS, Interpolation,
 	// Extrapolate and Buffering are set per row.
 	Model interp.Config
@@ -77,10 +77,10 @@ func DefaultConfig() Config {
 			{Name: "hermite, article's fixed delay", Interpolation: interp.Hermite, Buffering: interp.Fixed},
 			{Name: "hermite, Mirror's buffer", Interpolation: interp.Hermite, Buffering: interp.Mirror},
 		},
-		AnchorRate: 30, AnchorCondition: 1,
-		VelocityRates: []int{10, 30},
-		Velocity:      snapshot.VelocityBounds(32, 1.0/32),
-		Model:         interp.DefaultConfig(),
+		AnchorRate:    30,
+		VelocityRates: []int{10, 30}, VelocityCondition: 1,
+		Velocity: snapshot.VelocityBounds(32, 1.0/32),
+		Model:    interp.DefaultConfig(),
 	}
 }
 
@@ -108,13 +108,13 @@ type Row struct {
 
 // Result is the table and the server's own penetration for reference.
 type Result struct {
-	Rows             []Row
-	Anchors          []Row
-	Velocity         []Row   // Hermite with sent velocities
-	EncodingsPerPkt  float64 // bodies coded per packet sent: what sharing saves
-	Seconds, Warmup  float64
-	AnchorsCondition string
-	AnchorsRate      int
+	Rows              []Row
+	Anchors           []Row
+	Velocity          []Row   // Hermite with sent velocities
+	EncodingsPerPkt   float64 // bodies coded per packet sent: what sharing saves
+	Seconds, Warmup   float64
+	AnchorsRate       int
+	VelocityCondition string
 }
 
 // client is one measured client.
@@ -168,12 +168,12 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	var matches []*match
 	var anchors, sentVel []*client
 	for _, pps := range cfg.VelocityRates {
-		if cfg.AnchorCondition < 0 || cfg.AnchorCondition >= len(cfg.Conditions) {
+		if cfg.VelocityCondition < 0 || cfg.VelocityCondition >= len(cfg.Conditions) {
 			break
 		}
 		vc := cfg
 		vc.Model.Codec.Config.Velocity = cfg.Velocity
-		mt, err := newMatch(vc, pps, cfg.Conditions[cfg.AnchorCondition], game, objects)
+		mt, err := newMatch(vc, pps, cfg.Conditions[cfg.VelocityCondition], game, objects)
 		if err != nil {
 			return nil, err
 		}
@@ -185,13 +185,13 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		matches = append(matches, mt)
 	}
 	for _, pps := range cfg.Rates {
-		for ci, cond := range cfg.Conditions {
+		for _, cond := range cfg.Conditions {
 			mt, err := newMatch(cfg, pps, cond, game, objects)
 			if err != nil {
 				return nil, err
 			}
 			modes := cfg.Modes
-			if pps == cfg.AnchorRate && ci == cfg.AnchorCondition {
+			if pps == cfg.AnchorRate {
 				modes = append(append([]Mode(nil), modes...), cfg.Anchors...)
 			}
 			for i, mode := range modes {
@@ -236,8 +236,8 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	}
 
 	res := &Result{Seconds: cfg.Seconds, Warmup: cfg.Warmup, AnchorsRate: cfg.AnchorRate}
-	if cfg.AnchorCondition >= 0 && cfg.AnchorCondition < len(cfg.Conditions) {
-		res.AnchorsCondition = cfg.Conditions[cfg.AnchorCondition].Name
+	if cfg.VelocityCondition >= 0 && cfg.VelocityCondition < len(cfg.Conditions) {
+		res.VelocityCondition = cfg.Conditions[cfg.VelocityCondition].Name
 	}
 	var enc, pkts uint64
 	for _, mt := range matches {

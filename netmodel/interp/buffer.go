@@ -20,7 +20,7 @@ import "math"
 //	dry(D) = Σ_m p^(m-1)(1-p) · mean_k clamp((m·I + d_k − D)/I, 0, 1)
 //
 // with d_k the last Samples delays measured and p the share of the last
-// LossWindow snapshots that did not arrive in order. dry falls with D;
+// LossWindow snapshots that did not arrive in order (plus half a loss). dry falls with D;
 // Adaptive takes the least D with dry(D) ≤ DryTarget (a bisection). So the
 // delay grows with the jitter (the spread of d_k), with the loss (gaps of
 // two, three intervals) and with nothing else, and shrinks back when they
@@ -35,11 +35,13 @@ import "math"
 //     which runs dry whenever two packets in a row are lost or a late one
 //     overlaps a loss.
 
-// Samples is how many delivery delays the estimate keeps (≈ 8 s at 30 pps).
-const Samples = 256
+// Samples is how many delivery delays the estimate keeps: about 4 s at
+// 30 pps, long enough for the tail of the jitter, short enough that the
+// delay comes back down within seconds when the network recovers.
+const Samples = 128
 
 // LossWindow is how many snapshot numbers the loss estimate covers.
-const LossWindow = 512
+const LossWindow = 256
 
 // delayEstimator measures deliveries and chooses the delay.
 type delayEstimator struct {
@@ -78,8 +80,11 @@ func (e *delayEstimator) add(n Number, s, t float64) {
 	e.newest, e.lastArrive = n, t
 }
 
-// loss returns the share of the last LossWindow snapshots not received in
-// order.
+// loss returns the estimated share of snapshots that do not arrive in
+// order: those missing among the last LossWindow, plus half a loss, so
+// that a short or lucky history does not read as a perfect link (with
+// none lost in 256, the estimate is 0.2 %, well inside the 95 % bound of
+// about 1.2 %).
 func (e *delayEstimator) loss() float64 {
 	span := min(int(e.newest-e.first)+1, LossWindow)
 	got := 0
@@ -89,7 +94,7 @@ func (e *delayEstimator) loss() float64 {
 			got++
 		}
 	}
-	return 1 - float64(got)/float64(span)
+	return (float64(span-got) + 0.5) / float64(span+1)
 }
 
 // stats returns the smallest, mean and largest delay sampled.

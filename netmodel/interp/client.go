@@ -333,3 +333,7 @@ func (c *Client) blend(now time.Time, extrapolating bool) {
 		}
 	}
 }
+
+// Decoded returns snapshot n as the client decoded it, while its ring
+// holds it: for tests that check it against the server's (Server.Sent).
+func (c *Client) Decoded(n Number) *snapshot.Snapshot { return c.recv.At(n) }
