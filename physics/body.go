@@ -130,6 +130,7 @@ func (w *World) CreateBody(def BodyDef) (BodyID, error) {
 		w.info = append(w.info, bodyInfo{})
 		w.restCount = append(w.restCount, 0)
 		w.restRing = append(w.restRing, make([]pose, w.cfg.SleepFrames)...)
+		w.reserve()
 	}
 	w.info[i] = info
 	w.pos[i], w.rot[i] = def.Position, def.Rotation.Normalize()

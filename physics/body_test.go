@@ -81,8 +81,23 @@ func TestBodyHandlesAndSlots(t *testing.T) {
 	if err := w.SetState(a, BodyState{Rotation: vecmath.QuatIdentity}); !errors.Is(err, ErrInvalidBody) {
 		t.Errorf("SetState on a stale handle: %v", err)
 	}
-	if (w.State(a) != BodyState{}) || !(BodyID{}).IsZero() {
-		t.Error("stale handle has a state")
+	if _, err := w.State(a); !errors.Is(err, ErrInvalidBody) || !(BodyID{}).IsZero() {
+		t.Errorf("State on a stale handle: %v, want ErrInvalidBody", err)
+	}
+	one := vecmath.V3(1, 0, 0)
+	for name, err := range map[string]error{
+		"force":       w.ApplyForce(a, one),
+		"force@point": w.ApplyForceAtPoint(a, one, one),
+		"impulse":     w.ApplyImpulse(a, one),
+		"torque":      w.ApplyTorque(a, one),
+		"zero handle": w.ApplyForce(BodyID{}, one),
+	} {
+		if !errors.Is(err, ErrInvalidBody) {
+			t.Errorf("%s on a stale handle: %v, want ErrInvalidBody", name, err)
+		}
+	}
+	if err := w.ApplyImpulse(b, vecmath.V3(math.Inf(1), 0, 0)); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("infinite impulse: %v, want ErrNotFinite", err)
 	}
 	if err := w.SetState(b, BodyState{Position: vecmath.V3(math.NaN(), 0, 0), Rotation: vecmath.QuatIdentity}); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN state: %v, want ErrNotFinite", err)
@@ -98,41 +113,45 @@ func TestSleepAndWake(t *testing.T) {
 	settle := func() {
 		t.Helper()
 		stepN(w, 40)
-		if !w.State(cube).AtRest {
-			t.Fatalf("cube not at rest: %+v", w.State(cube))
+		if !mustState(w, cube).AtRest {
+			t.Fatalf("cube not at rest: %+v", mustState(w, cube))
 		}
 	}
 	settle()
-	wakers := map[string]func(){
-		"force":       func() { w.ApplyForce(cube, vecmath.V3(1, 0, 0)) },
-		"force@point": func() { w.ApplyForceAtPoint(cube, vecmath.V3(1, 0, 0), vecmath.V3(0, 1, 0)) },
-		"impulse":     func() { w.ApplyImpulse(cube, vecmath.V3(0.1, 0, 0)) },
-		"torque":      func() { w.ApplyTorque(cube, vecmath.V3(0, 1, 0)) },
-		"moving state": func() {
-			s := w.State(cube)
+	wakers := map[string]func() error{
+		"force":       func() error { return w.ApplyForce(cube, vecmath.V3(1, 0, 0)) },
+		"force@point": func() error { return w.ApplyForceAtPoint(cube, vecmath.V3(1, 0, 0), vecmath.V3(0, 1, 0)) },
+		"impulse":     func() error { return w.ApplyImpulse(cube, vecmath.V3(0.1, 0, 0)) },
+		"torque":      func() error { return w.ApplyTorque(cube, vecmath.V3(0, 1, 0)) },
+		"moving state": func() error {
+			s := mustState(w, cube)
 			s.LinearVelocity, s.AtRest = vecmath.V3(0, 0.1, 0), false
-			w.SetState(cube, s)
+			return w.SetState(cube, s)
 		},
 	}
 	for _, name := range []string{"force", "force@point", "impulse", "torque", "moving state"} {
-		wakers[name]()
-		if w.State(cube).AtRest {
+		if err := wakers[name](); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if mustState(w, cube).AtRest {
 			t.Errorf("%s did not wake the cube", name)
 		}
 		settle()
 	}
-	w.ApplyForce(cube, vecmath.Vec3{})
-	if !w.State(cube).AtRest {
+	if err := w.ApplyForce(cube, vecmath.Vec3{}); err != nil {
+		t.Fatal(err)
+	}
+	if !mustState(w, cube).AtRest {
 		t.Error("a zero force woke the cube")
 	}
 	// A resting state moves the body without waking it.
-	s := w.State(cube)
+	s := mustState(w, cube)
 	s.Position.X += 0.001
 	if err := w.SetState(cube, s); err != nil {
 		t.Fatal(err)
 	}
 	w.Step()
-	if got := w.State(cube); !got.AtRest || got.Position != s.Position {
+	if got := mustState(w, cube); !got.AtRest || got.Position != s.Position {
 		t.Errorf("resting SetState woke or moved the cube: %+v", got)
 	}
 	// A cube dropped on it wakes it.
@@ -140,13 +159,13 @@ func TestSleepAndWake(t *testing.T) {
 	woke := false
 	for range 30 {
 		w.Step()
-		woke = woke || !w.State(cube).AtRest
+		woke = woke || !mustState(w, cube).AtRest
 	}
 	if !woke {
 		t.Error("a falling cube did not wake the one it landed on")
 	}
 	stepN(w, 60)
-	if !w.State(cube).AtRest || !w.State(other).AtRest {
+	if !mustState(w, cube).AtRest || !mustState(w, other).AtRest {
 		t.Error("the pair did not come to rest again")
 	}
 }
@@ -161,19 +180,19 @@ func TestIslandWakesAsOne(t *testing.T) {
 	}
 	stepN(w, 90)
 	for _, id := range ids {
-		if !w.State(id).AtRest {
+		if !mustState(w, id).AtRest {
 			t.Fatalf("%v not at rest", id)
 		}
 	}
 	w.ApplyImpulse(ids[5], vecmath.V3(0.01, 0, 0))
 	for _, id := range ids {
-		if w.State(id).AtRest {
+		if mustState(w, id).AtRest {
 			t.Errorf("%v still at rest after its island was pushed", id)
 		}
 	}
 	stepN(w, 90)
 	for _, id := range ids {
-		if !w.State(id).AtRest {
+		if !mustState(w, id).AtRest {
 			t.Errorf("%v did not rest again", id)
 		}
 	}
@@ -182,7 +201,7 @@ func TestIslandWakesAsOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	stepN(w, 90)
-	if y := w.State(ids[1]).Position.Y; math.Abs(y-0.5) > 0.02 {
+	if y := mustState(w, ids[1]).Position.Y; math.Abs(y-0.5) > 0.02 {
 		t.Errorf("second cube at %.3f m after the bottom one vanished, want 0.5", y)
 	}
 }
@@ -196,10 +215,10 @@ func TestTouchingAndKinematicPush(t *testing.T) {
 	k.LinearVelocity = vecmath.V3(2, 0, 0)
 	pusher := mustCreate(t, w, k)
 	stepN(w, 90)
-	if x := w.State(cube).Position.X; x < 0.5 {
+	if x := mustState(w, cube).Position.X; x < 0.5 {
 		t.Errorf("kinematic body did not push the cube: x = %.3f", x)
 	}
-	if p := w.State(pusher).Position.X; math.Abs(p) > 1e-9 {
+	if p := mustState(w, pusher).Position.X; math.Abs(p) > 1e-9 {
 		t.Errorf("kinematic body at %v, want 0 (it moves at its velocity)", p)
 	}
 	pairs := 0

@@ -15,6 +15,7 @@ var (
 	ErrBodyDef     = errors.New("physics: invalid body definition")
 	ErrNotFinite   = errors.New("physics: value is NaN or infinite")
 	ErrInvalidBody = errors.New("physics: no such body")
+	ErrSnapshot    = errors.New("physics: snapshot does not fit this world")
 )
 
 // Config sets the fixed parameters of a World. Start from DefaultConfig and

@@ -1,6 +1,7 @@
 package physics
 
 import (
+	"errors"
 	"flag"
 	"testing"
 
@@ -78,7 +79,7 @@ func script(t testing.TB, w *World) {
 	case n%7 == 0:
 		w.ApplyForce(cube, vecmath.V3(3, 20, -2))
 	case n%11 == 0:
-		w.ApplyForceAtPoint(cube, vecmath.V3(0, 5, 5), w.State(cube).Position.Add(vecmath.V3(0.5, 0.5, 0)))
+		w.ApplyForceAtPoint(cube, vecmath.V3(0, 5, 5), mustState(w, cube).Position.Add(vecmath.V3(0.5, 0.5, 0)))
 	case n%13 == 0:
 		w.ApplyImpulse(cube, vecmath.V3(0, 2, 1))
 	case n%17 == 0:
@@ -86,7 +87,7 @@ func script(t testing.TB, w *World) {
 	}
 	switch n {
 	case 90:
-		s := w.State(cube)
+		s := mustState(w, cube)
 		s.LinearVelocity = vecmath.V3(0, 5, 0)
 		if err := w.SetState(cube, s); err != nil {
 			t.Fatal(err)
@@ -140,7 +141,9 @@ func TestSnapshotStepTogether(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		copyW.Restore(&snap)
+		if err := copyW.Restore(&snap); err != nil {
+			t.Fatal(err)
+		}
 		if copyW.Checksum() != orig.Checksum() || copyW.Tick() != orig.Tick() {
 			t.Fatalf("k=%d: restored world differs before stepping", k)
 		}
@@ -171,7 +174,9 @@ func TestRestoreRewinds(t *testing.T) {
 			want = append(want, w.Checksum())
 		}
 	}
-	w.Restore(&snap)
+	if err := w.Restore(&snap); err != nil {
+		t.Fatal(err)
+	}
 	for i := range want {
 		script(t, w)
 		w.Step()
@@ -179,6 +184,31 @@ func TestRestoreRewinds(t *testing.T) {
 			t.Fatalf("step %d after restore: %016x, want %016x", i+1, got, want[i])
 		}
 	}
+}
+
+// TestRestoreRefusesForeignSnapshots restores a zero snapshot and one from
+// a world with another Config: both are errors that leave the world as it
+// was.
+func TestRestoreRefusesForeignSnapshots(t *testing.T) {
+	w := newScriptedWorld(t)
+	stepN(w, 10)
+	before := w.Checksum()
+	cfg := DefaultConfig()
+	cfg.SleepFrames = 0
+	other := newTestWorld(t, &cfg, 0.6)
+	addCube(t, other, vecmath.V3(0, 3, 0))
+	stepN(other, 5)
+	var foreign Snapshot
+	other.Snapshot(&foreign)
+	for name, snap := range map[string]*Snapshot{"zero": {}, "other config": &foreign} {
+		if err := w.Restore(snap); !errors.Is(err, ErrSnapshot) {
+			t.Errorf("%s snapshot: %v, want ErrSnapshot", name, err)
+		}
+		if w.Checksum() != before {
+			t.Errorf("%s snapshot changed the world", name)
+		}
+	}
+	w.Step() // still steps
 }
 
 // TestGoldenChecksums compares the scripted run with the checksums in

@@ -29,7 +29,10 @@ func Example() {
 	for range 120 {
 		w.Step()
 	}
-	s := w.State(cube)
+	s, err := w.State(cube)
+	if err != nil {
+		panic(err)
+	}
 	fmt.Printf("height %.2f m, at rest %v\n", s.Position.Y, s.AtRest)
 	hit, ok := w.RayCast(vecmath.V3(0, 10, 0), vecmath.V3(0, -10, 0), physics.QueryFilter{})
 	fmt.Printf("ray hit cube %v at %.2f m\n", ok && hit.Body == cube, hit.Point.Y)
@@ -40,14 +43,22 @@ func Example() {
 
 // Snapshot and Restore rewind a world; stepping again reproduces the run.
 func ExampleWorld_Snapshot() {
-	w, _ := physics.NewBenchWorld(physics.BenchGrid, physics.DefaultConfig())
+	w, _ := physics.NewWorld(physics.DefaultConfig())
+	cube := physics.DefaultBodyDef()
+	cube.Position = vecmath.V3(0, 3, 0)
+	cube.AngularVelocity = vecmath.V3(1, 2, 0)
+	if _, err := w.CreateBody(cube); err != nil {
+		panic(err)
+	}
 	var snap physics.Snapshot
 	w.Snapshot(&snap)
 	for range 30 {
 		w.Step()
 	}
 	first := w.Checksum()
-	w.Restore(&snap)
+	if err := w.Restore(&snap); err != nil {
+		panic(err)
+	}
 	for range 30 {
 		w.Step()
 	}

@@ -63,9 +63,18 @@ func dynamicBodies(w *World) []BodyID {
 func checkFinite(t testing.TB, w *World) {
 	t.Helper()
 	for _, id := range w.Bodies(nil) {
-		s := w.State(id)
+		s := mustState(w, id)
 		if !s.Position.IsFinite() || !s.Rotation.IsFinite() || !s.LinearVelocity.IsFinite() || !s.AngularVelocity.IsFinite() {
 			t.Fatalf("tick %d: %v has a non-finite state %+v", w.Tick(), id, s)
 		}
 	}
+}
+
+// mustState returns the state of a body the test knows to be live.
+func mustState(w *World, id BodyID) BodyState {
+	s, err := w.State(id)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -34,7 +34,7 @@ func TestFreeFallExact(t *testing.T) {
 		h := 1.0 / 256
 		wantV := -8 * h * m
 		wantY := 100 - 8*h*h*m*(m+1)/2
-		s := w.State(id)
+		s := mustState(w, id)
 		if s.LinearVelocity != vecmath.V3(0, wantV, 0) || s.Position != vecmath.V3(1, wantY, -2) {
 			t.Fatalf("step %d: p %v v %v, want y %v v %v", n, s.Position, s.LinearVelocity, wantY, wantV)
 		}
@@ -58,7 +58,7 @@ func TestFreeFallDefault(t *testing.T) {
 	h := cfg.TimeStep / float64(cfg.Substeps)
 	g := -cfg.Gravity.Y
 	wantY := 50 + 3*h*m - g*h*h*m*(m+1)/2
-	s := w.State(id)
+	s := mustState(w, id)
 	if math.Abs(s.Position.Y-wantY) > 1e-9 || math.Abs(s.Position.X-2*h*m) > 1e-9 {
 		t.Errorf("position %v, want x %v y %v", s.Position, 2*h*m, wantY)
 	}
@@ -75,7 +75,7 @@ func TestSlidingBoxStopsAtCoulombDistance(t *testing.T) {
 		d.LinearVelocity = vecmath.V3(c.v0*0.8, 0, c.v0*0.6) // not along a tangent axis
 		id, _ := w.CreateBody(d)
 		stepN(w, 600)
-		s := w.State(id)
+		s := mustState(w, id)
 		want := c.v0 * c.v0 / (2 * c.mu * 9.81)
 		got := vecmath.V3(s.Position.X, 0, s.Position.Z).Length()
 		if math.Abs(got-want) > 0.03*want {
@@ -108,9 +108,9 @@ func TestSlope(t *testing.T) {
 		d.Rotation = tilt
 		d.Position = tilt.Rotate(vecmath.V3(0, 0.5, 0))
 		id, _ := w.CreateBody(d)
-		start := w.State(id).Position
+		start := mustState(w, id).Position
 		stepN(w, 120)
-		moved := w.State(id).Position.Sub(start).Length()
+		moved := mustState(w, id).Position.Sub(start).Length()
 		if c.slides && moved < 0.5 {
 			t.Errorf("%v°: moved %.4f m in 2 s, want it to slide", c.deg, moved)
 		}
@@ -134,7 +134,7 @@ func TestDampingSlowsDown(t *testing.T) {
 	stepN(w, 60)
 	h := cfg.TimeStep / float64(cfg.Substeps)
 	n := float64(60 * cfg.Substeps)
-	s := w.State(id)
+	s := mustState(w, id)
 	if want := 10 * math.Pow(1/(1+h*0.5), n); math.Abs(s.LinearVelocity.X-want) > 1e-9 {
 		t.Errorf("linear %v, want %v", s.LinearVelocity.X, want)
 	}

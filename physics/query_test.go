@@ -156,7 +156,9 @@ func TestHistoryQueries(t *testing.T) {
 	}
 	var snap Snapshot
 	w.Snapshot(&snap)
-	w.Restore(&snap)
+	if err := w.Restore(&snap); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := w.RayCast(vecmath.V3(-5, 0, 0), vecmath.V3(10, 0, 0), QueryFilter{TicksBehind: 1}); ok {
 		t.Error("history query into the time before a Restore hit")
 	}

@@ -1,6 +1,7 @@
 package physics
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/netphys/netphys/vecmath"
@@ -10,8 +11,11 @@ import (
 // step: bodies, free slots, rest rings, contacts with their warm-start
 // impulses, and the tick. Its buffers are reused: once a Snapshot has grown
 // to a world's size, taking another costs copies and no allocation. It does
-// not hold the configuration, the pre-step hook or the pose history.
+// not hold the pre-step hook or the pose history; it records the
+// configuration only to refuse a world with another one. The zero Snapshot
+// holds nothing and cannot be restored.
 type Snapshot struct {
+	cfg       Config
 	tick      Tick
 	pos       []vecmath.Vec3
 	rot       []vecmath.Quat
@@ -32,6 +36,7 @@ func (s *Snapshot) Tick() Tick { return s.tick }
 
 // Snapshot copies the world's state into dst.
 func (w *World) Snapshot(dst *Snapshot) {
+	dst.cfg = w.cfg
 	dst.tick = w.tick
 	dst.pos = append(dst.pos[:0], w.pos...)
 	dst.rot = append(dst.rot[:0], w.rot...)
@@ -51,8 +56,16 @@ func (w *World) Snapshot(dst *Snapshot) {
 // from another with the same Config. Restore followed by Step reproduces
 // the original run bit for bit. The pose history is cleared but for the
 // restored tick: queries further into the past miss until the world has
-// stepped far enough again.
-func (w *World) Restore(src *Snapshot) {
+// stepped far enough again. A zero Snapshot, or one taken from a world
+// with another Config (whose rest rings, for one, have another length),
+// returns an error wrapping ErrSnapshot and leaves the world unchanged.
+func (w *World) Restore(src *Snapshot) error {
+	if src.cfg != w.cfg {
+		if src.cfg == (Config{}) {
+			return fmt.Errorf("%w: zero snapshot", ErrSnapshot)
+		}
+		return fmt.Errorf("%w: taken from a world with another Config", ErrSnapshot)
+	}
 	w.tick = src.tick
 	w.pos = append(w.pos[:0], src.pos...)
 	w.rot = append(w.rot[:0], src.rot...)
@@ -70,6 +83,7 @@ func (w *World) Restore(src *Snapshot) {
 	w.broad.restDirty = true
 	w.history.clear()
 	w.history.record(w)
+	return nil
 }
 
 // Checksum returns a 64-bit hash of everything that influences the next
@@ -130,6 +144,16 @@ func (w *World) Checksum() uint64 {
 		h.f64(c.patch.t1)
 		h.f64(c.patch.t2)
 		h.f64(c.patch.twist)
+		pc := &c.cache
+		h.u64(boolBit(pc.valid))
+		h.vec(pc.relPos)
+		h.quat(pc.relRot)
+		h.f64(pc.margin)
+		h.vec(pc.normal)
+		for p := 0; p < c.m.Count; p++ {
+			h.vec(pc.anchorA[p])
+			h.vec(pc.anchorB[p])
+		}
 	})
 	return h.sum()
 }

@@ -17,13 +17,14 @@ type BodyState struct {
 	AtRest bool
 }
 
-// State returns the body's state; the zero state for an invalid handle.
-func (w *World) State(id BodyID) BodyState {
+// State returns the body's state, or an error wrapping ErrInvalidBody for
+// a stale or zero handle.
+func (w *World) State(id BodyID) (BodyState, error) {
 	i, ok := w.slot(id)
 	if !ok {
-		return BodyState{}
+		return BodyState{}, fmt.Errorf("%w: %v", ErrInvalidBody, id)
 	}
-	return BodyState{w.pos[i], w.rot[i], w.linVel[i], w.angVel[i], w.info[i].asleep}
+	return BodyState{w.pos[i], w.rot[i], w.linVel[i], w.angVel[i], w.info[i].asleep}, nil
 }
 
 // SetState overwrites the body's state. It returns an error wrapping
@@ -73,48 +74,68 @@ func (w *World) SetState(id BodyID, s BodyState) error {
 	return nil
 }
 
-// ApplyForce adds a force (N) at the body's centre for the next step and
-// wakes it. Non-dynamic bodies, zero and non-finite forces are ignored.
-func (w *World) ApplyForce(id BodyID, f vecmath.Vec3) {
-	if i, ok := w.pushable(id, f); ok {
+// The Apply functions push a dynamic body and wake its island. They return
+// an error wrapping ErrInvalidBody for a stale handle and ErrNotFinite for
+// a NaN or infinite argument; a push on a static or kinematic body, and a
+// zero push, do nothing.
+
+// ApplyForce adds a force (N) at the body's centre for the next step.
+func (w *World) ApplyForce(id BodyID, f vecmath.Vec3) error {
+	i, ok, err := w.pushable(id, f)
+	if ok {
 		w.force[i] = w.force[i].Add(f)
 	}
+	return err
 }
 
 // ApplyForceAtPoint adds a force (N) acting at a world point (m) for the
 // next step: a force at the centre plus the torque of its lever arm.
-func (w *World) ApplyForceAtPoint(id BodyID, f, worldPoint vecmath.Vec3) {
-	if i, ok := w.pushable(id, f); ok && worldPoint.IsFinite() {
+func (w *World) ApplyForceAtPoint(id BodyID, f, worldPoint vecmath.Vec3) error {
+	if !worldPoint.IsFinite() {
+		return fmt.Errorf("%w: point %v", ErrNotFinite, worldPoint)
+	}
+	i, ok, err := w.pushable(id, f)
+	if ok {
 		w.force[i] = w.force[i].Add(f)
 		w.torque[i] = w.torque[i].Add(worldPoint.Sub(w.pos[i]).Cross(f))
 	}
+	return err
 }
 
 // ApplyImpulse changes the body's linear velocity by j/m at once (j in
-// N·s) and wakes it.
-func (w *World) ApplyImpulse(id BodyID, j vecmath.Vec3) {
-	if i, ok := w.pushable(id, j); ok {
+// N·s).
+func (w *World) ApplyImpulse(id BodyID, j vecmath.Vec3) error {
+	i, ok, err := w.pushable(id, j)
+	if ok {
 		w.linVel[i] = w.linVel[i].MulAdd(w.info[i].invMass, j)
 	}
+	return err
 }
 
-// ApplyTorque adds a torque (N·m, world frame) for the next step and wakes
-// the body.
-func (w *World) ApplyTorque(id BodyID, t vecmath.Vec3) {
-	if i, ok := w.pushable(id, t); ok {
+// ApplyTorque adds a torque (N·m, world frame) for the next step.
+func (w *World) ApplyTorque(id BodyID, t vecmath.Vec3) error {
+	i, ok, err := w.pushable(id, t)
+	if ok {
 		w.torque[i] = w.torque[i].Add(t)
 	}
+	return err
 }
 
-// pushable returns the slot of a dynamic body that v, a non-zero finite
-// push, applies to, after waking it.
-func (w *World) pushable(id BodyID, v vecmath.Vec3) (int32, bool) {
-	i, ok := w.slot(id)
-	if !ok || w.info[i].typ != Dynamic || !v.IsFinite() || (v == vecmath.Vec3{}) {
-		return 0, false
+// pushable returns the slot of the dynamic body that v, a non-zero finite
+// push, applies to, after waking it; ok is false when there is nothing to
+// do, with an error if the handle or v is invalid.
+func (w *World) pushable(id BodyID, v vecmath.Vec3) (i int32, ok bool, err error) {
+	i, ok = w.slot(id)
+	switch {
+	case !ok:
+		return 0, false, fmt.Errorf("%w: %v", ErrInvalidBody, id)
+	case !v.IsFinite():
+		return 0, false, fmt.Errorf("%w: push %v on %v", ErrNotFinite, v, id)
+	case w.info[i].typ != Dynamic || (v == vecmath.Vec3{}):
+		return 0, false, nil
 	}
 	w.wakeIsland(i)
-	return i, true
+	return i, true, nil
 }
 
 // wakeIsland wakes the sleeping dynamic body in slot i and every body of

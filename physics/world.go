@@ -50,6 +50,7 @@ type World struct {
 	restingContacts []contact
 	woken           bool
 	scratch         stepScratch
+	reserved        int // bodies the per-step arrays are reserved for
 	history         history
 	preStep         func(w *World)
 }

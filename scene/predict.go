@@ -50,7 +50,9 @@ func (p *Predictor) Predict(dst []snapshot.Cube, ref snapshot.Reference, inputs 
 		return fmt.Errorf("scene: predicting %d cubes of a scene of %d: %w", len(ref.Base.Cubes), n, snapshot.ErrCount)
 	}
 	s := p.scene
-	s.Load(&p.start)
+	if err := s.Load(&p.start); err != nil {
+		return err
+	}
 	span := float64(ref.PrevAge) * p.dt
 	for i, id := range p.bodies {
 		st := restingOrMoving(ref.Base.Cubes[i], ref.Prev.Cubes[i], span)
@@ -62,7 +64,7 @@ func (p *Predictor) Predict(dst []snapshot.Cube, ref snapshot.Reference, inputs 
 		s.Step(InputFromBits(uint8(in)))
 	}
 	for i, id := range p.bodies {
-		st := s.World.State(id)
+		st := s.State(id)
 		dst[i] = snapshot.Cube{Position: st.Position, Orientation: st.Rotation}
 	}
 	return nil

@@ -25,7 +25,7 @@ func capturePlay(t testing.TB, ticks int) [][]snapshot.Cube {
 		s.Step(PlayMinute.At(tick))
 		cubes := make([]snapshot.Cube, 0, len(s.Cubes)+1)
 		for _, id := range append([]physics.BodyID{s.Player}, s.Cubes...) {
-			st := s.World.State(id)
+			st := s.State(id)
 			cubes = append(cubes, snapshot.Cube{Position: st.Position, Orientation: st.Rotation})
 		}
 		out = append(out, cubes)

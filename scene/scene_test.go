@@ -71,7 +71,9 @@ func TestPlayDeterministic(t *testing.T) {
 		}
 	}
 	c, _ := New(Cubes900, DefaultConfig())
-	c.Load(&saved)
+	if err := c.Load(&saved); err != nil {
+		t.Fatal(err)
+	}
 	for i, want := range afterSave {
 		c.Step(PlayMinute.At(saveAt + 1 + i))
 		if got := c.Checksum(); got != want {
@@ -106,7 +108,7 @@ func TestInteractionSpreadsAndClears(t *testing.T) {
 		s.Step(Input{})
 	}
 	for i, id := range s.Cubes {
-		st := s.World.State(id)
+		st := s.State(id)
 		if s.Interacting(i) || !st.AtRest {
 			t.Fatalf("cube %d still interacting=%v atRest=%v at %v after 20 s idle", i, s.Interacting(i), st.AtRest, st.Position)
 		}
@@ -121,19 +123,19 @@ func TestPlayerMovesWithArrows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := s.World.State(s.Player).Position
+	start := s.State(s.Player).Position
 	for tick := 0; tick < 60; tick++ {
 		s.Step(Input{Right: true})
 	}
-	moved := s.World.State(s.Player).Position.Sub(start)
+	moved := s.State(s.Player).Position.Sub(start)
 	if moved.X < 1 {
 		t.Fatalf("player moved %v after 1 s of Right, want at least 1 m along +X", moved)
 	}
-	start = s.World.State(s.Player).Position
+	start = s.State(s.Player).Position
 	for tick := 0; tick < 60; tick++ {
 		s.Step(Input{Space: true})
 	}
-	if lift := s.World.State(s.Player).Position.Y - start.Y; lift < 1 {
+	if lift := s.State(s.Player).Position.Y - start.Y; lift < 1 {
 		t.Fatalf("player rose %.2f m after 1 s of Space, want at least 1 m", lift)
 	}
 }

@@ -7,137 +7,296 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"text/tabwriter"
 	"time"
 
+	"github.com/netphys/netphys/internal/benchscene"
 	"github.com/netphys/netphys/physics"
 )
 
-// bench physics: the engine's report. Each scene of 900 boxes (the
-// physics.BenchScene builders, shared with the Go benchmarks) steps 600
-// times at 60 Hz; the table gives the mean and worst wall-clock time per
-// step, the allocations per step once warmed up, and for scene C whether
-// the stack stands.
+// bench physics: the engine's report. Each scene of 900 boxes
+// (internal/benchscene, shared with the Go benchmarks) steps 600 times at
+// 60 Hz; the table gives the mean, 99th percentile and worst wall-clock
+// time per step, the worst thread CPU time per step (which a busy machine
+// does not inflate by preempting the stepping thread), the first step,
+// the allocations per step once warmed up, the time of a Snapshot and of a
+// Restore of the world at the end, and for scene C whether the stack
+// stands. When the Bullet harness (bench/bullet) is built, Bullet steps
+// the same scene in the same run, interleaved with netphys block by block
+// so that both see the same machine load, and the table adds its figures
+// and the ratio.
 
 func init() {
 	register(&command{
 		name:    "bench physics",
-		summary: "time the physics engine on the three 900-box benchmark scenes",
+		summary: "time the physics engine on the three 900-box scenes, beside Bullet when its harness is built",
 		setup: func(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
-			steps := fs.Int("steps", 600, "steps per scene (60 Hz)")
-			warmup := fs.Int("warmup", 120, "steps before allocations are counted (the pose history fills during the first Config.HistoryTicks steps)")
-			noSleep := fs.Bool("nosleep", false, "disable sleeping (Config.SleepFrames = 0), to compare with Bullet without sleeping")
+			o := benchOptions{}
+			fs.IntVar(&o.steps, "steps", 600, "steps per scene (60 Hz)")
+			fs.IntVar(&o.warmup, "warmup", 120, "steps before allocations are counted (the pose history fills during the first Config.HistoryTicks steps)")
+			fs.IntVar(&o.block, "block", 60, "steps per block: netphys and Bullet alternate blocks of this many steps")
+			noSleep := fs.Bool("nosleep", false, "disable sleeping (Config.SleepFrames = 0, Bullet's DISABLE_DEACTIVATION): every step awake")
+			fs.StringVar(&o.peer, "peer", "auto", "comparison engine: bullet (build the harness if needed, fail without it), auto (Bullet if its harness is built) or none")
+			fs.StringVar(&o.bulletBin, "bullet-bin", "bench/bullet/bin/bullet-bench", "the Bullet harness binary, built by bench/bullet/build.sh")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return fmt.Errorf("unexpected arguments %q", args)
 				}
-				if *steps < 1 || *warmup < 0 || *warmup >= *steps {
-					return fmt.Errorf("need steps >= 1 and 0 <= warmup < steps")
+				if o.steps < 1 || o.warmup < 0 || o.warmup >= o.steps || o.block < 1 {
+					return fmt.Errorf("need steps >= 1, 0 <= warmup < steps and block >= 1")
 				}
-				cfg := physics.DefaultConfig()
+				o.cfg = physics.DefaultConfig()
 				if *noSleep {
-					cfg.SleepFrames = 0
+					o.cfg.SleepFrames = 0
 				}
-				return benchPhysics(ctx, os.Stdout, os.Stderr, cfg, *steps, *warmup)
+				return benchPhysics(ctx, os.Stdout, newProgress(os.Stderr), o)
 			}
 		},
 	})
 }
 
-type sceneResult struct {
-	scene         physics.BenchScene
-	mean, worst   time.Duration
-	allocsPerStep float64
-	awakeAtEnd    int
-	topLo, topHi  float64
+type benchOptions struct {
+	cfg                  physics.Config
+	steps, warmup, block int
+	peer, bulletBin      string
 }
 
-func benchPhysics(ctx context.Context, stdout, progress io.Writer, cfg physics.Config, steps, warmup int) error {
+// stepTimes are the wall-clock and thread CPU durations of every step of
+// one run.
+type stepTimes struct{ wall, cpu []time.Duration }
+
+func (t *stepTimes) add(wall, cpu time.Duration) {
+	t.wall = append(t.wall, wall)
+	t.cpu = append(t.cpu, cpu)
+}
+
+// stepStats summarises a run: mean, 99th percentile and worst wall-clock
+// step, worst thread CPU step, and the first step.
+type stepStats struct{ mean, p99, worst, worstCPU, first time.Duration }
+
+func (t *stepTimes) stats() stepStats {
+	if len(t.wall) == 0 {
+		return stepStats{}
+	}
+	var total time.Duration
+	for _, d := range t.wall {
+		total += d
+	}
+	sorted := slices.Sorted(slices.Values(t.wall))
+	return stepStats{
+		mean:     total / time.Duration(len(t.wall)),
+		p99:      sorted[(len(sorted)*99+99)/100-1],
+		worst:    sorted[len(sorted)-1],
+		worstCPU: slices.Max(t.cpu),
+		first:    t.wall[0],
+	}
+}
+
+type sceneResult struct {
+	scene             benchscene.Scene
+	netphys, bullet   stepStats
+	hasBullet         bool
+	allocsPerStep     float64
+	snapshot, restore time.Duration
+	awakeAtEnd        int
+	bulletAwake       int
+	topLo, topHi      float64
+}
+
+func benchPhysics(ctx context.Context, stdout io.Writer, prog *progress, o benchOptions) error {
+	peer, err := startPeer(ctx, o, prog)
+	if err != nil {
+		return err
+	}
+	if peer != nil {
+		defer peer.close()
+	}
 	var results []sceneResult
-	for _, s := range physics.BenchScenes {
-		r, err := benchScene(ctx, progress, s, cfg, steps, warmup)
+	for _, s := range benchscene.All {
+		r, err := benchScene(ctx, prog, s, o, peer)
 		if err != nil {
 			return err
 		}
 		results = append(results, r)
 	}
-	sleeping, bullet := "with sleeping", map[physics.BenchScene]string{physics.BenchGrid: "0.56", physics.BenchCarpet: "0.92", physics.BenchStack: "1.30"}
-	if cfg.SleepFrames == 0 {
-		sleeping, bullet = "without sleeping", map[physics.BenchScene]string{physics.BenchGrid: "1.6", physics.BenchCarpet: "3.0", physics.BenchStack: "4.8"}
-	}
-	fmt.Fprintf(stdout, "netphys physics, 900 boxes, %d steps at 60 Hz %s, %d substeps of %d+%d passes, %s/%s, single-threaded step\n\n",
-		steps, sleeping, cfg.Substeps, cfg.VelocityIterations, cfg.RelaxIterations, runtime.GOOS, runtime.GOARCH)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scene\tmean ms/step\tworst ms/step\tallocs/step\tawake at end\tBullet 3.24 mean\t")
-	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.2f\t%d\t%s\t\n", r.scene, ms(r.mean), ms(r.worst), r.allocsPerStep, r.awakeAtEnd, bullet[r.scene])
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, r := range results {
-		if r.scene != physics.BenchStack {
-			continue
-		}
-		verdict := "stands"
-		if r.topLo < physics.StackTopNominal-0.02 || r.topHi > physics.StackTopNominal+0.02 {
-			verdict = "FAILS (top layer more than 2 cm from nominal)"
-		}
-		fmt.Fprintf(stdout, "\nscene C top layer: %.4f .. %.4f m, nominal %.4f m: %s\n", r.topLo, r.topHi, physics.StackTopNominal, verdict)
-	}
+	prog.done()
+	printPhysics(stdout, o, results, peer != nil)
 	return nil
 }
 
-func benchScene(ctx context.Context, progress io.Writer, s physics.BenchScene, cfg physics.Config, steps, warmup int) (sceneResult, error) {
-	w, err := physics.NewBenchWorld(s, cfg)
+func printPhysics(stdout io.Writer, o benchOptions, results []sceneResult, withBullet bool) {
+	sleeping := "with sleeping"
+	if o.cfg.SleepFrames == 0 {
+		sleeping = "without sleeping"
+	}
+	fmt.Fprintf(stdout, "netphys physics, 900 boxes, %d steps at 60 Hz %s, %d substeps of %d+%d passes, %s/%s, single-threaded step\n",
+		o.steps, sleeping, o.cfg.Substeps, o.cfg.VelocityIterations, o.cfg.RelaxIterations, runtime.GOOS, runtime.GOARCH)
+	if withBullet {
+		fmt.Fprintf(stdout, "Bullet 3.24 (bench/bullet) in the same run, alternating blocks of %d steps\n", o.block)
+	}
+	fmt.Fprintln(stdout, "\nms per step (wall clock; cpu: the stepping thread's CPU time)")
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "scene\tmean\tp99\tworst\tworst cpu\tfirst\tworst/mean\tallocs/step\tsnapshot µs\trestore µs\tawake at end\t"
+	if withBullet {
+		head += "Bullet mean\tp99\tworst\tworst cpu\tawake at end\tBullet/netphys\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range results {
+		n := r.netphys
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.1f\t%.1f\t%d\t", r.scene, ms(n.mean), ms(n.p99), ms(n.worst),
+			ms(n.worstCPU), ms(n.first), ratio(n.worst, n.mean), r.allocsPerStep, us(r.snapshot), us(r.restore), r.awakeAtEnd)
+		if withBullet {
+			b := r.bullet
+			fmt.Fprintf(tw, "%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.2f\t", ms(b.mean), ms(b.p99), ms(b.worst), ms(b.worstCPU), r.bulletAwake, ratio(b.mean, n.mean))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	for _, r := range results {
+		if r.scene != benchscene.Stack {
+			continue
+		}
+		verdict, nominal := "stands", benchscene.StackTopNominal
+		if r.topLo < nominal-0.02 || r.topHi > nominal+0.02 {
+			verdict = "FAILS (top layer more than 2 cm from nominal)"
+		}
+		fmt.Fprintf(stdout, "\nscene C top layer: %.4f .. %.4f m, nominal %.4f m: %s\n", r.topLo, r.topHi, nominal, verdict)
+	}
+}
+
+func benchScene(ctx context.Context, prog *progress, s benchscene.Scene, o benchOptions, peer *bulletPeer) (sceneResult, error) {
+	w, err := benchscene.NewWorld(s, o.cfg)
 	if err != nil {
 		return sceneResult{}, err
 	}
-	r := sceneResult{scene: s}
-	runtime.GC()
-	var total time.Duration
-	for i := range steps {
-		t0 := time.Now()
-		w.Step()
-		d := time.Since(t0)
-		total += d
-		r.worst = max(r.worst, d)
-		if i%60 == 59 {
-			if err := ctx.Err(); err != nil {
-				return r, err
-			}
-			fmt.Fprintf(progress, "\rbench physics: %s %d/%d steps", s, i+1, steps)
+	r := sceneResult{scene: s, hasBullet: peer != nil}
+	if peer != nil {
+		if err := peer.load(w, o.cfg.SleepFrames != 0); err != nil {
+			return r, err
 		}
 	}
-	fmt.Fprintf(progress, "\r%60s\r", "")
-	r.mean = total / time.Duration(steps)
+	var mine, theirs stepTimes
+	runtime.GC()
+	clock := lockThreadClock()
+	defer clock.unlock()
+	for done := 0; done < o.steps; {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		k := min(o.block, o.steps-done)
+		for range k {
+			t0, c0 := time.Now(), clock.now()
+			w.Step()
+			c1, d := clock.now(), time.Since(t0)
+			mine.add(d, c1-c0)
+		}
+		if peer != nil {
+			if err := peer.run(k, &theirs); err != nil {
+				return r, err
+			}
+		}
+		done += k
+		prog.report("bench physics: %s %d/%d steps", s, done, o.steps)
+	}
+	r.netphys = mine.stats()
+	if peer != nil {
+		r.bullet = theirs.stats()
+		if r.bulletAwake, err = peer.awake(); err != nil {
+			return r, err
+		}
+	}
 	for _, id := range w.Bodies(nil) {
-		if w.Type(id) == physics.Dynamic && !w.State(id).AtRest {
+		if st, err := w.State(id); err == nil && w.Type(id) == physics.Dynamic && !st.AtRest {
 			r.awakeAtEnd++
 		}
 	}
-	r.topLo, r.topHi = physics.StackTopRange(w)
-	r.allocsPerStep, err = allocsPerStep(s, cfg, steps, warmup)
+	r.topLo, r.topHi = benchscene.StackTopRange(w)
+	r.snapshot, r.restore, err = snapshotTimes(w)
+	if err != nil {
+		return r, err
+	}
+	r.allocsPerStep, err = allocsPerStep(s, o)
 	return r, err
+}
+
+// snapshotTimes returns the mean time of a Snapshot and of a Restore of w,
+// once the snapshot's buffers have grown.
+func snapshotTimes(w *physics.World) (snap, restore time.Duration, err error) {
+	const n = 50
+	var s physics.Snapshot
+	w.Snapshot(&s)
+	t0 := time.Now()
+	for range n {
+		w.Snapshot(&s)
+	}
+	snap = time.Since(t0) / n
+	t0 = time.Now()
+	for range n {
+		if err := w.Restore(&s); err != nil {
+			return 0, 0, err
+		}
+	}
+	return snap, time.Since(t0) / n, nil
 }
 
 // allocsPerStep replays the scene without timing or progress output (which
 // allocate) and counts the heap allocations of the steps after warmup.
-func allocsPerStep(s physics.BenchScene, cfg physics.Config, steps, warmup int) (float64, error) {
-	w, err := physics.NewBenchWorld(s, cfg)
+func allocsPerStep(s benchscene.Scene, o benchOptions) (float64, error) {
+	w, err := benchscene.NewWorld(s, o.cfg)
 	if err != nil {
 		return 0, err
 	}
-	for range warmup {
+	for range o.warmup {
 		w.Step()
 	}
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	for range steps - warmup {
+	for range o.steps - o.warmup {
 		w.Step()
 	}
 	runtime.ReadMemStats(&m1)
-	return float64(m1.Mallocs-m0.Mallocs) / float64(steps-warmup), nil
+	return float64(m1.Mallocs-m0.Mallocs) / float64(o.steps-o.warmup), nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// progress writes one-line progress reports to a terminal, rewriting the
+// line with carriage returns; to anything else (a file, a pipe, a CI log)
+// it writes plain lines, at most one per report call.
+type progress struct {
+	w    io.Writer
+	tty  bool
+	open bool
+}
+
+func newProgress(f *os.File) *progress {
+	st, err := f.Stat()
+	return &progress{w: f, tty: err == nil && st.Mode()&os.ModeCharDevice != 0}
+}
+
+func (p *progress) report(format string, args ...any) {
+	if p.tty {
+		fmt.Fprintf(p.w, "\r"+format+"\033[K", args...)
+		p.open = true
+		return
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// done clears the progress line on a terminal.
+func (p *progress) done() {
+	if p.open {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.open = false
+	}
+}

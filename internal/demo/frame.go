@@ -1,6 +1,9 @@
 package demo
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
 )
@@ -16,24 +19,45 @@ func (r *run) publish() {
 		}
 		return float64(bytes) * 8 / 1000 / secs
 	}
-	var errNow float64
-	if n := len(r.errMeans); n > 0 {
-		errNow = r.errMeans[n-1]
+	loss := viewer.Figure{Name: "loss", Value: st.PacketLoss, Unit: "%"}
+	if st.PacketLossSamples == 0 {
+		loss.Text = "no estimate yet"
+	}
+	// One unit for both errors, so that the mean reads beside the worst.
+	scale, unit := lengthScale(r.errMax)
+	player := "your keys"
+	switch {
+	case r.cfg.Script != nil:
+		player = "scripted"
+	case r.scripted:
+		player = "scripted: press a key"
 	}
 	r.cfg.Viewer.Publish(viewer.Frame{
 		Views: []viewer.View{view("authority", r.authority), view("remote", r.remote)},
 		Figures: []viewer.Figure{
 			{Name: "tick", Value: float64(r.tick)},
+			{Name: "player", Text: player},
+			{Name: "latency (set)", Text: latencyText(r.cfg.Conditions.Latency, r.cfg.Conditions.Jitter)},
+			{Name: "loss (set)", Text: fmt.Sprintf("%g %% each way", 100*r.cfg.Conditions.Loss)},
+			{Name: "state rate", Value: float64(r.cfg.SendRate), Unit: "Hz"},
 			{Name: "down", Value: rate(down), Unit: "kbps"},
 			{Name: "up", Value: rate(up), Unit: "kbps"},
 			{Name: "packets down", Value: float64(pd)},
 			{Name: "packets up", Value: float64(pu)},
-			{Name: "loss", Value: st.PacketLoss, Unit: "%"},
+			loss,
 			{Name: "rtt", Value: ms(st.RTTAvg), Unit: "ms"},
-			{Name: "position error", Value: 100 * errNow, Unit: "cm"},
-			{Name: "worst error", Value: 100 * r.errMax, Unit: "cm"},
+			{Name: "position error", Value: scale * r.errNow(), Unit: unit},
+			{Name: "worst error", Value: scale * r.errMax, Unit: unit},
 		},
 	})
+}
+
+// latencyText describes the configured one-way delay.
+func latencyText(latency, jitter time.Duration) string {
+	if jitter > 0 {
+		return fmt.Sprintf("%v ± %v each way", latency, jitter)
+	}
+	return fmt.Sprintf("%v each way", latency)
 }
 
 // view converts a scene to the viewer's cubes: the player first, then the
@@ -42,7 +66,7 @@ func view(name string, s *scene.Scene) viewer.View {
 	cfg := s.Config()
 	cubes := make([]viewer.Cube, 0, len(s.Cubes)+1)
 	add := func(id int, half float64, interacting, player bool) {
-		st := s.World.State(bodyOf(s, id))
+		st := s.State(bodyOf(s, id))
 		h := float32(half)
 		cubes = append(cubes, viewer.Cube{
 			ID:          uint32(id),

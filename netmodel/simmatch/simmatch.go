@@ -46,28 +46,9 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // ErrFull is returned by Join when every slot holds a client.
 var ErrFull = errors.New("simmatch: every slot holds a client")
 
-// Traffic counts one client's datagrams each way, with PacketOverhead per
-// datagram in the byte counts.
-type Traffic struct {
-	UpPackets, DownPackets uint64 // sent by the client / sent to it by the server
-	UpBytes, DownBytes     uint64
-	// UpErrors and DownErrors count datagrams the receiving side dropped:
-	// the server's Receive errors for this client, the client's errors.
-	UpErrors, DownErrors uint64
-}
-
-// UpKbps is the mean rate from the client over d, in kilobits per second.
-func (t Traffic) UpKbps(d time.Duration) float64 { return kbps(t.UpBytes, d) }
-
-// DownKbps is the mean rate to the client over d.
-func (t Traffic) DownKbps(d time.Duration) float64 { return kbps(t.DownBytes, d) }
-
-func kbps(bytes uint64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return float64(bytes) * 8 / 1000 / d.Seconds()
-}
+// Traffic counts one client's datagrams each way: the counts every driver
+// reports.
+type Traffic = netmodel.Traffic
 
 // Match is a server and its clients on one simulated network.
 type Match struct {

@@ -55,7 +55,7 @@ func collideBoxCapsule(a *Shape, xa vecmath.Transform, b *Shape, xb vecmath.Tran
 	if dist <= touchDistance {
 		// Edge axis: the closest points of the core and the support edge.
 		e0, e1 := boxEdgeAlong(bx.h, q1.Sub(q0), n)
-		segPt, boxPt, _, _ = closestSegments(q0, q1, e0, e1)
+		_, boxPt, _, _ = closestSegments(q0, q1, e0, e1)
 	}
 	pb := bx.rot.MulVec(boxPt).Add(bx.pos)
 	m.addPoint(midpoint(pb, m.Normal, sep), sep, boxCapsuleSingle)

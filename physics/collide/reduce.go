@@ -58,14 +58,14 @@ func reduce(c []candidate, n vecmath.Vec3, m *Manifold) {
 	for k := range c {
 		sc[k] = c[k].p.Sub(c[i0].p).LengthSq()
 	}
-	i1, dd := firstWithin(sc, 0)
+	_, dd := firstWithin(sc, 0)
 	d := math.Sqrt(dd)
 	if d > reduceTolerance {
 		// Recompute the farthest with the tolerance in metres.
 		for k := range c {
 			sc[k] = math.Sqrt(sc[k])
 		}
-		i1, _ = firstWithin(sc, reduceTolerance)
+		i1, _ := firstWithin(sc, reduceTolerance)
 		keep[1] = i1
 		e01 := c[i1].p.Sub(c[i0].p)
 		areaTolerance := float64(reduceTolerance * e01.Length())

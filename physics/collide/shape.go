@@ -2,7 +2,8 @@ package collide
 
 import "github.com/netphys/netphys/vecmath"
 
-// Kind names the geometry of a Shape.
+// Kind names the geometry of a Shape: Sphere, Box, Capsule or Plane (a
+// static ground half-space), the constants below.
 type Kind uint8
 
 const (

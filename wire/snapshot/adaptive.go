@@ -77,7 +77,7 @@ func (t *tree2) code(s wire.Stream, v *uint32) error {
 		if err := t[node].code(s, &bit); err != nil {
 			return err
 		}
-		node = node<<1 | uint32(b2i(bit))
+		node = node<<1 | uint32(boolIndex(bit))
 	}
 	*v = node - 4
 	return nil
@@ -117,7 +117,7 @@ func (m *signedModel) code(s wire.Stream, v *int64, trend int64) error {
 	if s.Mode() != wire.Reading && (*v >= 1<<expBits || *v <= -(1<<expBits)) {
 		return fmt.Errorf("snapshot: residual %d beyond ±2^%d: %w", *v, expBits, wire.ErrRange)
 	}
-	moving := b2i(trend != 0)
+	moving := boolIndex(trend != 0)
 	zero := *v == 0
 	if err := m.zero[moving].code(s, &zero); err != nil {
 		return err
@@ -127,7 +127,7 @@ func (m *signedModel) code(s wire.Stream, v *int64, trend int64) error {
 		return nil
 	}
 	neg := *v < 0
-	if err := m.sign[b2i(trend > 0)+2*b2i(trend < 0)].code(s, &neg); err != nil {
+	if err := m.sign[boolIndex(trend > 0)+2*boolIndex(trend < 0)].code(s, &neg); err != nil {
 		return err
 	}
 	x := max(*v, -*v)
@@ -155,7 +155,7 @@ func (m *signedModel) code(s wire.Stream, v *int64, trend int64) error {
 		} else if err := wire.SerializeBool(s, &bit); err != nil {
 			return err
 		}
-		mag = mag<<1 | int64(b2i(bit))
+		mag = mag<<1 | int64(boolIndex(bit))
 	}
 	if neg {
 		mag = -mag

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/netphys/netphys/internal/golden"
 	"github.com/netphys/netphys/vecmath"
 )
 
@@ -85,4 +86,11 @@ func TestGoldenPackets(t *testing.T) {
 	if got := goldenRun(t); got != goldenHash {
 		t.Errorf("hash %#x, golden %#x", got, uint64(goldenHash))
 	}
+	t.Logf("hash %#x matches the golden", uint64(goldenHash))
+}
+
+// TestGoldenCrossArch runs TestGoldenPackets in this package's test binary
+// built for the other architectures (internal/golden.CrossArch).
+func TestGoldenCrossArch(t *testing.T) {
+	golden.CrossArch(t, "TestGoldenPackets")
 }

@@ -1,4 +1,4 @@
-package netsim
+package proxy
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/netphys/netphys/transport/netsim"
 )
 
 // echoServer answers every datagram with "echo:" and the datagram, until
@@ -31,7 +33,7 @@ func echoServer(t *testing.T) *net.UDPConn {
 }
 
 // startProxy runs a proxy in front of server until the test ends.
-func startProxy(t *testing.T, server *net.UDPConn, cfg ProxyConfig) *Proxy {
+func startProxy(t *testing.T, server *net.UDPConn, cfg Config) *Proxy {
 	t.Helper()
 	cfg.Listen, cfg.Forward = "127.0.0.1:0", server.LocalAddr().String()
 	p, err := Listen(cfg)
@@ -67,7 +69,7 @@ func dialProxy(t *testing.T, p *Proxy) *net.UDPConn {
 
 func TestProxyRelaysBothWays(t *testing.T) {
 	const latency = 20 * time.Millisecond
-	p := startProxy(t, echoServer(t), ProxyConfig{Seed: 1, Conditions: Conditions{Latency: latency}})
+	p := startProxy(t, echoServer(t), Config{Seed: 1, Conditions: netsim.Conditions{Latency: latency}})
 	const clients, packets = 3, 5
 	for c := range clients {
 		conn := dialProxy(t, p)
@@ -100,7 +102,7 @@ func TestProxyRelaysBothWays(t *testing.T) {
 }
 
 func TestProxyAppliesLoss(t *testing.T) {
-	p := startProxy(t, echoServer(t), ProxyConfig{Conditions: Conditions{Loss: 1}})
+	p := startProxy(t, echoServer(t), Config{Conditions: netsim.Conditions{Loss: 1}})
 	conn := dialProxy(t, p)
 	for range 5 {
 		conn.Write([]byte("lost"))
@@ -120,7 +122,7 @@ func TestProxyAppliesLoss(t *testing.T) {
 }
 
 func TestProxyClosesIdleClients(t *testing.T) {
-	p := startProxy(t, echoServer(t), ProxyConfig{IdleTimeout: 50 * time.Millisecond, MaxClients: 1})
+	p := startProxy(t, echoServer(t), Config{IdleTimeout: 50 * time.Millisecond, MaxClients: 1})
 	a, b := dialProxy(t, p), dialProxy(t, p)
 	a.Write([]byte("hi"))
 	a.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -141,7 +143,7 @@ func TestProxyClosesIdleClients(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	p.mu.Lock()
-	links := len(p.sim.links)
+	links := p.sim.Links()
 	p.mu.Unlock()
 	if links != 0 {
 		t.Fatalf("%d simulator links left after the only client went idle", links)

@@ -1,4 +1,9 @@
-package transport
+// Package metrics exposes a transport.Server's counters to Prometheus.
+// It is apart from package transport so that only the programs that serve
+// metrics link the Prometheus client.
+//
+//	mux.Handle("/metrics", metrics.Handler(srv))
+package metrics
 
 import (
 	"net/http"
@@ -7,13 +12,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/netcode"
 )
 
 // serverCollector reads a Server's counters at each scrape, so the hot path
 // pays nothing for metrics.
 type serverCollector struct {
-	s                                        *Server
+	s                                        *transport.Server
 	packets, bytes, payloads, drops          *prometheus.Desc
 	clients, connects, disconnects, timeouts *prometheus.Desc
 	denied, challenges, maxClients           *prometheus.Desc
@@ -21,7 +27,7 @@ type serverCollector struct {
 
 // NewServerCollector returns a Prometheus collector of s's counters, named
 // netphys_netcode_*.
-func NewServerCollector(s *Server) prometheus.Collector {
+func NewServerCollector(s *transport.Server) prometheus.Collector {
 	d := func(name, help string, labels ...string) *prometheus.Desc {
 		return prometheus.NewDesc("netphys_netcode_"+name, help, labels, nil)
 	}
@@ -71,9 +77,9 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.maxClients, prometheus.GaugeValue, float64(c.s.MaxClients()))
 }
 
-// MetricsHandler returns an http.Handler serving s's metrics, plus the Go
+// Handler returns an http.Handler serving s's metrics, plus the Go
 // runtime and process collectors, in the Prometheus exposition format.
-func MetricsHandler(s *Server) http.Handler {
+func Handler(s *transport.Server) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(NewServerCollector(s), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})

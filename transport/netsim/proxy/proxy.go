@@ -1,4 +1,4 @@
-package netsim
+package proxy
 
 import (
 	"context"
@@ -9,13 +9,15 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/netphys/netphys/transport/netsim"
 )
 
-// ErrProxy wraps the proxy's setup errors.
-var ErrProxy = errors.New("netsim: proxy")
+// ErrSetup wraps the proxy's setup errors.
+var ErrSetup = errors.New("proxy: setup")
 
-// ProxyConfig configures a Proxy.
-type ProxyConfig struct {
+// Config configures a Proxy.
+type Config struct {
 	// Listen is the UDP address clients send to, such as "127.0.0.1:0".
 	Listen string
 	// Forward is the UDP address of the server the traffic goes to.
@@ -24,7 +26,7 @@ type ProxyConfig struct {
 	Seed uint64
 	// Conditions apply to each direction of each client's traffic:
 	// every client has its own bandwidth queue each way.
-	Conditions Conditions
+	Conditions netsim.Conditions
 	// IdleTimeout closes a client's upstream socket after this long
 	// without a packet either way. Default 60 s.
 	IdleTimeout time.Duration
@@ -33,30 +35,30 @@ type ProxyConfig struct {
 	MaxClients int
 }
 
-// ProxyCounters are the simulator's counters plus the proxy's own.
-type ProxyCounters struct {
-	Counters
+// Counters are the simulator's counters plus the proxy's own.
+type Counters struct {
+	netsim.Counters
 	Clients       int    // client addresses with an upstream socket now
 	Refused       uint64 // packets from new clients beyond MaxClients
 	WriteErrors   uint64 // datagrams the sockets failed to send
 	Undeliverable uint64 // datagrams due to a client whose session had closed
 }
 
-// Proxy is a UDP relay that puts a Sim between clients and a server, on
+// Proxy is a UDP relay that puts a netsim.Sim between clients and a server, on
 // the real clock: a client sends to the proxy's address, the proxy
 // forwards to the server from a socket of its own for that client, and
 // relays the server's replies back, each way through the simulator.
 // Create it with Listen and run it with Run.
 type Proxy struct {
-	cfg     ProxyConfig
+	cfg     Config
 	conn    *net.UDPConn
 	forward netip.AddrPort
 	wake    chan struct{} // a packet was queued: recheck the next due time
 
 	mu       sync.Mutex
-	sim      *Sim
+	sim      *netsim.Sim
 	sessions map[netip.AddrPort]*session
-	counters ProxyCounters
+	counters Counters
 	wg       sync.WaitGroup // session readers
 }
 
@@ -68,28 +70,28 @@ type session struct {
 }
 
 // Listen validates cfg and binds the proxy's listening socket.
-func Listen(cfg ProxyConfig) (*Proxy, error) {
+func Listen(cfg Config) (*Proxy, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 60 * time.Second
 	}
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = 1024
 	}
-	sim, err := New(Config{Seed: cfg.Seed, Conditions: cfg.Conditions})
+	sim, err := netsim.New(netsim.Config{Seed: cfg.Seed, Conditions: cfg.Conditions})
 	if err != nil {
 		return nil, err
 	}
 	fwd, err := resolve(cfg.Forward)
 	if err != nil {
-		return nil, fmt.Errorf("%w: forward address: %w", ErrProxy, err)
+		return nil, fmt.Errorf("%w: forward address: %w", ErrSetup, err)
 	}
 	laddr, err := net.ResolveUDPAddr("udp", cfg.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("%w: listen address: %w", ErrProxy, err)
+		return nil, fmt.Errorf("%w: listen address: %w", ErrSetup, err)
 	}
 	conn, err := net.ListenUDP("udp", laddr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrProxy, err)
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	return &Proxy{
 		cfg:      cfg,
@@ -115,7 +117,7 @@ func (p *Proxy) Addr() netip.AddrPort { return p.conn.LocalAddr().(*net.UDPAddr)
 
 // Counters returns a snapshot of the proxy's counters. Safe to call from
 // any goroutine.
-func (p *Proxy) Counters() ProxyCounters {
+func (p *Proxy) Counters() Counters {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := p.counters
@@ -127,7 +129,7 @@ func (p *Proxy) Counters() ProxyCounters {
 // SetConditions changes the conditions of every client's traffic, both
 // ways, from now on; packets in flight keep their fate. Safe to call from
 // any goroutine while Run runs.
-func (p *Proxy) SetConditions(c Conditions) error {
+func (p *Proxy) SetConditions(c netsim.Conditions) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.sim.SetConditions(c)
@@ -192,7 +194,7 @@ func (p *Proxy) openSession(client netip.AddrPort) *session {
 	}
 	conn, err := net.ListenUDP(network, nil)
 	if err != nil {
-		slog.Warn("netsim: upstream socket", "client", client, "err", err)
+		slog.Warn("proxy: upstream socket", "client", client, "err", err)
 		p.counters.Refused++
 		return nil
 	}
@@ -252,7 +254,7 @@ func (p *Proxy) deliverLoop(ctx context.Context) {
 		p.mu.Unlock()
 		wait := time.Hour
 		if ok {
-			wait = max(next.Sub(time.Now()), 0)
+			wait = max(time.Until(next), 0)
 		}
 		timer.Reset(wait)
 		select {
@@ -268,7 +270,7 @@ func (p *Proxy) deliverLoop(ctx context.Context) {
 
 // write sends one due packet on its socket; p.mu is held. UDP writes do
 // not block for long, so holding the lock is cheaper than copying.
-func (p *Proxy) write(pkt Packet) {
+func (p *Proxy) write(pkt netsim.Packet) {
 	var err error
 	if pkt.To == p.forward {
 		s := p.sessions[pkt.From]
@@ -297,8 +299,8 @@ func (p *Proxy) closeIdle(now time.Time) {
 		if now.Sub(s.lastSeen) >= p.cfg.IdleTimeout {
 			s.conn.Close()
 			delete(p.sessions, client)
-			p.sim.forget(client, p.forward)
-			p.sim.forget(p.forward, client)
+			p.sim.Forget(client, p.forward)
+			p.sim.Forget(p.forward, client)
 		}
 	}
 }

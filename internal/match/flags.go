@@ -1,0 +1,77 @@
+package match
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/netphys/netphys/scene"
+)
+
+// Flags are the runtime's flags shared by serve, play and demo: --model,
+// --players, --layout, and every registered model's own flags.
+type Flags struct {
+	model   *string
+	players *int
+	layout  *string
+	sides   map[string]func() (Sides, error)
+}
+
+// Defaults are a command's defaults for the runtime's flags.
+type Defaults struct {
+	Model   string
+	Players int
+	Layout  scene.Layout
+	// Builtin names models the command runs itself (serve's echo, demo's
+	// state), which are not registered here.
+	Builtin []string
+}
+
+// DeclareFlags declares the runtime's flags on fs.
+func DeclareFlags(fs *flag.FlagSet, def Defaults) *Flags {
+	names := append(append([]string(nil), def.Builtin...), Names()...)
+	f := &Flags{sides: map[string]func() (Sides, error){}}
+	f.model = fs.String("model", def.Model, "network model: "+strings.Join(names, ", "))
+	f.players = fs.Int("players", def.Players, "players in the match, 1 to 4 for lockstep; every process of a match must agree")
+	f.layout = fs.String("layout", def.Layout.String(), "the cube world: cubes900, tower20 or pyramid10; every process of a match must agree")
+	for _, n := range Names() {
+		m := models[n]
+		if m.Flags != nil {
+			f.sides[n] = m.Flags(fs)
+		}
+	}
+	return f
+}
+
+// Model is the --model given.
+func (f *Flags) Model() string { return *f.model }
+
+// Players is the --players given.
+func (f *Flags) Players() int { return *f.players }
+
+// Layout is the --layout given.
+func (f *Flags) Layout() (scene.Layout, error) { return scene.ParseLayout(*f.layout) }
+
+// Setup is the match the flags describe.
+func (f *Flags) Setup(log *slog.Logger) (Setup, error) {
+	l, err := f.Layout()
+	return Setup{Players: *f.players, Layout: l, Logger: log}, err
+}
+
+// Sides looks up the --model given and builds its Sides from its flags.
+func (f *Flags) Sides() (*Model, Sides, error) {
+	m, err := Lookup(*f.model)
+	if err != nil {
+		return nil, Sides{}, err
+	}
+	if *f.players < 1 || *f.players > 64 {
+		return nil, Sides{}, fmt.Errorf("--players %d: want 1 to 64", *f.players)
+	}
+	build := f.sides[m.Name]
+	if build == nil {
+		return nil, Sides{}, fmt.Errorf("%w %q: it declares no sides", ErrModel, m.Name)
+	}
+	s, err := build()
+	return m, s, err
+}
