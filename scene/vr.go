@@ -182,7 +182,7 @@ func (v *VR) settle() {
 	for range maxSettleSteps {
 		resting := true
 		for _, id := range v.Cubes {
-			resting = resting && v.World.State(id).AtRest
+			resting = resting && v.state(id).AtRest
 		}
 		if resting {
 			return
