@@ -345,4 +345,3 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 	fmt.Fprintln(w, "(quantized velocity, what the next step starts from; must be 0: towers never jitter);")
 	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s); lost: cubes off the table.")
 }
-
