@@ -140,7 +140,7 @@ func NewVR(cfg VRConfig, local statesync.Player, c VRController) (*VR, error) {
 		f := vrForward(p)
 		side := vecmath.V3(0, 1, 0).Cross(f)
 		for k := range cfg.Loose {
-			lateral := float64(float64(k)-float64(cfg.Loose-1)/2) * 2
+			lateral := float64(float64(k)-float64(float64(cfg.Loose-1)/2)) * 2
 			at := f.Scale(-(cfg.PlayerRadius - 3)).Add(side.Scale(lateral))
 			v.loose[p] = append(v.loose[p], len(v.Cubes))
 			if err := v.addCube(vecmath.V3(at.X, h, at.Z)); err != nil {
@@ -182,7 +182,7 @@ func (v *VR) settle() {
 	for range maxSettleSteps {
 		resting := true
 		for _, id := range v.Cubes {
-			resting = resting && bodyState(v.World, id).AtRest
+			resting = resting && v.state(id).AtRest
 		}
 		if resting {
 			return

@@ -11,8 +11,11 @@ import (
 // Objects implements statesync.Game: the cubes.
 func (v *VR) Objects() int { return len(v.Cubes) }
 
+// state returns a body's state; the VR world's handles are always valid.
+func (v *VR) state(id physics.BodyID) physics.BodyState { return bodyState(v.World, id) }
+
 // Object implements statesync.Game.
-func (v *VR) Object(i int) physics.BodyState { return bodyState(v.World, v.Cubes[i]) }
+func (v *VR) Object(i int) physics.BodyState { return v.state(v.Cubes[i]) }
 
 // SetObject implements statesync.Game.
 func (v *VR) SetObject(i int, s physics.BodyState) error { return v.World.SetState(v.Cubes[i], s) }
@@ -87,7 +90,7 @@ func (v *VR) act(c VRControls, mayGrab func(int) bool, dt float64) {
 	me := &v.avatars[v.local]
 	me.Head = c.Head
 	for h := range me.Hands {
-		cur := bodyState(v.World, v.bodies[v.local][h+1]).Position
+		cur := v.state(v.bodies[v.local][h+1]).Position
 		step := c.Hands[h].Pos.Sub(cur)
 		if l, limit := step.Length(), float64(v.cfg.MaxHandSpeed*dt); l > limit {
 			step = step.Scale(limit / l)
@@ -117,7 +120,7 @@ func (v *VR) act(c VRControls, mayGrab func(int) bool, dt float64) {
 func (v *VR) reachable(hand vecmath.Vec3, mayGrab func(int) bool) (int, bool) {
 	best, bestD := -1, v.cfg.GrabReach*v.cfg.GrabReach
 	for i, id := range v.Cubes {
-		d := bodyState(v.World, id).Position.Sub(hand).LengthSq()
+		d := v.state(id).Position.Sub(hand).LengthSq()
 		if d < bestD && !v.held(i) && mayGrab(i) {
 			best, bestD = i, d
 		}
@@ -149,7 +152,7 @@ func (v *VR) pose(p int, dt float64) {
 		if !v.present[p] {
 			t = vecmath.Transform{Pos: v.parked(p, part), Rot: vecmath.QuatIdentity}
 		}
-		cur := bodyState(v.World, id).Position
+		cur := v.state(id).Position
 		vel := t.Pos.Sub(cur).Scale(1 / dt)
 		if step := float64(v.cfg.MaxHandSpeed * dt); t.Pos.Sub(cur).LengthSq() > float64(step*step) {
 			cur, vel = t.Pos, vecmath.Vec3{}

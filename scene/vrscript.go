@@ -27,7 +27,7 @@ func VRMatch(v *VR, p int) []VRAct {
 	spot := f.Scale(-(v.cfg.PlayerRadius - 1.5))
 	handAbove := float64(v.cfg.CubeSize/2) + v.cfg.HandRadius + 0.05
 	level := func(k int) vecmath.Vec3 {
-		return vecmath.V3(spot.X, float64(float64(k)*v.cfg.CubeSize)+v.cfg.CubeSize/2+handAbove+0.02, spot.Z)
+		return vecmath.V3(spot.X, float64(float64(k)*v.cfg.CubeSize)+float64(v.cfg.CubeSize/2)+handAbove+0.02, spot.Z)
 	}
 	// stack puts what hand holds on level k of the player's stack.
 	stack := func(acts []VRAct, hand, k int) []VRAct {

@@ -81,6 +81,8 @@ type statesyncRow struct {
 	converged               bool
 	convergedAfter          float64 // s after play stopped
 	restSpeed               float64 // max speed on guests of cubes resting on the host, m/s
+	towerSpeed              float64 // max speed on any machine of the cubes still standing in their towers, m/s
+	standing                int     // tower cubes nobody touched that never moved 5 cm on any machine
 	lost                    int
 	host, guests            statesync.Counters
 	pops                    float64 // per guest per minute
@@ -164,6 +166,24 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 		nodes = append(nodes, g)
 	}
 	cubes := worlds[0].Objects()
+	// standing: the cube is in one of the towers, has stayed within 5 cm of
+	// where the match started on every machine, and no machine ever gave
+	// anyone authority over it (nobody touched it).
+	standing := make([]bool, cubes)
+	start := make([]physics.BodyState, cubes)
+	for k := range vcfg.Towers {
+		for _, i := range worlds[0].Tower(k) {
+			standing[i] = true
+		}
+	}
+	for i := range start {
+		start[i] = worlds[0].Object(i)
+	}
+	standingSpeed := make([]float64, cubes) // fastest seen while standing
+	quantSpeed := func(s physics.BodyState) float64 {
+		v, _ := cfg.Spec.LinearVelocity.Quantize(cfg.Spec.LinearVelocity.Clamp(s.LinearVelocity))
+		return v.Length()
+	}
 	events := make([]restEvent, cubes)
 	restedFor := make([]int, cubes)
 	guestRest := make([][]bool, len(worlds)) // at rest on the guest in the last frame
@@ -209,8 +229,7 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 				if ga, gh, _ := nodes[p].Authority(i); hs.AtRest && restedFor[i] >= 60 && guestRest[p][i] &&
 					ga == statesync.Nobody && gh == statesync.Nobody {
 					// What the next step starts from: the quantized velocity.
-					v, _ := cfg.Spec.LinearVelocity.Quantize(cfg.Spec.LinearVelocity.Clamp(gs.LinearVelocity))
-					row.restSpeed = max(row.restSpeed, v.Length())
+					row.restSpeed = max(row.restSpeed, quantSpeed(gs))
 				}
 				guestRest[p][i] = gs.AtRest
 			}
@@ -220,6 +239,18 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 				restedFor[i] = 0
 			}
 			same = same && identical
+			for p := range worlds {
+				s := worlds[p].Object(i)
+				a, h, _ := nodes[p].Authority(i)
+				if standing[i] && (s.Position.Sub(start[i].Position).Length() > 0.05 || a != statesync.Nobody || h != statesync.Nobody) {
+					standing[i] = false
+				}
+			}
+			if standing[i] {
+				for p := range worlds {
+					standingSpeed[i] = max(standingSpeed[i], quantSpeed(worlds[p].Object(i)))
+				}
+			}
 			e := &events[i]
 			onAuthority := worlds[ap].Object(i)
 			switch {
@@ -241,6 +272,10 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 	for i := range cubes {
 		if p := worlds[0].Object(i).Position; p.Y < -1 || p.Length() > 200 {
 			row.lost++
+		}
+		if standing[i] {
+			row.standing++
+			row.towerSpeed = max(row.towerSpeed, standingSpeed[i])
 		}
 	}
 	if nMoving > 0 {
@@ -285,7 +320,7 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 	fmt.Fprintf(w, "netphys bench statesync: host + 3 guests, scripted VR match, budget %d kbps per player each way (%d-byte packets at 60/s)\n\n",
 		kbps, statesync.BudgetFor(kbps, 60))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\trest speed\tlost\tconflicts\tprediction\tpops/min\thost µs/tick\t")
+	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tpops/min\thost µs/tick\t")
 	for _, r := range rows {
 		conv := "no"
 		if r.converged {
@@ -295,17 +330,18 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 		if r.predictable > 0 {
 			hit = 100 * float64(r.predicted) / float64(r.predictable)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%.3f\t%d\t%s\t%.1f %%\t%.1f\t%.0f\t\n",
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%.1f %%\t%.1f\t%.0f\t\n",
 			r.name, r.up, r.down, r.hostTotal, 100*r.errMoving, 1000*r.errRest,
 			percentile(r.restToBits, 0.5), percentile(r.restToBits, 0.95), percentile(r.restToBits, 1),
-			conv, r.restSpeed, r.lost,
+			conv, r.standing, r.towerSpeed, r.restSpeed, r.lost,
 			fmt.Sprintf("grabs %d won %d lost, %d overruled, %d stale", r.host.GrabsWon, r.host.GrabsLost+r.grabsLost, r.overruled, r.host.Stale),
 			hit, r.pops, float64(r.cpuPerTick.Microseconds()))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nerr: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
 	fmt.Fprintln(w, "its authority's machine to the same bits on every machine; converged: every guest holds the host's bits after play stops;")
-	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s, must be 0: no jitter); lost: cubes off the table.")
+	fmt.Fprintln(w, "standing: tower cubes nobody ever had authority over on any machine and that never moved 5 cm; tower speed: fastest any")
+	fmt.Fprintln(w, "machine ever moved one of them")
+	fmt.Fprintln(w, "(quantized velocity, what the next step starts from; must be 0: towers never jitter);")
+	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s); lost: cubes off the table.")
 }
-
-var _ physics.BodyState // the report compares physics states bit for bit

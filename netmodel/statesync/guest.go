@@ -107,7 +107,7 @@ func (g *Guest) remoteAvatar(a *avatarSample) {
 			o.holder = Nobody
 		}
 	}
-	g.remote[p].push(float64(a.time)+float64(a.offset)/256, a.avatar)
+	g.remote[p].push(a.playTime(), a.avatar)
 }
 
 // follow applies the host's update of one object: always when its claims

@@ -149,7 +149,7 @@ func (h *Host) guestAvatar(l *link, a *avatarSample) {
 			o.boost, o.boostUntil = h.cfg.ThrownPriority, h.tick+Tick(h.cfg.ThrownTicks)
 		}
 	}
-	h.remote[p].push(float64(a.time)+float64(a.offset)/256, a.avatar)
+	h.remote[p].push(a.playTime(), a.avatar)
 	h.relay[p] = *a
 	h.relayed[p] = true
 }

@@ -282,10 +282,10 @@ func (n *node) priority(i int) float64 {
 // hide.
 func (n *node) apply(i int, st qstate) {
 	before := n.game.Object(i)
-	after := n.q.body(st)
-	if before == after {
-		return
+	if q, err := n.q.quantize(before); err == nil && q == st {
+		return // already there: the next step starts from these bits
 	}
+	after := n.q.body(st)
 	if err := n.game.SetObject(i, after); err != nil {
 		return // a quantized state is always finite; nothing to undo
 	}

@@ -21,6 +21,9 @@ type avatarSample struct {
 	held   [2]Version
 }
 
+// playTime is when the sample was taken on its player's clock, in steps.
+func (a *avatarSample) playTime() float64 { return float64(a.time) + float64(float64(a.offset)/256) }
+
 // packet is every datagram's payload, host to guest and guest to host.
 //
 //	+------+--------+---------+---------+------------+---------+------------+

@@ -31,7 +31,7 @@ func TestPredictionWalksWithThePhysics(t *testing.T) {
 	for range 90 {
 		row := make([]qstate, len(ids))
 		for k, id := range ids {
-			s, err := q.quantize(w.State(id))
+			s, err := q.quantize(mustState(w, id))
 			if err != nil {
 				t.Fatal(err)
 			}

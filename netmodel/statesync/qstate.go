@@ -76,11 +76,12 @@ func value(b wire.Bounds, i [3]int64) vecmath.Vec3 {
 	return b.Value([3]uint64{uint64(i[0]), uint64(i[1]), uint64(i[2])})
 }
 
-// body returns the state s stands for.
+// body returns the state s stands for. The rotation is normalized, as
+// the physics stores it, so that a state set from it reads back the same.
 func (q *quantizer) body(s qstate) physics.BodyState {
 	b := physics.BodyState{
 		Position: value(q.spec.Position, s.pos),
-		Rotation: s.rot.Quat(q.spec.OrientationBits),
+		Rotation: s.rot.Quat(q.spec.OrientationBits).Normalize(),
 		AtRest:   s.rest,
 	}
 	if !s.rest {

@@ -77,8 +77,18 @@ func newToy(local Player, cubes int) *toyGame {
 	return g
 }
 
+func (g *toyGame) state(id physics.BodyID) physics.BodyState { return mustState(g.w, id) }
+
+func mustState(w *physics.World, id physics.BodyID) physics.BodyState {
+	s, err := w.State(id)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 func (g *toyGame) Objects() int                   { return len(g.cubes) }
-func (g *toyGame) Object(i int) physics.BodyState { return g.w.State(g.cubes[i]) }
+func (g *toyGame) Object(i int) physics.BodyState { return g.state(g.cubes[i]) }
 func (g *toyGame) SetObject(i int, s physics.BodyState) error {
 	return g.w.SetState(g.cubes[i], s)
 }
@@ -110,24 +120,24 @@ func (g *toyGame) Step(mayGrab func(int) bool) {
 	case g.grip && !held.Holding:
 		best, bestD := -1, 1.0
 		for i, id := range g.cubes {
-			if dd := g.w.State(id).Position.Sub(hand).Length(); dd < bestD && mayGrab(i) {
+			if dd := g.state(id).Position.Sub(hand).Length(); dd < bestD && mayGrab(i) {
 				best, bestD = i, dd
 			}
 		}
 		if best >= 0 {
-			s := g.w.State(g.cubes[best])
+			s := g.state(g.cubes[best])
 			hp := vecmath.Transform{Pos: hand, Rot: vecmath.QuatIdentity}
 			*held = Held{Holding: true, Object: best, Relative: hp.Inverse().Mul(vecmath.Transform{Pos: s.Position, Rot: s.Rotation})}
 		}
 	case !g.grip && held.Holding:
-		s := g.w.State(g.cubes[held.Object])
+		s := g.state(g.cubes[held.Object])
 		s.LinearVelocity, s.AngularVelocity, s.AtRest = g.handV, vecmath.Vec3{}, false
 		_ = g.w.SetState(g.cubes[held.Object], s)
 		*held = Held{}
 	}
 	for p := range Player(MaxPlayers) {
 		a := &g.avatars[p]
-		cur := g.w.State(g.hands[p]).Position
+		cur := g.state(g.hands[p]).Position
 		next := a.Hands[0].Pos
 		if p == g.local {
 			next = hand.Add(d)
