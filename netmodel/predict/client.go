@@ -171,7 +171,8 @@ func NewClient(cfg Config, game Game, control Control, now time.Time) (*Client, 
 	}
 	c.pred = make([]predFrame, c.window+1)
 	for i := range c.pred {
-		c.pred[i] = predFrame{tick: Tick(i) - 1, state: game.NewState(), bodies: make([]wire.CubeState, bodies)}
+		c.pred[i] = predFrame{tick: Tick(i) + 1, // never its own slot's tick
+			state: game.NewState(), bodies: make([]wire.CubeState, bodies)}
 	}
 	c.states = make([]stateFrame, c.window+1)
 	for i := range c.states {
@@ -416,7 +417,7 @@ func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
 	}
 	ran := false
 	for n := 0; n < c.cfg.MaxTicksPerUpdate && float64(c.tick)+1 <= c.clock; n++ {
-		if int(c.tick-c.newest) >= c.window {
+		if int(int32(c.tick-c.newest)) >= c.window {
 			c.stats.Stalls++
 			c.clock = float64(c.tick)
 			break
@@ -652,11 +653,15 @@ func (c *Client) sendInputs(now time.Time, send func([]byte)) error {
 	return nil
 }
 
-// Rendered returns the bodies as the client draws them at time now: its
-// own player where it predicts it, minus the correction still being
-// smoothed away, between the last two ticks; the others interpolated at
-// the view delay.
-func (c *Client) Rendered(now time.Time, dst []wire.CubeState) []wire.CubeState {
+// Shown returns what the client showed at its newest tick: the others
+// as the server had them Delay ticks earlier, and which players are in
+// the game. It is valid until the next Update.
+func (c *Client) Shown() *View { return &c.view }
+
+// Rendered returns the bodies as the client draws them now: the others as
+// Shown, its own player where it predicts it between its last two ticks,
+// minus the correction still being smoothed away.
+func (c *Client) Rendered(dst []wire.CubeState) []wire.CubeState {
 	dst = append(dst[:0], c.view.Bodies...)
 	if !c.started {
 		return dst

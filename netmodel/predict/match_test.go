@@ -100,8 +100,7 @@ func TestClientReconcilesAndSmoothsAServerCorrection(t *testing.T) {
 	if st.Mispredicted != 1 || st.CorrectionMax < 0.9 || st.CorrectionMax > 1.1 {
 		t.Fatalf("after the correction: %+v", st)
 	}
-	now := tm.m.Now()
-	drawn := c.Rendered(now, nil)[0].Position
+	drawn := c.Rendered(nil)[0].Position
 	predicted := c.Game().Body(0).Position
 	if jump := predicted.Sub(drawn).Length(); jump < 0.5 {
 		t.Fatalf("correction drawn at once: drawn %v, predicted %v", drawn, predicted)
@@ -130,5 +129,41 @@ func TestClientDropsGarbage(t *testing.T) {
 	}
 	if c.Stats().BadPackets != 3 {
 		t.Fatalf("stats %+v", c.Stats())
+	}
+}
+
+// A client that starts behind the server's newest state (its process was
+// busy while states queued up) predicts on from there instead of stalling.
+func TestClientStartingBehindTheNewestStateCatchesUp(t *testing.T) {
+	srv := testServer(t)
+	var queued [][]byte
+	send := func(_ int, d []byte) { queued = append(queued, append([]byte(nil), d...)) }
+	now := t0
+	for i := 0; i < 10; i++ {
+		now = srv.deadline(srv.Tick())
+		if err := srv.Update(now, send); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := NewClient(DefaultConfig(), newTinyGame(2), tinyControl(0), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range queued {
+		if err := c.Receive(now, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Tick() >= srv.Tick() {
+		t.Fatalf("client at %d, server at %d: not behind", c.Tick(), srv.Tick())
+	}
+	for i := 0; i < 30; i++ {
+		now = now.Add(time.Second / 60)
+		if err := c.Update(now, func([]byte) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := c.Stats(); c.Tick() < srv.Tick()+20 || st.Stalls != 0 {
+		t.Fatalf("client at %d after half a second, server at %d: %+v", c.Tick(), srv.Tick(), st)
 	}
 }

@@ -51,6 +51,7 @@ type ServerCounters struct {
 	BehindClamped   uint64 // shots whose lag-compensation claim was capped
 	InputsGuessed   uint64 // player ticks stepped with a guessed input
 	Shots, ShotHits uint64 // shots resolved (including again by rewinds) and hits committed
+	HitsDropped     uint64 // committed hits dropped: TakeCommitted was not called in time
 }
 
 // frame is one tick of the server's ring: the inputs of every player for
@@ -130,7 +131,7 @@ func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
 	s.ring = make([]frame, s.window+s.ahead+1)
 	for i := range s.ring {
 		f := &s.ring[i]
-		f.tick = Tick(i) - 1 // stale for every tick until claimed
+		f.tick = Tick(i) + 1 // never the tick of its own slot: stale until claimed
 		f.state = game.NewState()
 		f.bodies = make([]wire.CubeState, bodies)
 		f.present, f.touching = make([]bool, players), make([]bool, players)
@@ -157,7 +158,8 @@ func (s *Server) Game() Game { return s.game }
 func (s *Server) Present(p int) bool { return p >= 0 && p < len(s.present) && s.present[p] }
 
 // TakeCommitted appends the hits committed since the last call to dst:
-// the outcomes that left the window and can no longer be rewritten.
+// the outcomes that left the window and can no longer be rewritten. The
+// server holds at most maxCommitted of them between calls.
 func (s *Server) TakeCommitted(dst []Hit) []Hit {
 	dst = append(dst, s.committed...)
 	s.committed = s.committed[:0]
@@ -228,6 +230,9 @@ func (s *Server) Leave(now time.Time, slot int) {
 	s.peers[slot] = nil
 	s.pending[slot] = -1
 }
+
+// maxCommitted bounds the hits the server holds for TakeCommitted.
+const maxCommitted = 4096
 
 // noEpoch marks an input whose lead does not count: it was sampled while
 // the client's clock caught up.
@@ -494,8 +499,14 @@ func (s *Server) commit() {
 	if f.tick != t {
 		return
 	}
-	s.committed = append(s.committed, f.hits...)
 	s.counters.ShotHits += uint64(len(f.hits))
+	if over := len(s.committed) + len(f.hits) - maxCommitted; over > 0 {
+		// Nobody drains them: keep the newest, count the rest.
+		n := copy(s.committed, s.committed[min(over, len(s.committed)):])
+		s.committed = s.committed[:n]
+		s.counters.HitsDropped += uint64(over)
+	}
+	s.committed = append(s.committed, f.hits...)
 	f.hits = f.hits[:0]
 }
 

@@ -120,9 +120,9 @@ func TestInputsOutsideTheWindowAreDroppedAndCounted(t *testing.T) {
 	window, ahead := Tick(s.window), Tick(s.ahead)
 	rc := newRawClient(t)
 	for _, p := range []*inputPacket{
-		inputs(100-window-1, right),         // past the window
-		inputs(100+ahead+1, right),          // too far ahead
-		inputs(100-window-1+(1<<31), right), // wrapped far away
+		inputs(100-window-1, right),              // past the window
+		inputs(100+ahead+1, right),               // too far ahead
+		inputs(100-window-1+(1<<31), right),      // wrapped far away
 		inputs(100+ahead-1, right, right, right), // the last one too far ahead
 	} {
 		if err := rc.send(t, s, now, 0, p); err != nil {
