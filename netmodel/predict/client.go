@@ -137,17 +137,19 @@ type Client struct {
 	delay   int
 	remote  []Input // others' latest controls, for extrapolating them
 	present []bool  // presence in the client's game
-	pending bool    // a reconcile is due for newest
-	inputs  []Input
-	view    View
-	offset  vecmath.Vec3 // visual correction still to decay
-	seen    []SeenHit
-	stats   ClientStats
-	pkt     *statePacket
-	in      inputPacket
-	reader  wire.Reader
-	writer  wire.Writer
-	buf     []byte
+	// basePresent is scratch for baseline.
+	basePresent []bool
+	pending     bool // a reconcile is due for newest
+	inputs      []Input
+	view        View
+	offset      vecmath.Vec3 // visual correction still to decay
+	seen        []SeenHit
+	stats       ClientStats
+	pkt         *statePacket
+	in          inputPacket
+	reader      wire.Reader
+	writer      wire.Writer
+	buf         []byte
 }
 
 // NewClient prepares a client whose game is in its starting state (the
@@ -165,7 +167,7 @@ func NewClient(cfg Config, game Game, control Control, now time.Time) (*Client, 
 		cfg: cfg, game: game, spec: game.Spec(), ep: ep, dt: cfg.tickDuration(), window: cfg.ticks(cfg.Window),
 		control: control, speed: 1, last: now,
 		sent: make([]sentPacket, cfg.Reliable.SentPacketsBufferSize), gaps: make([]int, cfg.ticks(cfg.LeadWindow)),
-		remote: make([]Input, players), present: make([]bool, players), inputs: make([]Input, players),
+		remote: make([]Input, players), present: make([]bool, players), basePresent: make([]bool, players), inputs: make([]Input, players),
 		view: View{Bodies: make([]wire.CubeState, bodies), Present: make([]bool, players)},
 		pkt:  newStatePacket(players, bodies), buf: make([]byte, cfg.Reliable.MaxPacketSize),
 	}
@@ -234,7 +236,7 @@ func (c *Client) Receive(now time.Time, datagram []byte) error {
 	}
 	m := c.pkt
 	c.reader.Reset(payload)
-	if err := m.Serialize(&c.reader, c.spec); err == nil {
+	if err := m.Serialize(&c.reader, c.spec, c.baseline); err == nil {
 		err = finish(&c.reader)
 	}
 	if err == nil && c.started && m.you != c.you {
@@ -266,6 +268,19 @@ func (c *Client) Receive(now time.Time, datagram []byte) error {
 		}
 	}
 	return nil
+}
+
+// baseline finds a state the server may code a packet against: one the
+// client received (and so acknowledged).
+func (c *Client) baseline(t Tick) ([]wire.CubeState, []bool, bool) {
+	sf := c.stateAt(t)
+	if !sf.valid || sf.tick != t {
+		return nil, nil, false
+	}
+	for p, pl := range sf.players {
+		c.basePresent[p] = pl.present
+	}
+	return sf.bodies, c.basePresent, true
 }
 
 // begin starts the prediction from the first server state.
