@@ -124,8 +124,10 @@ type Client struct {
 	// predictions of earlier ticks (the start) are not counted.
 	synced     bool
 	syncedFrom Tick
-	// epochFrom is the first tick sampled on time in the current epoch.
+	// epochFrom is the first tick sampled on time in the current epoch,
+	// epochAt when it started.
 	epochFrom Tick
+	epochAt   time.Time
 
 	acked   Tick // inputs up to here reached the server
 	hasAck  bool
@@ -423,7 +425,7 @@ func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
 		return c.sendInputs(now, send) // lets the endpoint measure the round trip
 	}
 	c.clock += float64(elapsed) / float64(c.dt) * c.speed
-	c.steer()
+	c.steer(now)
 	if c.pending {
 		c.pending = false
 		if err := c.reconcile(c.newest); err != nil {
