@@ -238,7 +238,7 @@ func (c *Client) Receive(now time.Time, datagram []byte) error {
 	}
 	m := c.pkt
 	c.reader.Reset(payload)
-	if err := m.Serialize(&c.reader, c.spec, c.baseline); err == nil {
+	if err = m.Serialize(&c.reader, c.spec, c.baseline); err == nil {
 		err = finish(&c.reader)
 	}
 	if err == nil && c.started && m.you != c.you {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/reliable"
 	"github.com/netphys/netphys/vecmath"
 )
 
@@ -138,7 +139,20 @@ func TestClientDropsGarbage(t *testing.T) {
 			t.Fatalf("accepted %x", d)
 		}
 	}
-	if c.Stats().BadPackets != 3 {
+	// A well-formed datagram of the connection whose payload is not a
+	// state packet.
+	ep, err := reliable.NewEndpoint(reliable.DefaultConfig(), tm.m.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ds, err := ep.SendPacket(tm.m.Now(), []byte{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Receive(tm.m.Now(), ds[0]); err == nil {
+		t.Fatal("accepted a payload that is no state")
+	}
+	if c.Stats().BadPackets != 4 {
 		t.Fatalf("stats %+v", c.Stats())
 	}
 }

@@ -290,7 +290,7 @@ func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
 	}
 	p.tokens--
 	s.reader.Reset(payload)
-	if err := s.in.Serialize(&s.reader); err == nil {
+	if err = s.in.Serialize(&s.reader); err == nil {
 		err = finish(&s.reader)
 	}
 	if err != nil {

@@ -191,6 +191,24 @@ func TestForgedInputsAreClampedAndCounted(t *testing.T) {
 	}
 }
 
+func TestMalformedInputPacketsAreDroppedAndCounted(t *testing.T) {
+	s := testServer(t)
+	rc := newRawClient(t)
+	good := encodeInputPacket(t, inputs(1, right, right))
+	for _, payload := range [][]byte{good[:len(good)-1], append(good, 0xff), {}} {
+		_, ds, err := rc.ep.SendPacket(t0, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Receive(t0, 0, ds[0]); err == nil {
+			t.Fatalf("accepted payload %x", payload)
+		}
+	}
+	if c := s.Counters(); c.BadPackets != 3 || c.Packets != 0 || s.frameAt(1).received[0] {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
 func TestInputFloodIsRateLimited(t *testing.T) {
 	s := testServer(t)
 	rc := newRawClient(t)
