@@ -203,11 +203,13 @@ func spawnPoint(p int, cfg ArenaConfig) vecmath.Vec3 {
 // the centre.
 func cubeStart(i int, cfg ArenaConfig) vecmath.Vec3 {
 	cluster, k := i%4, i/4
-	cx := [...]float64{1, -1, 1, -1}[cluster] * cfg.Half * 0.3
-	cz := [...]float64{1, 1, -1, -1}[cluster] * cfg.Half * 0.3
+	cx := float64([...]float64{1, -1, 1, -1}[cluster] * cfg.Half * 0.3)
+	cz := float64([...]float64{1, 1, -1, -1}[cluster] * cfg.Half * 0.3)
 	row, col := k/3, k%3
 	pitch := float64(1.5 * cfg.CubeSize)
-	return vecmath.V3(float64(cx+float64(col-1)*pitch), float64(cfg.CubeSize/2+float64(row)*cfg.CubeSize), float64(cz+float64(row)*0.2))
+	x := cx + float64(float64(col-1)*pitch)
+	y := float64(cfg.CubeSize/2) + float64(float64(row)*cfg.CubeSize)
+	return vecmath.V3(x, y, cz+float64(float64(row)*0.2))
 }
 
 // Config returns the arena's configuration.
@@ -338,7 +340,7 @@ func (a *Arena) steer(p int, in predict.Input) {
 	st := a.state(id)
 	grounded := a.grounded(p, st.Position)
 	k := cfg.MoveSpeed / predict.MoveMax
-	wish := vecmath.V3(float64(in.MoveX)*k, 0, float64(in.MoveZ)*k)
+	wish := vecmath.V3(float64(float64(in.MoveX)*k), 0, float64(float64(in.MoveZ)*k))
 	if st.AtRest && wish == (vecmath.Vec3{}) && !in.Jump {
 		return // standing still: leave it asleep
 	}

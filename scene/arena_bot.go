@@ -46,18 +46,18 @@ func NewBot(p int, seed uint64, cfg ArenaConfig) *Bot {
 
 // ticks converts seconds to ticks from now.
 func (b *Bot) after(t predict.Tick, seconds float64) predict.Tick {
-	return t + predict.Tick(seconds*b.rate+0.5)
+	return t + predict.Tick(float64(seconds*b.rate)+0.5)
 }
 
 // Input is a predict.Control: the bot's controls for tick t.
 func (b *Bot) Input(t predict.Tick, v *predict.View) predict.Input {
 	own := v.Own.Position
 	if t >= b.modeUntil {
-		b.mode, b.modeUntil = botFight, b.after(t, 3+5*b.rng.Float64())
+		b.mode, b.modeUntil = botFight, b.after(t, 3+float64(5*b.rng.Float64()))
 		if b.cfg.Cubes > 0 && b.rng.Float64() < 0.3 {
 			b.mode = botPush
 			b.cube = b.cfg.Players + b.rng.IntN(b.cfg.Cubes)
-			b.pushDir = vecmath.V3(b.rng.Float64()-0.5, 0, b.rng.Float64()-0.5)
+			b.pushDir = vecmath.V3(float64(b.rng.Float64())-0.5, 0, float64(b.rng.Float64())-0.5)
 		}
 		b.target = b.pickTarget(v)
 	}
@@ -65,7 +65,7 @@ func (b *Bot) Input(t predict.Tick, v *predict.View) predict.Input {
 		b.target = b.pickTarget(v)
 	}
 	if t >= b.sideUntil {
-		b.side, b.sideUntil = -b.side, b.after(t, 0.4+1.1*b.rng.Float64())
+		b.side, b.sideUntil = -b.side, b.after(t, 0.4+float64(1.1*b.rng.Float64()))
 	}
 	var move vecmath.Vec3
 	switch {
@@ -111,7 +111,7 @@ func (b *Bot) Input(t predict.Tick, v *predict.View) predict.Input {
 		yaw = vecmath.Atan2(aim.X, aim.Z)
 		pitch = vecmath.Atan2(aim.Y, vecmath.V3(aim.X, 0, aim.Z).Length())
 		if t >= b.nextShot {
-			shoot, b.nextShot = true, b.after(t, 0.25+0.25*b.rng.Float64())
+			shoot, b.nextShot = true, b.after(t, 0.25+float64(0.25*b.rng.Float64()))
 		}
 	}
 	in, err := predict.MakeInput(move.X, move.Z, yaw, pitch, jump, shoot)

@@ -124,8 +124,10 @@ type Client struct {
 	// predictions of earlier ticks (the start) are not counted.
 	synced     bool
 	syncedFrom Tick
-	// epochFrom is the first tick sampled on time in the current epoch.
+	// epochFrom is the first tick sampled on time in the current epoch,
+	// epochAt when it started.
 	epochFrom Tick
+	epochAt   time.Time
 
 	acked   Tick // inputs up to here reached the server
 	hasAck  bool
@@ -137,17 +139,19 @@ type Client struct {
 	delay   int
 	remote  []Input // others' latest controls, for extrapolating them
 	present []bool  // presence in the client's game
-	pending bool    // a reconcile is due for newest
-	inputs  []Input
-	view    View
-	offset  vecmath.Vec3 // visual correction still to decay
-	seen    []SeenHit
-	stats   ClientStats
-	pkt     *statePacket
-	in      inputPacket
-	reader  wire.Reader
-	writer  wire.Writer
-	buf     []byte
+	// basePresent is scratch for baseline.
+	basePresent []bool
+	pending     bool // a reconcile is due for newest
+	inputs      []Input
+	view        View
+	offset      vecmath.Vec3 // visual correction still to decay
+	seen        []SeenHit
+	stats       ClientStats
+	pkt         *statePacket
+	in          inputPacket
+	reader      wire.Reader
+	writer      wire.Writer
+	buf         []byte
 }
 
 // NewClient prepares a client whose game is in its starting state (the
@@ -165,13 +169,14 @@ func NewClient(cfg Config, game Game, control Control, now time.Time) (*Client, 
 		cfg: cfg, game: game, spec: game.Spec(), ep: ep, dt: cfg.tickDuration(), window: cfg.ticks(cfg.Window),
 		control: control, speed: 1, last: now,
 		sent: make([]sentPacket, cfg.Reliable.SentPacketsBufferSize), gaps: make([]int, cfg.ticks(cfg.LeadWindow)),
-		remote: make([]Input, players), present: make([]bool, players), inputs: make([]Input, players),
+		remote: make([]Input, players), present: make([]bool, players), basePresent: make([]bool, players), inputs: make([]Input, players),
 		view: View{Bodies: make([]wire.CubeState, bodies), Present: make([]bool, players)},
 		pkt:  newStatePacket(players, bodies), buf: make([]byte, cfg.Reliable.MaxPacketSize),
 	}
 	c.pred = make([]predFrame, c.window+1)
 	for i := range c.pred {
-		c.pred[i] = predFrame{tick: Tick(i) - 1, state: game.NewState(), bodies: make([]wire.CubeState, bodies)}
+		c.pred[i] = predFrame{tick: Tick(i) + 1, // never its own slot's tick
+			state: game.NewState(), bodies: make([]wire.CubeState, bodies)}
 	}
 	c.states = make([]stateFrame, c.window+1)
 	for i := range c.states {
@@ -233,7 +238,7 @@ func (c *Client) Receive(now time.Time, datagram []byte) error {
 	}
 	m := c.pkt
 	c.reader.Reset(payload)
-	if err := m.Serialize(&c.reader, c.spec); err == nil {
+	if err = m.Serialize(&c.reader, c.spec, c.baseline); err == nil {
 		err = finish(&c.reader)
 	}
 	if err == nil && c.started && m.you != c.you {
@@ -265,6 +270,19 @@ func (c *Client) Receive(now time.Time, datagram []byte) error {
 		}
 	}
 	return nil
+}
+
+// baseline finds a state the server may code a packet against: one the
+// client received (and so acknowledged).
+func (c *Client) baseline(t Tick) ([]wire.CubeState, []bool, bool) {
+	sf := c.stateAt(t)
+	if !sf.valid || sf.tick != t {
+		return nil, nil, false
+	}
+	for p, pl := range sf.players {
+		c.basePresent[p] = pl.present
+	}
+	return sf.bodies, c.basePresent, true
 }
 
 // begin starts the prediction from the first server state.
@@ -407,7 +425,7 @@ func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
 		return c.sendInputs(now, send) // lets the endpoint measure the round trip
 	}
 	c.clock += float64(elapsed) / float64(c.dt) * c.speed
-	c.steer()
+	c.steer(now)
 	if c.pending {
 		c.pending = false
 		if err := c.reconcile(c.newest); err != nil {
@@ -416,7 +434,7 @@ func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
 	}
 	ran := false
 	for n := 0; n < c.cfg.MaxTicksPerUpdate && float64(c.tick)+1 <= c.clock; n++ {
-		if int(c.tick-c.newest) >= c.window {
+		if int(int32(c.tick-c.newest)) >= c.window {
 			c.stats.Stalls++
 			c.clock = float64(c.tick)
 			break
@@ -432,55 +450,6 @@ func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
 		return nil
 	}
 	return c.sendInputs(now, send)
-}
-
-// jumpAbove is the clock error, ticks, above which the client jumps its
-// clock instead of steering it.
-const jumpAbove = 3
-
-// steer keeps the worst lead of the client's inputs at the server near
-// Config.TargetLead. Inputs arriving late cost rewinds and mispredictions,
-// inputs arriving early only latency, so the clock speeds up (by up to
-// 10 %) faster than it slows down (by up to 5 %); an error above jumpAbove
-// ticks jumps the clock and starts a new epoch. The lead is the minimum
-// over a window, which answers at once to inputs arriving later and only
-// after the window to earlier ones: the gentle slow-down keeps that from
-// ringing.
-func (c *Client) steer() {
-	if !c.leadNew {
-		return
-	}
-	c.leadNew = false
-	e := c.lead - c.cfg.TargetLead // > 0: too far ahead
-	if e > jumpAbove || e < -jumpAbove {
-		c.clock -= e
-		c.epoch = (c.epoch + 1) % epochs
-		c.epochFrom = max(c.tick, Tick(c.clock))
-		c.speed = 1
-		c.stats.ClockJumps++
-		return
-	}
-	if !c.synced {
-		c.synced, c.syncedFrom = true, c.tick
-	}
-	switch {
-	case e < -0.25:
-		c.speed = 1 + min(0.1, -0.05*e)
-	case e > 0.5:
-		c.speed = 1 - min(0.05, 0.02*e)
-	default:
-		c.speed = 1
-	}
-}
-
-// decay shrinks the visual correction.
-func (c *Client) decay(elapsed time.Duration) {
-	if c.cfg.SmoothTime == 0 {
-		c.offset = vecmath.Vec3{}
-		return
-	}
-	k := float64(c.cfg.SmoothTime) / float64(c.cfg.SmoothTime+elapsed)
-	c.offset = c.offset.Scale(k)
 }
 
 // reconcile restarts the prediction from the server's state of tick s.
@@ -554,65 +523,6 @@ func (c *Client) step(in Input, base Tick) error {
 	return nil
 }
 
-// observe fills the view of tick t: the others as the server had them
-// delay ticks earlier, with the delay following the worst recent age of
-// the newest state.
-func (c *Client) observe(t Tick) {
-	c.gaps[int(t)%len(c.gaps)] = int(int32(t - c.newest))
-	worst := 0
-	for _, g := range c.gaps {
-		worst = max(worst, g)
-	}
-	c.delay = min(worst+c.cfg.InterpExtra, len(c.states)-1)
-	v := t - Tick(c.delay)
-	c.view.Tick, c.view.You = v, c.you
-	if sf := c.stateAt(v); sf.valid && sf.tick == v {
-		c.fillView(sf, sf, 0)
-		return
-	}
-	// Lost or not yet here: interpolate between the nearest states around
-	// v, or hold the newest before it.
-	var a, b *stateFrame
-	for k := Tick(1); int(k) < len(c.states) && (a == nil || b == nil); k++ {
-		if sf := c.stateAt(v - k); a == nil && sf.valid && sf.tick == v-k {
-			a = sf
-		}
-		if sf := c.stateAt(v + k); b == nil && sf.valid && sf.tick == v+k {
-			b = sf
-		}
-	}
-	switch {
-	case a != nil && b != nil:
-		c.fillView(a, b, float64(v-a.tick)/float64(b.tick-a.tick))
-	case a != nil:
-		c.stats.DryTicks++
-		c.fillView(a, a, 0)
-	case b != nil:
-		c.fillView(b, b, 0)
-	}
-}
-
-// fillView interpolates the view a fraction x of the way from a to b.
-func (c *Client) fillView(a, b *stateFrame, x float64) {
-	for p := range c.view.Present {
-		c.view.Present[p] = a.players[p].present && b.players[p].present
-	}
-	for i := range c.view.Bodies {
-		sa, sb := a.bodies[i], b.bodies[i]
-		if x == 0 {
-			c.view.Bodies[i] = sa
-			continue
-		}
-		c.view.Bodies[i] = wire.CubeState{
-			Position:        sa.Position.Lerp(sb.Position, x),
-			Orientation:     sa.Orientation.Nlerp(sb.Orientation, x),
-			LinearVelocity:  sa.LinearVelocity.Lerp(sb.LinearVelocity, x),
-			AngularVelocity: sa.AngularVelocity.Lerp(sb.AngularVelocity, x),
-			AtRest:          sa.AtRest && sb.AtRest,
-		}
-	}
-}
-
 // sendInputs sends every input the server has not acknowledged, up to
 // MaxInputs of the newest.
 func (c *Client) sendInputs(now time.Time, send func([]byte)) error {
@@ -650,24 +560,4 @@ func (c *Client) sendInputs(now time.Time, send func([]byte)) error {
 		send(d)
 	}
 	return nil
-}
-
-// Rendered returns the bodies as the client draws them at time now: its
-// own player where it predicts it, minus the correction still being
-// smoothed away, between the last two ticks; the others interpolated at
-// the view delay.
-func (c *Client) Rendered(now time.Time, dst []wire.CubeState) []wire.CubeState {
-	dst = append(dst[:0], c.view.Bodies...)
-	if !c.started {
-		return dst
-	}
-	x := max(0, min(1, c.clock-float64(c.tick)+1))
-	prev, cur := c.predAt(c.tick-1), c.predAt(c.tick)
-	own := cur.bodies[c.you]
-	if prev.tick == c.tick-1 {
-		own.Position = prev.bodies[c.you].Position.Lerp(own.Position, x)
-	}
-	own.Position = own.Position.Add(c.offset)
-	dst[c.you] = own
-	return dst
 }

@@ -55,7 +55,7 @@
 //	cl, _ := predict.NewClient(predict.DefaultConfig(), clientGame, control, now)
 //	cl.Receive(now, datagram)
 //	cl.Update(now, send)                   // every frame: ticks due, inputs sent
-//	bodies = cl.Rendered(now, bodies)      // what to draw
+//	bodies = cl.Rendered(bodies)           // what to draw
 //
 // control is called once per predicted tick with the client's View (the
 // others as shown, its own predicted player) and returns the Input.

@@ -93,30 +93,46 @@ type playerInfo struct {
 // client. The counts of players and bodies are the game's, known to both
 // sides, and are not sent.
 //
-//	+------+-----+-------+------+--------------------+------------------+
-//	| tick | you | epoch | lead | players            | bodies           |
-//	| 32   | 5   | 4     | 12   | present, moveX/Z,  | CubeState in the |
-//	|      |     |       |      | jump, touching     | game's spec;     |
-//	|      |     |       |      | (1 bit if absent)  | absent skipped   |
-//	+------+-----+-------+------+--------------------+------------------+
+//	+------+-----+-------+------+------+--------------------+-----------------+
+//	| tick | you | epoch | lead | base | players            | bodies          |
+//	| 32   | 5   | 4     | 12   | 1 or | present, moveX/Z,  | 1 bit "as in    |
+//	|      |     |       |      | 1+9  | jump, touching     | base", else the |
+//	|      |     |       |      |      | (1 bit if absent)  | CubeState       |
+//	+------+-----+-------+------+------+--------------------+-----------------+
 //
 // you is the client's player slot; epoch echoes the newest clock epoch the
 // server saw from it and lead is how early its inputs arrived (the minimum
-// over Config.LeadWindow), in eighths of a tick, or leadUnknown.
+// over Config.LeadWindow), in eighths of a tick, or leadUnknown. base, when
+// present, is how many ticks before tick the baseline is: a state the
+// client acknowledged, whose unchanged bodies cost one bit (delta
+// compression; a resting cube is the common case). Absent players' bodies
+// are not sent.
 type statePacket struct {
 	tick    Tick
 	you     int
 	epoch   uint8
 	lead    int32
+	hasBase bool
+	base    Tick // ticks before tick, 1..maxBaseAge
 	players []playerInfo
 	bodies  []wire.CubeState
 }
+
+// maxBaseAge bounds how old a baseline may be, ticks: the largest window.
+const maxBaseAge = 4 * MaxInputs
+
+// baseline returns the bodies of the state of tick t and which players
+// were present in it, or false: the sender's copy when writing, the
+// receiver's when reading.
+type baseline func(t Tick) (bodies []wire.CubeState, present []bool, ok bool)
 
 func newStatePacket(players, bodies int) *statePacket {
 	return &statePacket{players: make([]playerInfo, players), bodies: make([]wire.CubeState, bodies)}
 }
 
-func (p *statePacket) Serialize(s wire.Stream, spec wire.StateSpec) error {
+// Serialize codes the packet; base finds the baseline's bodies, when the
+// packet names one (writing: the sender's copy; reading: the receiver's).
+func (p *statePacket) Serialize(s wire.Stream, spec wire.StateSpec, base baseline) error {
 	if err := wire.SerializeBits(s, &p.tick, 32); err != nil {
 		return err
 	}
@@ -131,6 +147,21 @@ func (p *statePacket) Serialize(s wire.Stream, spec wire.StateSpec) error {
 	}
 	if err := wire.SerializeInt(s, &p.lead, -leadLimit*leadScale, leadLimit*leadScale-1); err != nil {
 		return err
+	}
+	if err := wire.SerializeBool(s, &p.hasBase); err != nil {
+		return err
+	}
+	var ref []wire.CubeState
+	var refPresent []bool
+	if p.hasBase {
+		if err := wire.SerializeInt(s, &p.base, 1, maxBaseAge); err != nil {
+			return err
+		}
+		var ok bool
+		ref, refPresent, ok = base(p.tick - p.base)
+		if !ok || len(ref) != len(p.bodies) || len(refPresent) != len(p.players) {
+			return fmt.Errorf("%w: no baseline %d ticks before %d", ErrMessage, p.base, p.tick)
+		}
 	}
 	for i := range p.players {
 		pl := &p.players[i]
@@ -166,6 +197,17 @@ func (p *statePacket) Serialize(s wire.Stream, spec wire.StateSpec) error {
 	for i := range p.bodies {
 		if i < len(p.players) && !p.players[i].present {
 			continue
+		}
+		// A player absent from the baseline has no body there to repeat.
+		if ref != nil && (i >= len(p.players) || refPresent[i]) {
+			same := p.bodies[i] == ref[i]
+			if err := wire.SerializeBool(s, &same); err != nil {
+				return err
+			}
+			if same {
+				p.bodies[i] = ref[i]
+				continue
+			}
 		}
 		if err := p.bodies[i].Serialize(s, spec); err != nil {
 			return fmt.Errorf("predict: body %d: %w", i, err)

@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -117,7 +116,27 @@ func FuzzInputPacket(f *testing.F) {
 	})
 }
 
-func randomStatePacket(r *rand.Rand, g *tinyGame) *statePacket {
+// fixedBase is the baseline of the state-packet tests: one state, the
+// same for every tick.
+type fixedBase struct {
+	bodies  []wire.CubeState
+	present []bool
+}
+
+func (b *fixedBase) lookup(Tick) ([]wire.CubeState, []bool, bool) { return b.bodies, b.present, true }
+
+func newFixedBase(r *rand.Rand, g *tinyGame) *fixedBase {
+	p := randomStatePacket(r, g, nil)
+	b := &fixedBase{bodies: p.bodies, present: make([]bool, len(p.players))}
+	for i, pl := range p.players {
+		b.present[i] = pl.present
+	}
+	return b
+}
+
+// randomStatePacket returns a packet of random states, coded against base
+// half of the time (when there is one) with half its bodies unchanged.
+func randomStatePacket(r *rand.Rand, g *tinyGame, base *fixedBase) *statePacket {
 	spec := g.Spec()
 	p := newStatePacket(g.Players(), g.Bodies())
 	p.tick, p.you, p.epoch = Tick(r.Uint32()), r.IntN(g.Players()), uint8(r.IntN(epochs))
@@ -146,39 +165,68 @@ func randomStatePacket(r *rand.Rand, g *tinyGame) *statePacket {
 			panic(err)
 		}
 	}
+	if base != nil && r.IntN(2) == 0 {
+		p.hasBase, p.base = true, Tick(1+r.IntN(maxBaseAge))
+		for i := range p.bodies {
+			if r.IntN(2) == 0 && (i >= len(p.players) || p.players[i].present && base.present[i]) {
+				p.bodies[i] = base.bodies[i]
+			}
+		}
+	}
 	return p
 }
 
-func encodeStatePacket(t testing.TB, p *statePacket, spec wire.StateSpec) []byte {
+func encodeStatePacket(t testing.TB, p *statePacket, spec wire.StateSpec, base *fixedBase) []byte {
 	t.Helper()
 	w := wire.NewWriter(make([]byte, 4096))
-	if err := p.Serialize(w, spec); err != nil {
+	if err := p.Serialize(w, spec, base.lookup); err != nil {
 		t.Fatal(err)
 	}
 	return append([]byte(nil), w.Bytes()...)
 }
 
-func decodeStatePacket(b []byte, g *tinyGame) (*statePacket, error) {
+func decodeStatePacket(b []byte, g *tinyGame, base *fixedBase) (*statePacket, error) {
 	p := newStatePacket(g.Players(), g.Bodies())
 	r := wire.NewReader(b)
-	if err := p.Serialize(r, g.Spec()); err != nil {
+	if err := p.Serialize(r, g.Spec(), base.lookup); err != nil {
 		return nil, err
 	}
 	return p, finish(r)
 }
 
+func TestUnchangedBodiesCostOneBitAgainstTheBaseline(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	g := newTinyGame(4)
+	base := newFixedBase(r, g)
+	p := newStatePacket(g.Players(), g.Bodies())
+	for i := range p.players {
+		p.players[i].present = base.present[i]
+	}
+	copy(p.bodies, base.bodies)
+	full := len(encodeStatePacket(t, p, g.Spec(), base))
+	p.hasBase, p.base = true, 3
+	delta := encodeStatePacket(t, p, g.Spec(), base)
+	if len(delta) >= full/2 {
+		t.Fatalf("%d bytes against the baseline, %d without", len(delta), full)
+	}
+	if _, err := decodeStatePacket(delta, g, &fixedBase{}); err == nil {
+		t.Fatal("decoded without the baseline")
+	}
+}
+
 func TestStatePacketRoundTrips(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	g := newTinyGame(4)
+	base := newFixedBase(r, g)
 	for i := 0; i < 100; i++ {
-		p := randomStatePacket(r, g)
-		b := encodeStatePacket(t, p, g.Spec())
-		got, err := decodeStatePacket(b, g)
+		p := randomStatePacket(r, g, base)
+		b := encodeStatePacket(t, p, g.Spec(), base)
+		got, err := decodeStatePacket(b, g, base)
 		if err != nil || !reflect.DeepEqual(got, p) {
 			t.Fatalf("round trip: %v\n got %+v\nwant %+v", err, got, p)
 		}
 		for n := 0; n < len(b); n++ {
-			if _, err := decodeStatePacket(b[:n], g); err == nil {
+			if _, err := decodeStatePacket(b[:n], g, base); err == nil {
 				t.Fatalf("packet cut to %d of %d bytes decoded", n, len(b))
 			}
 		}
@@ -188,22 +236,24 @@ func TestStatePacketRoundTrips(t *testing.T) {
 func FuzzStatePacket(f *testing.F) {
 	r := rand.New(rand.NewPCG(7, 8))
 	g := newTinyGame(4)
+	base := newFixedBase(r, g)
 	for i := 0; i < 8; i++ {
-		f.Add(encodeStatePacket(f, randomStatePacket(r, g), g.Spec()))
+		f.Add(encodeStatePacket(f, randomStatePacket(r, g, base), g.Spec(), base))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := decodeStatePacket(b, g)
+		p, err := decodeStatePacket(b, g, base)
 		if err != nil {
 			return
 		}
 		if p.you >= g.Players() {
 			t.Fatalf("decoded slot %d of %d", p.you, g.Players())
 		}
-		again := encodeStatePacket(t, p, g.Spec())
-		if !bytes.Equal(again, b) {
-			// Only the padding of the last byte may differ, and finish
-			// checked it is zero: the encoding is canonical.
-			t.Fatalf("re-encoded %x from %x", again, b)
+		// A body sent in full that equals the baseline re-encodes as
+		// one bit: the re-encoding decodes the same, and is no longer.
+		again := encodeStatePacket(t, p, g.Spec(), base)
+		q, err := decodeStatePacket(again, g, base)
+		if err != nil || !reflect.DeepEqual(p, q) || len(again) > len(b) {
+			t.Fatalf("re-encoded %x from %x: %v", again, b, err)
 		}
 	})
 }

@@ -51,6 +51,7 @@ type ServerCounters struct {
 	BehindClamped   uint64 // shots whose lag-compensation claim was capped
 	InputsGuessed   uint64 // player ticks stepped with a guessed input
 	Shots, ShotHits uint64 // shots resolved (including again by rewinds) and hits committed
+	HitsDropped     uint64 // committed hits dropped: TakeCommitted was not called in time
 }
 
 // frame is one tick of the server's ring: the inputs of every player for
@@ -75,6 +76,19 @@ type frame struct {
 	epoch   []uint8
 	lead    []float64
 	hits    []Hit
+	// version changes whenever the world enters the tick, again when a
+	// rewind steps through it: a baseline is only good while the frame
+	// still holds what was sent.
+	version uint64
+}
+
+// sentState remembers which tick, in which version, a state packet
+// carried, for the delta baselines its ack makes available.
+type sentState struct {
+	seq     reliable.Sequence
+	tick    Tick
+	version uint64
+	ok      bool
 }
 
 // peer is one connected client.
@@ -85,6 +99,8 @@ type peer struct {
 	late     bool
 	budget   float64 // re-simulated ticks this client's late inputs may still cost
 	tokens   float64 // packet rate limit
+	sent     []sentState
+	base     sentState // the newest acknowledged state: the delta baseline
 }
 
 // Server is the authoritative side of the model: a netmodel.Server.
@@ -104,6 +120,7 @@ type Server struct {
 	pending []int8 // per player: +1 spawn, -1 park at the next tick
 
 	inputs    []Input
+	versions  uint64 // frame versions handed out
 	committed []Hit
 	counters  ServerCounters
 	pkt       *statePacket
@@ -130,7 +147,7 @@ func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
 	s.ring = make([]frame, s.window+s.ahead+1)
 	for i := range s.ring {
 		f := &s.ring[i]
-		f.tick = Tick(i) - 1 // stale for every tick until claimed
+		f.tick = Tick(i) + 1 // never the tick of its own slot: stale until claimed
 		f.state = game.NewState()
 		f.bodies = make([]wire.CubeState, bodies)
 		f.present, f.touching = make([]bool, players), make([]bool, players)
@@ -157,7 +174,8 @@ func (s *Server) Game() Game { return s.game }
 func (s *Server) Present(p int) bool { return p >= 0 && p < len(s.present) && s.present[p] }
 
 // TakeCommitted appends the hits committed since the last call to dst:
-// the outcomes that left the window and can no longer be rewritten.
+// the outcomes that left the window and can no longer be rewritten. The
+// server holds at most maxCommitted of them between calls.
 func (s *Server) TakeCommitted(dst []Hit) []Hit {
 	dst = append(dst, s.committed...)
 	s.committed = s.committed[:0]
@@ -211,7 +229,8 @@ func (s *Server) Join(now time.Time, slot int) error {
 	if err != nil {
 		return err
 	}
-	s.peers[slot] = &peer{ep: ep, budget: float64(s.window), tokens: packetBurst}
+	s.peers[slot] = &peer{ep: ep, budget: float64(s.window), tokens: packetBurst,
+		sent: make([]sentState, s.cfg.Reliable.SentPacketsBufferSize)}
 	s.pending[slot] = 1
 	// Inputs a previous client of the slot sent must not move this one.
 	for i := range s.ring {
@@ -228,6 +247,9 @@ func (s *Server) Leave(now time.Time, slot int) {
 	s.peers[slot] = nil
 	s.pending[slot] = -1
 }
+
+// maxCommitted bounds the hits the server holds for TakeCommitted.
+const maxCommitted = 4096
 
 // noEpoch marks an input whose lead does not count: it was sampled while
 // the client's clock caught up.
@@ -253,7 +275,12 @@ func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
 		s.counters.BadPackets++
 		return err
 	}
-	p.ep.ClearAcks() // the server resends nothing: each state is whole
+	for _, seq := range p.ep.Acks() {
+		if st := p.sent[int(seq)%len(p.sent)]; st.ok && st.seq == seq && (!p.base.ok || after(st.tick, p.base.tick)) {
+			p.base = st
+		}
+	}
+	p.ep.ClearAcks()
 	if payload == nil {
 		return nil // a fragment
 	}
@@ -263,7 +290,7 @@ func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
 	}
 	p.tokens--
 	s.reader.Reset(payload)
-	if err := s.in.Serialize(&s.reader); err == nil {
+	if err = s.in.Serialize(&s.reader); err == nil {
 		err = finish(&s.reader)
 	}
 	if err != nil {
@@ -480,6 +507,8 @@ func (s *Server) enter(resim bool) error {
 	copy(f.present, s.present)
 	s.game.Save(f.state)
 	f.saved = true
+	s.versions++
+	f.version = s.versions
 	return nil
 }
 
@@ -494,8 +523,14 @@ func (s *Server) commit() {
 	if f.tick != t {
 		return
 	}
-	s.committed = append(s.committed, f.hits...)
 	s.counters.ShotHits += uint64(len(f.hits))
+	if over := len(s.committed) + len(f.hits) - maxCommitted; over > 0 {
+		// Nobody drains them: keep the newest, count the rest.
+		n := copy(s.committed, s.committed[min(over, len(s.committed)):])
+		s.committed = s.committed[:n]
+		s.counters.HitsDropped += uint64(over)
+	}
+	s.committed = append(s.committed, f.hits...)
 	f.hits = f.hits[:0]
 }
 
@@ -533,14 +568,25 @@ func (s *Server) sendState(now time.Time, slot int, p *peer, send func(int, []by
 		}
 	}
 	copy(m.bodies, f.bodies)
-	s.writer.Reset(s.buf)
-	if err := m.Serialize(&s.writer, s.spec); err != nil {
-		return fmt.Errorf("predict: state of tick %d: %w", s.tick, err)
+	m.hasBase, m.base = false, 0
+	var base *frame
+	if p.base.ok && after(s.tick, p.base.tick) && int(s.tick-p.base.tick) <= s.window {
+		if b := s.saved(p.base.tick); b != nil && b.version == p.base.version {
+			base, m.hasBase, m.base = b, true, s.tick-b.tick
+		}
 	}
-	_, datagrams, err := p.ep.SendPacket(now, s.writer.Bytes())
+	s.writer.Reset(s.buf)
+	err := m.Serialize(&s.writer, s.spec, func(Tick) ([]wire.CubeState, []bool, bool) {
+		return base.bodies, base.present, base != nil
+	})
 	if err != nil {
 		return fmt.Errorf("predict: state of tick %d: %w", s.tick, err)
 	}
+	seq, datagrams, err := p.ep.SendPacket(now, s.writer.Bytes())
+	if err != nil {
+		return fmt.Errorf("predict: state of tick %d: %w", s.tick, err)
+	}
+	p.sent[int(seq)%len(p.sent)] = sentState{seq: seq, tick: s.tick, version: f.version, ok: true}
 	for _, d := range datagrams {
 		send(slot, d)
 	}

@@ -120,9 +120,9 @@ func TestInputsOutsideTheWindowAreDroppedAndCounted(t *testing.T) {
 	window, ahead := Tick(s.window), Tick(s.ahead)
 	rc := newRawClient(t)
 	for _, p := range []*inputPacket{
-		inputs(100-window-1, right),         // past the window
-		inputs(100+ahead+1, right),          // too far ahead
-		inputs(100-window-1+(1<<31), right), // wrapped far away
+		inputs(100-window-1, right),              // past the window
+		inputs(100+ahead+1, right),               // too far ahead
+		inputs(100-window-1+(1<<31), right),      // wrapped far away
 		inputs(100+ahead-1, right, right, right), // the last one too far ahead
 	} {
 		if err := rc.send(t, s, now, 0, p); err != nil {
@@ -188,6 +188,24 @@ func TestForgedInputsAreClampedAndCounted(t *testing.T) {
 	}
 	if _, err := MakeInput(0, 0, 0, math.Inf(1), false, true); !errors.Is(err, ErrInput) {
 		t.Fatalf("infinite aim: %v", err)
+	}
+}
+
+func TestMalformedInputPacketsAreDroppedAndCounted(t *testing.T) {
+	s := testServer(t)
+	rc := newRawClient(t)
+	good := encodeInputPacket(t, inputs(1, right, right))
+	for _, payload := range [][]byte{good[:len(good)-1], append(good, 0xff), {}} {
+		_, ds, err := rc.ep.SendPacket(t0, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Receive(t0, 0, ds[0]); err == nil {
+			t.Fatalf("accepted payload %x", payload)
+		}
+	}
+	if c := s.Counters(); c.BadPackets != 3 || c.Packets != 0 || s.frameAt(1).received[0] {
+		t.Fatalf("counters %+v", c)
 	}
 }
 
