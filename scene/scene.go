@@ -12,20 +12,36 @@ import (
 // ErrSetup reports a scene that cannot be built.
 var ErrSetup = errors.New("scene: cannot build the scene")
 
-// Scene is the cube world: a physics world, the player cube, the other
-// cubes and their "interacting" flags.
+// Scene is the cube world: a physics world, the player cubes (one, or up
+// to MaxPlayers for lockstep), the other cubes and their "interacting"
+// flags.
 type Scene struct {
-	cfg    Config
-	World  *physics.World
+	cfg   Config
+	World *physics.World
+	// Player is the first player's cube, Players[0].
 	Player physics.BodyID
+	// Players are the player cubes by player index: player 0 where the
+	// layout puts the single player, the others at the layout's centre
+	// turned by a half, a quarter and three quarters of a turn.
+	Players []physics.BodyID
 	// Cubes are every cube but the player, in creation order. A cube's
 	// index in this slice is its id on the wire and in the viewer.
 	Cubes       []physics.BodyID
 	interacting []bool
 }
 
-// New builds the scene of the given layout.
-func New(layout Layout, cfg Config) (*Scene, error) {
+// MaxPlayers is the most player cubes a scene holds.
+const MaxPlayers = 4
+
+// New builds the scene of the given layout with one player.
+func New(layout Layout, cfg Config) (*Scene, error) { return NewPlayers(layout, cfg, 1) }
+
+// NewPlayers builds the scene of the given layout with 1 to MaxPlayers
+// player cubes. With one it is New's scene, bit for bit.
+func NewPlayers(layout Layout, cfg Config, players int) (*Scene, error) {
+	if players < 1 || players > MaxPlayers {
+		return nil, fmt.Errorf("%w: %d players, want 1 to %d", ErrSetup, players, MaxPlayers)
+	}
 	w, err := physics.NewWorld(cfg.Physics)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
@@ -40,6 +56,13 @@ func New(layout Layout, cfg Config) (*Scene, error) {
 	}
 	if err := layout.build(s); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	p0 := s.State(s.Player).Position
+	for i := 1; i < players; i++ {
+		x, z := turn(p0.X, p0.Z, i)
+		if err := s.addPlayer(x, z); err != nil {
+			return nil, fmt.Errorf("%w: player %d: %w", ErrSetup, i, err)
+		}
 	}
 	s.interacting = make([]bool, len(s.Cubes))
 	return s, nil
@@ -61,13 +84,42 @@ func (s *Scene) addCube(p vecmath.Vec3, q vecmath.Quat) error {
 	return nil
 }
 
-// addPlayer creates the player cube resting on the ground at (x, z).
+// turn rotates (x, z) about the vertical axis through the origin by a
+// half turn (player 1), a quarter (2) or three quarters (3), so that the
+// players face the layout from four sides.
+func turn(x, z float64, player int) (float64, float64) {
+	switch player {
+	case 1:
+		return -x, -z
+	case 2:
+		return z, -x
+	case 3:
+		return -z, x
+	}
+	return x, z
+}
+
+// addPlayer creates a player cube resting on the ground at (x, z).
 func (s *Scene) addPlayer(x, z float64) error {
 	def := s.cubeDef(s.cfg.PlayerSize, s.cfg.PlayerMass)
 	def.Position = vecmath.V3(x, s.cfg.PlayerSize/2, z)
 	id, err := s.World.CreateBody(def)
-	s.Player = id
-	return err
+	if err != nil {
+		return err
+	}
+	s.Players = append(s.Players, id)
+	s.Player = s.Players[0]
+	return nil
+}
+
+// isPlayer reports whether id is a player cube.
+func (s *Scene) isPlayer(id physics.BodyID) bool {
+	for _, p := range s.Players {
+		if p == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Scene) cubeDef(size, mass float64) physics.BodyDef {
@@ -97,10 +149,22 @@ func (s *Scene) Interacting(i int) bool { return s.interacting[i] }
 // SetInteracting sets cube i's flag, for a remote copy that receives it.
 func (s *Scene) SetInteracting(i int, on bool) { s.interacting[i] = on }
 
-// Step applies the input as forces, advances the world one fixed step and
-// updates the interacting flags.
+// Step applies the first player's input as forces, advances the world one
+// fixed step and updates the interacting flags.
 func (s *Scene) Step(in Input) {
-	s.applyInput(in)
+	s.applyInput(s.Player, in)
+	s.World.Step()
+	s.spreadInteraction()
+}
+
+// StepPlayers is Step with inputs[p] for player p, applied in player
+// order; missing inputs are idle.
+func (s *Scene) StepPlayers(inputs []Input) {
+	for p, id := range s.Players {
+		if p < len(inputs) {
+			s.applyInput(id, inputs[p])
+		}
+	}
 	s.World.Step()
 	s.spreadInteraction()
 }
@@ -111,9 +175,9 @@ func (s *Scene) spreadInteraction() {
 	s.World.Touching(func(a, b physics.BodyID) {
 		ia, ib := s.cubeIndex(a), s.cubeIndex(b)
 		switch {
-		case a == s.Player && ib >= 0:
+		case ib >= 0 && s.isPlayer(a):
 			s.interacting[ib] = true
-		case b == s.Player && ia >= 0:
+		case ia >= 0 && s.isPlayer(b):
 			s.interacting[ia] = true
 		case ia >= 0 && ib >= 0 && s.interacting[ia] != s.interacting[ib]:
 			s.interacting[ia], s.interacting[ib] = true, true
@@ -126,10 +190,10 @@ func (s *Scene) spreadInteraction() {
 	}
 }
 
-// applyInput turns the buttons into forces for the next step.
-func (s *Scene) applyInput(in Input) {
+// applyInput turns a player's buttons into forces for the next step.
+func (s *Scene) applyInput(id physics.BodyID, in Input) {
 	w, cfg := s.World, s.cfg
-	player := s.State(s.Player).Position
+	player := s.State(id).Position
 	var push vecmath.Vec3
 	if in.Left {
 		push.X--
@@ -148,13 +212,13 @@ func (s *Scene) applyInput(in Input) {
 	var move vecmath.Vec3
 	if push != (vecmath.Vec3{}) {
 		dir, _ := push.Normalize()
-		if s.State(s.Player).LinearVelocity.Dot(dir) < cfg.MaxMoveSpeed {
+		if s.State(id).LinearVelocity.Dot(dir) < cfg.MaxMoveSpeed {
 			move = dir.Scale(cfg.MoveAccel)
-			w.ApplyForce(s.Player, move.Scale(cfg.PlayerMass))
+			w.ApplyForce(id, move.Scale(cfg.PlayerMass))
 		}
 	}
 	if in.Space && player.Y < cfg.MaxLiftHeight {
-		w.ApplyForce(s.Player, vecmath.V3(0, float64(cfg.LiftAccel*cfg.PlayerMass), 0))
+		w.ApplyForce(id, vecmath.V3(0, float64(cfg.LiftAccel*cfg.PlayerMass), 0))
 	}
 	if !in.Space && !in.Z {
 		return
@@ -172,15 +236,19 @@ func (s *Scene) applyInput(in Input) {
 	// The pull is an internal force of the ball: the player takes the
 	// reaction, or the ball would push itself along without input.
 	if reaction != (vecmath.Vec3{}) {
-		w.ApplyForce(s.Player, reaction)
+		w.ApplyForce(id, reaction)
 	}
 }
 
 // State returns the state of one of the scene's bodies (the player or a
-// cube). The scene never destroys them, so it panics only if someone did
-// through s.World, a broken invariant.
-func (s *Scene) State(id physics.BodyID) physics.BodyState {
-	st, err := s.World.State(id)
+// cube).
+func (s *Scene) State(id physics.BodyID) physics.BodyState { return bodyState(s.World, id) }
+
+// bodyState returns the state of a body the scene built. Scenes never
+// destroy their bodies, so it panics only if someone did through the
+// World, a broken invariant.
+func bodyState(w *physics.World, id physics.BodyID) physics.BodyState {
+	st, err := w.State(id)
 	if err != nil {
 		panic(fmt.Sprintf("scene: a scene body was destroyed: %v", err))
 	}

@@ -16,6 +16,8 @@ type ClientConfig struct {
 	Netcode netcode.ClientConfig
 	// Tick is the update period of the core when no packet arrives.
 	Tick time.Duration
+	// Now is the driver's clock, nil for time.Now; see ServerConfig.Now.
+	Now func() time.Time
 	// OnPayload receives every payload from the server, in order, on the
 	// client's goroutine. It may call SendPayload. The slice belongs to the callee.
 	OnPayload func(payload []byte)
@@ -31,6 +33,7 @@ func DefaultClientConfig() ClientConfig {
 type Client struct {
 	cfg  ClientConfig
 	conn PacketConn
+	now  func() time.Time
 	log  *slog.Logger
 	done chan struct{}
 
@@ -68,17 +71,20 @@ func NewClient(conn PacketConn, token *netcode.ConnectToken, cfg ClientConfig) (
 		cfg.Tick = DefaultTick
 	}
 	deepenBuffers(conn)
-	c := &Client{cfg: cfg, conn: conn, log: cfg.Logger, done: make(chan struct{}), changed: make(chan struct{})}
+	c := &Client{cfg: cfg, conn: conn, now: cfg.Now, log: cfg.Logger, done: make(chan struct{}), changed: make(chan struct{})}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
 	c.core = netcode.NewClient(cfg.Netcode)
-	now := time.Now()
+	now := c.now()
 	if err := c.core.Connect(now, token); err != nil {
 		return nil, err
 	}
 	c.core.Update(now)
-	c.flushLocked()
+	takeBatch(c.core.Send()).send(c.conn, c.log)
 	c.noteStateLocked()
 	go c.run()
 	return c, nil
@@ -87,13 +93,14 @@ func NewClient(conn PacketConn, token *netcode.ConnectToken, cfg ClientConfig) (
 func (c *Client) run() {
 	defer close(c.done)
 	buf := make([]byte, readBufferBytes)
-	next := time.Now().Add(c.cfg.Tick)
+	var payloads [][]byte // reused: the payloads of one pass
+	next := c.now().Add(c.cfg.Tick)
 	for {
 		if err := c.conn.SetReadDeadline(next); err != nil {
 			c.log.Debug("set read deadline", "err", err)
 		}
 		n, from, err := c.conn.ReadFromUDPAddrPort(buf)
-		now := time.Now()
+		now := c.now()
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
@@ -112,26 +119,20 @@ func (c *Client) run() {
 			c.core.Update(now)
 			next = now.Add(c.cfg.Tick)
 		}
-		c.flushLocked()
+		out := takeBatch(c.core.Send())
 		c.noteStateLocked()
-		var payloads [][]byte
 		for b, ok := c.core.ReceivePayload(); ok; b, ok = c.core.ReceivePayload() {
 			payloads = append(payloads, b)
 		}
 		c.mu.Unlock()
+		out.send(c.conn, c.log)
 		if c.cfg.OnPayload != nil {
 			for _, b := range payloads {
 				c.cfg.OnPayload(b)
 			}
 		}
-	}
-}
-
-func (c *Client) flushLocked() {
-	for _, d := range c.core.Send() {
-		if _, err := c.conn.WriteToUDPAddrPort(d.Data, d.To); err != nil {
-			c.log.Debug("client write failed", "to", d.To, "err", err)
-		}
+		clear(payloads) // let the callee's payloads go
+		payloads = payloads[:0]
 	}
 }
 
@@ -192,15 +193,15 @@ func (c *Client) WaitConnected(ctx context.Context) error {
 // SendPayload sends 1 to 1200 bytes to the server, now.
 func (c *Client) SendPayload(payload []byte) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return ErrClosed
 	}
-	if err := c.core.SendPayload(time.Now(), payload); err != nil {
-		return err
-	}
-	c.flushLocked()
-	return nil
+	err := c.core.SendPayload(c.now(), payload)
+	out := takeBatch(c.core.Send())
+	c.mu.Unlock()
+	out.send(c.conn, c.log)
+	return err
 }
 
 // Close sends the redundant disconnect packets if connected, stops the
@@ -211,11 +212,12 @@ func (c *Client) Close() error {
 		c.mu.Unlock()
 		return ErrClosed
 	}
-	c.core.Disconnect(time.Now())
-	c.flushLocked()
+	c.core.Disconnect(c.now())
+	out := takeBatch(c.core.Send())
 	c.noteStateLocked()
 	c.closed = true
 	c.mu.Unlock()
+	out.send(c.conn, c.log) // the disconnect packets, before the socket closes
 	err := c.conn.Close()
 	<-c.done
 	return err

@@ -1,18 +1,23 @@
 package transport
 
 import (
+	"log/slog"
 	"net"
 	"net/netip"
+	"sync"
 	"time"
+
+	"github.com/netphys/netphys/transport/netcode"
 )
 
 // PacketConn is what the drivers need from a datagram socket. *net.UDPConn
 // implements it; tests and the network simulator may supply their own.
+// WriteToUDPAddrPort may be called from several goroutines at once.
 type PacketConn interface {
 	ReadFromUDPAddrPort(b []byte) (n int, addr netip.AddrPort, err error)
 	WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error)
 	// SetReadDeadline is the drivers' timer: a read that times out runs an
-	// update of the core.
+	// update of the core. Deadlines are times of the driver's clock.
 	SetReadDeadline(t time.Time) error
 	LocalAddr() net.Addr
 	Close() error
@@ -57,4 +62,52 @@ func localAddrPort(c PacketConn) netip.AddrPort {
 	}
 	ap, _ := netip.ParseAddrPort(c.LocalAddr().String())
 	return ap
+}
+
+// batch holds a copy of the datagrams a core produced, so they can be
+// written after the driver's lock is released: a socket write never holds
+// up the goroutines waiting for the core. Batches are pooled, so steady
+// traffic does not allocate.
+type batch struct {
+	data []byte
+	out  []netcode.Datagram
+}
+
+var batches = sync.Pool{New: func() any { return new(batch) }}
+
+// takeBatch copies dgs, which the core owns until its next call, into a
+// pooled batch; nil if there is nothing to send.
+func takeBatch(dgs []netcode.Datagram) *batch {
+	if len(dgs) == 0 {
+		return nil
+	}
+	b := batches.Get().(*batch)
+	n := 0
+	for _, d := range dgs {
+		n += len(d.Data)
+	}
+	if cap(b.data) < n {
+		b.data = make([]byte, 0, n)
+	}
+	b.data, b.out = b.data[:0], b.out[:0]
+	for _, d := range dgs {
+		start := len(b.data)
+		b.data = append(b.data, d.Data...) // within capacity: earlier slices stay valid
+		b.out = append(b.out, netcode.Datagram{To: d.To, Data: b.data[start:len(b.data)]})
+	}
+	return b
+}
+
+// send writes the batch to conn and returns it to the pool; b may be nil.
+func (b *batch) send(conn PacketConn, log *slog.Logger) {
+	if b == nil {
+		return
+	}
+	for _, d := range b.out {
+		if _, err := conn.WriteToUDPAddrPort(d.Data, d.To); err != nil {
+			log.Debug("write failed", "to", d.To, "err", err)
+		}
+	}
+	clear(b.out) // drop the addresses' references before pooling
+	batches.Put(b)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/netsim/proxy"
 	"github.com/netphys/netphys/transport/reliable"
 )
 
@@ -152,7 +153,7 @@ func TestReliableOverNetcodeThroughNetsim(t *testing.T) {
 		t.Fatal(err)
 	}
 	rough := netsim.Conditions{Latency: e2eLatency, Jitter: 10 * time.Millisecond, Loss: e2eLoss}
-	proxy, err := netsim.Listen(netsim.ProxyConfig{
+	px, err := proxy.Listen(proxy.Config{
 		Listen: "127.0.0.1:0", Forward: serverConn.LocalAddr().String(), Seed: 3, Conditions: rough,
 	})
 	if err != nil {
@@ -160,7 +161,7 @@ func TestReliableOverNetcodeThroughNetsim(t *testing.T) {
 	}
 	proxyDone := make(chan error, 1)
 	proxyCtx, stopProxy := context.WithCancel(context.Background())
-	go func() { proxyDone <- proxy.Run(proxyCtx) }()
+	go func() { proxyDone <- px.Run(proxyCtx) }()
 	defer func() {
 		stopProxy()
 		if err := <-proxyDone; err != nil {
@@ -187,7 +188,7 @@ func TestReliableOverNetcodeThroughNetsim(t *testing.T) {
 	cfg.Netcode.ProtocolID = e2eProtocol
 	cfg.Netcode.PrivateKey = e2eKey
 	cfg.Netcode.MaxClients = e2eClients
-	cfg.Netcode.PublicAddress = proxy.Addr()
+	cfg.Netcode.PublicAddress = px.Addr()
 	cfg.OnConnect = func(i netcode.ClientIndex, id netcode.ClientID, _ *netcode.UserData) {
 		srvMu.Lock()
 		defer srvMu.Unlock()
@@ -217,7 +218,7 @@ func TestReliableOverNetcodeThroughNetsim(t *testing.T) {
 		p := netcode.DefaultTokenParams()
 		p.ProtocolID = e2eProtocol
 		p.ClientID = netcode.ClientID(id)
-		p.ServerAddresses = []netip.AddrPort{proxy.Addr()}
+		p.ServerAddresses = []netip.AddrPort{px.Addr()}
 		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &e2eKey, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -232,7 +233,7 @@ func TestReliableOverNetcodeThroughNetsim(t *testing.T) {
 	}
 	for id, c := range clients {
 		if err := c.WaitConnected(ctx); err != nil {
-			t.Fatalf("client %d: %v (proxy %+v)", id, err, proxy.Counters())
+			t.Fatalf("client %d: %v (proxy %+v)", id, err, px.Counters())
 		}
 	}
 
@@ -257,7 +258,7 @@ func TestReliableOverNetcodeThroughNetsim(t *testing.T) {
 		}
 	}
 	sendFor(2 * time.Second)
-	if err := proxy.SetConditions(netsim.Conditions{Latency: e2eLatency}); err != nil {
+	if err := px.SetConditions(netsim.Conditions{Latency: e2eLatency}); err != nil {
 		t.Fatal(err)
 	}
 	sendFor(500 * time.Millisecond)
@@ -315,5 +316,5 @@ func TestReliableOverNetcodeThroughNetsim(t *testing.T) {
 	if lost := 1 - float64(deliveredUp)/float64(sentUp); lost < 0.05 || lost > 0.4 {
 		t.Errorf("%.3f of %d client packets lost", lost, sentUp)
 	}
-	t.Logf("%d client packets settled, %d delivered; proxy %+v", sentUp, deliveredUp, proxy.Counters())
+	t.Logf("%d client packets settled, %d delivered; proxy %+v", sentUp, deliveredUp, px.Counters())
 }

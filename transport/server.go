@@ -23,6 +23,10 @@ type ServerConfig struct {
 	Netcode netcode.ServerConfig
 	// Tick is the update period of the core when no packet arrives.
 	Tick time.Duration
+	// Now is the driver's clock, nil for time.Now. The socket's read
+	// deadlines are set in its time: a clock other than the real one needs
+	// a PacketConn of the same clock, such as a simulated network's.
+	Now func() time.Time
 	// OnPayload receives every payload from a client, in order, on the
 	// server's goroutine. It may call SendPayload and Disconnect. The slice
 	// belongs to the callee.
@@ -43,14 +47,36 @@ func DefaultServerConfig() ServerConfig {
 type Server struct {
 	cfg  ServerConfig
 	conn PacketConn
+	now  func() time.Time
 	log  *slog.Logger
 	done chan struct{}
 
 	mu     sync.Mutex // guards core, closed, events
 	core   *netcode.Server
 	closed bool
-	events []func() // callbacks collected under mu, run after it is released
+	// events are the callbacks due, collected under mu and run after it
+	// is released, in order.
+	events []serverEvent
 }
+
+// serverEvent is one callback due: a payload, a connect or a disconnect.
+// A struct rather than a closure, so a payload costs no allocation.
+type serverEvent struct {
+	kind     eventKind
+	i        netcode.ClientIndex
+	payload  []byte
+	id       netcode.ClientID
+	userData *netcode.UserData
+	timedOut bool
+}
+
+type eventKind uint8
+
+const (
+	eventPayload eventKind = iota
+	eventConnect
+	eventDisconnect
+)
 
 // ListenServer binds a UDP socket to addr ("host:port") and serves on it.
 func ListenServer(addr string, cfg ServerConfig) (*Server, error) {
@@ -78,7 +104,10 @@ func NewServer(conn PacketConn, cfg ServerConfig) (*Server, error) {
 	// One socket carries every client: deep buffers queue bursts rather
 	// than drop them while the goroutine waits for a core.
 	deepenBuffers(conn)
-	s := &Server{cfg: cfg, conn: conn, log: cfg.Logger, done: make(chan struct{})}
+	s := &Server{cfg: cfg, conn: conn, now: cfg.Now, log: cfg.Logger, done: make(chan struct{})}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -90,13 +119,13 @@ func NewServer(conn PacketConn, cfg ServerConfig) (*Server, error) {
 		s.log.Info("client connected", "index", i, "client_id", id)
 		if cfg.OnConnect != nil {
 			udCopy := *ud
-			s.events = append(s.events, func() { cfg.OnConnect(i, id, &udCopy) })
+			s.events = append(s.events, serverEvent{kind: eventConnect, i: i, id: id, userData: &udCopy})
 		}
 	}
 	nc.OnDisconnect = func(i netcode.ClientIndex, timedOut bool) {
 		s.log.Info("client disconnected", "index", i, "timed_out", timedOut)
 		if cfg.OnDisconnect != nil {
-			s.events = append(s.events, func() { cfg.OnDisconnect(i, timedOut) })
+			s.events = append(s.events, serverEvent{kind: eventDisconnect, i: i, timedOut: timedOut})
 		}
 	}
 	core, err := netcode.NewServer(nc, nil)
@@ -112,17 +141,19 @@ func NewServer(conn PacketConn, cfg ServerConfig) (*Server, error) {
 func (s *Server) Addr() netip.AddrPort { return localAddrPort(s.conn) }
 
 // run is the server's goroutine: read with the tick as deadline, feed the
-// core, flush its datagrams, then deliver callbacks outside the lock.
+// core and take its datagrams and callbacks under the lock, then write the
+// datagrams and run the callbacks outside it.
 func (s *Server) run() {
 	defer close(s.done)
 	buf := make([]byte, readBufferBytes)
-	next := time.Now().Add(s.cfg.Tick)
+	var events []serverEvent // reused: the callbacks of one pass
+	next := s.now().Add(s.cfg.Tick)
 	for {
 		if err := s.conn.SetReadDeadline(next); err != nil {
 			s.log.Debug("set read deadline", "err", err)
 		}
 		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
-		now := time.Now()
+		now := s.now()
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -130,6 +161,8 @@ func (s *Server) run() {
 		}
 		if err == nil {
 			s.core.Receive(now, from, buf[:n])
+			// Only the sender's slot can have new payloads.
+			s.collectPayloadsLocked(s.core.ClientIndexOf(from))
 		} else if !isTimeout(err) {
 			s.log.Warn("server read failed", "err", err)
 		}
@@ -137,34 +170,50 @@ func (s *Server) run() {
 			s.core.Update(now)
 			next = now.Add(s.cfg.Tick)
 		}
-		s.flushLocked()
-		s.collectPayloadsLocked()
-		events := s.events
-		s.events = nil
+		out := takeBatch(s.core.Send())
+		// Swap the two event buffers: no copy, no allocation.
+		events, s.events = s.events, events[:0]
 		s.mu.Unlock()
-		for _, e := range events {
-			e()
+		out.send(s.conn, s.log)
+		s.deliver(events)
+		clear(events) // let the callee's payloads go
+	}
+}
+
+// collectPayloadsLocked turns the payloads waiting in slot i into OnPayload
+// events; i may be -1.
+func (s *Server) collectPayloadsLocked(i netcode.ClientIndex) {
+	if i < 0 {
+		return
+	}
+	for b, ok := s.core.ReceivePayload(i); ok; b, ok = s.core.ReceivePayload(i) {
+		if s.cfg.OnPayload != nil {
+			s.events = append(s.events, serverEvent{kind: eventPayload, i: i, payload: b})
 		}
 	}
 }
 
-// collectPayloadsLocked turns the payloads waiting in the core into
-// OnPayload calls.
-func (s *Server) collectPayloadsLocked() {
-	for i := range s.core.MaxClients() {
-		ci := netcode.ClientIndex(i)
-		for b, ok := s.core.ReceivePayload(ci); ok; b, ok = s.core.ReceivePayload(ci) {
-			if s.cfg.OnPayload != nil {
-				s.events = append(s.events, func() { s.cfg.OnPayload(ci, b) })
-			}
-		}
+// takeEventsLocked hands over the events collected so far.
+func (s *Server) takeEventsLocked() []serverEvent {
+	if len(s.events) == 0 {
+		return nil
 	}
+	events := append([]serverEvent(nil), s.events...)
+	clear(s.events)
+	s.events = s.events[:0]
+	return events
 }
 
-func (s *Server) flushLocked() {
-	for _, d := range s.core.Send() {
-		if _, err := s.conn.WriteToUDPAddrPort(d.Data, d.To); err != nil {
-			s.log.Debug("server write failed", "to", d.To, "err", err)
+// deliver runs the callbacks of events; the lock is not held.
+func (s *Server) deliver(events []serverEvent) {
+	for _, e := range events {
+		switch e.kind {
+		case eventPayload:
+			s.cfg.OnPayload(e.i, e.payload)
+		case eventConnect:
+			s.cfg.OnConnect(e.i, e.id, e.userData)
+		case eventDisconnect:
+			s.cfg.OnDisconnect(e.i, e.timedOut)
 		}
 	}
 }
@@ -172,15 +221,15 @@ func (s *Server) flushLocked() {
 // SendPayload sends 1 to 1200 bytes to the client in slot i, now.
 func (s *Server) SendPayload(i netcode.ClientIndex, payload []byte) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return ErrClosed
 	}
-	if err := s.core.SendPayload(time.Now(), i, payload); err != nil {
-		return err
-	}
-	s.flushLocked()
-	return nil
+	err := s.core.SendPayload(s.now(), i, payload)
+	out := takeBatch(s.core.Send())
+	s.mu.Unlock()
+	out.send(s.conn, s.log)
+	return err
 }
 
 // Disconnect disconnects the client in slot i.
@@ -190,14 +239,12 @@ func (s *Server) Disconnect(i netcode.ClientIndex) error {
 		s.mu.Unlock()
 		return ErrClosed
 	}
-	err := s.core.Disconnect(time.Now(), i)
-	s.flushLocked()
-	events := s.events
-	s.events = nil
+	err := s.core.Disconnect(s.now(), i)
+	out := takeBatch(s.core.Send())
+	events := s.takeEventsLocked()
 	s.mu.Unlock()
-	for _, e := range events {
-		e()
-	}
+	out.send(s.conn, s.log)
+	s.deliver(events)
 	return err
 }
 
@@ -251,16 +298,14 @@ func (s *Server) Close() error {
 		s.mu.Unlock()
 		return ErrClosed
 	}
-	s.core.DisconnectAll(time.Now())
-	s.flushLocked()
+	s.core.DisconnectAll(s.now())
+	out := takeBatch(s.core.Send())
 	s.closed = true
-	events := s.events
-	s.events = nil
+	events := s.takeEventsLocked()
 	s.mu.Unlock()
+	out.send(s.conn, s.log) // the disconnect packets, before the socket closes
 	err := s.conn.Close()
 	<-s.done
-	for _, e := range events {
-		e()
-	}
+	s.deliver(events)
 	return err
 }

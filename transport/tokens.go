@@ -6,9 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
-	"time"
 
 	"github.com/netphys/netphys/transport/netcode"
 )
@@ -60,60 +57,4 @@ func UserDataFrom(b []byte) (netcode.UserData, error) {
 	}
 	copy(ud[:], b)
 	return ud, nil
-}
-
-// TokenHandler is the http.Handler a game backend mounts (behind HTTPS) to
-// hand connect tokens to its players. Authentication is the backend's: the
-// handler asks Authenticate who the request is from, then answers with the
-// token as base64 text (Content-Type text/plain, Cache-Control no-store).
-// Authentication failures answer 401 with the error text.
-type TokenHandler struct {
-	// Params gives the protocol id, server addresses, expiry and timeout of
-	// every token; ClientID and UserData come from Authenticate.
-	Params     netcode.TokenParams
-	PrivateKey netcode.Key
-	// Authenticate returns the client id and user data (at most 256 bytes)
-	// of the player making request r, or an error to refuse it.
-	Authenticate func(r *http.Request) (clientID uint64, userData []byte, err error)
-	Logger       *slog.Logger // nil: slog.Default()
-}
-
-// ServeHTTP issues one token per GET or POST.
-func (h *TokenHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	log := h.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		w.Header().Set("Allow", "GET, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	id, userData, err := h.Authenticate(r)
-	if err != nil {
-		http.Error(w, "not authorized: "+err.Error(), http.StatusUnauthorized)
-		return
-	}
-	p := h.Params
-	p.ClientID = netcode.ClientID(id)
-	if p.UserData, err = UserDataFrom(userData); err != nil {
-		log.Error("token handler", "client_id", id, "err", err)
-		http.Error(w, "cannot issue a token", http.StatusInternalServerError)
-		return
-	}
-	tok, err := netcode.GenerateConnectToken(&p, time.Now(), &h.PrivateKey, nil)
-	if err != nil {
-		log.Error("token handler", "client_id", id, "err", err)
-		http.Error(w, "cannot issue a token", http.StatusInternalServerError)
-		return
-	}
-	text, err := EncodeToken(tok)
-	if err != nil {
-		log.Error("token handler", "client_id", id, "err", err)
-		http.Error(w, "cannot issue a token", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	fmt.Fprintln(w, text)
 }

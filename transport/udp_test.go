@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"net/netip"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/netsim"
 )
 
 var (
@@ -175,76 +173,107 @@ func TestUDPFullServerDenies(t *testing.T) {
 	}
 }
 
-func TestTokenHandlerAndMetrics(t *testing.T) {
-	srv := startEchoServer(t, 4)
-	defer srv.Close()
-	th := &TokenHandler{
-		Params:     netcode.DefaultTokenParams(),
-		PrivateKey: testKey,
-		Logger:     quiet,
-		Authenticate: func(r *http.Request) (uint64, []byte, error) {
-			if r.Header.Get("Authorization") != "Bearer player-9" {
-				return 0, nil, fmt.Errorf("unknown player")
-			}
-			return 9, []byte("team=red"), nil
-		},
-	}
-	th.Params.ProtocolID = testProtocol
-	th.Params.ServerAddresses = []netip.AddrPort{srv.Addr()}
-	mux := http.NewServeMux()
-	mux.Handle("/token", th)
-	mux.Handle("/metrics", MetricsHandler(srv))
-	web := httptest.NewServer(mux)
-	defer web.Close()
-
-	if resp, err := http.Get(web.URL + "/token"); err != nil || resp.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("anonymous token request: %v %v", resp.StatusCode, err)
-	}
-	req, _ := http.NewRequest(http.MethodPost, web.URL+"/token", nil)
-	req.Header.Set("Authorization", "Bearer player-9")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("token request: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	tok, err := DecodeToken(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := DefaultClientConfig()
-	cfg.Logger = quiet
-	c, err := Dial(tok, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ud, ok := srv.ClientUserData(c.ClientIndex())
-	gotUser := strings.TrimRight(string(ud[:]), "\x00")
-	id := srv.ClientID(c.ClientIndex())
-	if !ok || gotUser != "team=red" || id != 9 {
-		t.Fatalf("server sees client %d with user data %q", id, gotUser)
-	}
-
-	resp, err = http.Get(web.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, want := range []string{
-		"netphys_netcode_clients_connected 1",
-		`netphys_netcode_dropped_packets_total{reason="replayed"} 0`,
-		"netphys_netcode_max_clients 4",
-		`netphys_netcode_packets_total{direction="received"}`,
-	} {
-		if !strings.Contains(string(metrics), want) {
-			t.Fatalf("metrics lack %q:\n%s", want, metrics)
+// TestServer64ClientsVirtualTime runs the drivers, goroutines and all, on
+// an in-memory network in virtual time: 64 clients connect over 20 ms
+// links, each has 10 payloads echoed, then one client goes silent and the
+// server times it out after the token's 5 s while the other 63 stay
+// connected through the keep-alives, and the silent client times out in
+// turn. About 11 s of protocol time.
+func TestServer64ClientsVirtualTime(t *testing.T) {
+	const clients, payloads = 64, 10
+	vn := newVnet(t, netsim.Conditions{Latency: 20 * time.Millisecond})
+	serverAddr := netip.MustParseAddrPort("10.0.0.1:40000")
+	var (
+		mu       sync.Mutex
+		timedOut []netcode.ClientIndex
+	)
+	cfg := DefaultServerConfig()
+	cfg.Netcode.ProtocolID, cfg.Netcode.PrivateKey, cfg.Netcode.MaxClients = testProtocol, testKey, clients
+	cfg.Now, cfg.Logger = vn.Now, quiet
+	var srv *Server
+	cfg.OnPayload = func(i netcode.ClientIndex, b []byte) {
+		if err := srv.SendPayload(i, b); err != nil {
+			t.Errorf("echo to %d: %v", i, err)
 		}
+	}
+	cfg.OnDisconnect = func(i netcode.ClientIndex, to bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if to {
+			timedOut = append(timedOut, i)
+		}
+	}
+	srv, err := NewServer(vn.listen(serverAddr), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	echoes := make([][]string, clients)
+	cs := make([]*Client, clients)
+	addrs := make([]netip.AddrPort, clients)
+	for i := range cs {
+		p := netcode.DefaultTokenParams()
+		p.ProtocolID, p.ClientID, p.TimeoutSeconds = testProtocol, netcode.ClientID(i+1), 5
+		p.ServerAddresses = []netip.AddrPort{serverAddr}
+		tok, err := netcode.GenerateConnectToken(&p, vn.Now(), &testKey, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ccfg := DefaultClientConfig()
+		ccfg.Now, ccfg.Logger = vn.Now, quiet
+		ccfg.OnPayload = func(b []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			echoes[i] = append(echoes[i], string(b))
+		}
+		addrs[i] = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(i)}), 50000)
+		if cs[i], err = NewClient(vn.listen(addrs[i]), tok, ccfg); err != nil {
+			t.Fatal(err)
+		}
+		defer cs[i].Close()
+	}
+	vn.run(500 * time.Millisecond)
+	for i, c := range cs {
+		if c.State() != netcode.StateConnected {
+			t.Fatalf("client %d is %v after 500 ms", i, c.State())
+		}
+	}
+
+	for k := range payloads {
+		for i, c := range cs {
+			if err := c.SendPayload(fmt.Appendf(nil, "%d/%d", i, k)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		vn.run(5 * time.Millisecond)
+	}
+	vn.run(100 * time.Millisecond)
+	mu.Lock()
+	for i := range cs {
+		if len(echoes[i]) != payloads || echoes[i][0] != fmt.Sprintf("%d/0", i) || echoes[i][payloads-1] != fmt.Sprintf("%d/%d", i, payloads-1) {
+			t.Errorf("client %d got echoes %q", i, echoes[i])
+		}
+	}
+	mu.Unlock()
+
+	silent := cs[7].ClientIndex()
+	vn.blackhole(addrs[7])
+	vn.run(5500 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(timedOut) != 1 || timedOut[0] != silent {
+		t.Fatalf("server timed out slots %v, want only %d", timedOut, silent)
+	}
+	if st := srv.Stats(); st.ClientsConnected != clients-1 {
+		t.Fatalf("%d clients connected, want %d", st.ClientsConnected, clients-1)
+	}
+	// The server's keep-alives stopped with the slot: the client times out
+	// 5 s after the last one.
+	mu.Unlock()
+	vn.run(5 * time.Second)
+	mu.Lock()
+	if cs[7].State() != netcode.StateTimedOut {
+		t.Fatalf("silent client is %v, want timed out", cs[7].State())
 	}
 }

@@ -52,6 +52,7 @@
 // keys sent), worlds.js (the views drawn with three.js), frame.js (the
 // frame decoder, mirroring DecodeFrame) and keys.js (the keyboard). three.js
 // is vendored under static/vendor/ at the version in static/vendor/VERSION,
-// with its licence; vendor-three.sh updates it from npm. The page exposes
+// bundled and minified into one module (0.7 MB in the binary instead of
+// 2.1 MB), with its licence; vendor-three.sh updates it from npm. The page exposes
 // what it received and drew as window.__viewerState for tests.
 package viewer

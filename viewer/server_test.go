@@ -323,9 +323,9 @@ func TestServesPage(t *testing.T) {
 	for _, tt := range []struct{ path, typ, contains string }{
 		{"/", "text/html", `src="viewer.js"`},
 		{"/viewer.js", "javascript", "./worlds.js"},
-		{"/worlds.js", "javascript", "./vendor/three.module.js"},
+		{"/worlds.js", "javascript", "./vendor/three.module.min.js"},
 		{"/style.css", "text/css", "#figures"},
-		{"/vendor/three.module.js", "javascript", "three.core.js"},
+		{"/vendor/three.module.min.js", "javascript", "SPDX-License-Identifier: MIT"},
 		{"/vendor/LICENSE", "text/plain", "MIT"},
 	} {
 		resp, err := http.Get(h.web.URL + tt.path)

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/netsim/proxy"
 )
 
 func init() {
@@ -25,7 +25,7 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 	conditions := conditionFlags(fs, 0, "0%")
 	seed := fs.Uint64("seed", 1, "seed of the random choices")
 	idle := fs.Duration("idle", time.Minute, "close a client's upstream socket after this long without traffic")
-	every := fs.Duration("stats", 5*time.Second, "log the counters this often")
+	every := fs.Duration("stats", 5*time.Second, "log the counters this often (0: only when it stops)")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("netsim: unexpected arguments %q", args)
@@ -33,11 +33,14 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 		if *forward == "" {
 			return errors.New("netsim: --forward is required")
 		}
+		if *every < 0 {
+			return fmt.Errorf("--stats %v: want >= 0 (0: only when it stops)", *every)
+		}
 		c, err := conditions()
 		if err != nil {
 			return err
 		}
-		p, err := netsim.Listen(netsim.ProxyConfig{
+		p, err := proxy.Listen(proxy.Config{
 			Listen: *listen, Forward: *forward, Seed: *seed, Conditions: c, IdleTimeout: *idle,
 		})
 		if err != nil {
@@ -48,21 +51,25 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 			"dup", c.Duplicate, "reorder", c.Reorder, "bandwidth_bytes_per_s", c.Bandwidth, "seed", *seed)
 		done := make(chan error, 1)
 		go func() { done <- p.Run(ctx) }()
-		tick := time.NewTicker(max(*every, 100*time.Millisecond))
-		defer tick.Stop()
+		var tick <-chan time.Time
+		if *every > 0 {
+			t := time.NewTicker(max(*every, 100*time.Millisecond))
+			defer t.Stop()
+			tick = t.C
+		}
 		for {
 			select {
 			case err := <-done:
 				logProxyCounters("netsim: stopped", p.Counters())
 				return err
-			case <-tick.C:
+			case <-tick:
 				logProxyCounters("netsim", p.Counters())
 			}
 		}
 	}
 }
 
-func logProxyCounters(msg string, c netsim.ProxyCounters) {
+func logProxyCounters(msg string, c proxy.Counters) {
 	slog.Info(msg, "clients", c.Clients, "sent", c.Sent, "delivered", c.Delivered,
 		"lost", c.Lost, "queue_dropped", c.QueueDropped, "duplicated", c.Duplicated,
 		"reordered", c.Reordered, "in_flight", c.Pending, "bytes_sent", c.BytesSent,

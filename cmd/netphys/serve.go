@@ -11,14 +11,17 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/metrics"
 	"github.com/netphys/netphys/transport/netcode"
 )
 
 func init() {
 	register(&command{
 		name:    "serve",
-		summary: "run a netcode 1.02 server on UDP that echoes payloads (Prometheus metrics optional)",
+		summary: "run a netcode 1.02 server on UDP: a network model's server side (--model), or one that echoes payloads",
 		setup:   setupServe,
 	})
 }
@@ -30,9 +33,11 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	public := fs.String("public", "", "address clients reach the server at, as listed in tokens (default: --listen)")
 	protocol := fs.String("protocol-id", defaultProtocolID, "protocol id of the game, decimal or 0x hex")
 	maxClients := fs.Int("max-clients", 64, "client slots, 1 to 256")
-	metrics := fs.String("metrics", "", "serve Prometheus /metrics on this TCP address (e.g. 127.0.0.1:9100)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this TCP address (e.g. 127.0.0.1:9100)")
 	echo := fs.Bool("echo", true, "send every payload back to its client")
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
+	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
+	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
 		if err != nil {
@@ -53,6 +58,9 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		} else {
 			return errors.New("--listen is not a concrete ip:port: give --public, the address tokens list")
 		}
+		if models.Model() != "echo" {
+			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report)
+		}
 		var srv *transport.Server
 		if *echo {
 			cfg.OnPayload = func(i netcode.ClientIndex, b []byte) {
@@ -67,18 +75,13 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		}
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
-		if *metrics != "" {
-			ln, err := net.Listen("tcp", *metrics)
+		if *metricsAddr != "" {
+			stop, err := startMetrics(*metricsAddr, srv)
 			if err != nil {
 				srv.Close()
-				return fmt.Errorf("--metrics: %w", err)
+				return err
 			}
-			mux := http.NewServeMux()
-			mux.Handle("/metrics", transport.MetricsHandler(srv))
-			web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-			go web.Serve(ln)
-			defer web.Close()
-			slog.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+			defer stop()
 		}
 		var tick <-chan time.Time
 		if *report > 0 {
@@ -108,4 +111,18 @@ func logServerStats(st netcode.ServerStats) {
 		}
 	}
 	slog.Info("server stats", attrs...)
+}
+
+// startMetrics serves Prometheus /metrics of srv on addr until stop.
+func startMetrics(addr string, srv *transport.Server) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", metrics.Handler(srv))
+	web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go web.Serve(ln)
+	slog.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	return func() { web.Close() }, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/netsim/proxy"
 	"github.com/netphys/netphys/transport/reliable"
 )
 
@@ -58,7 +59,7 @@ func (b *inbox) drain() [][]byte {
 type link struct {
 	server *transport.Server
 	client *transport.Client
-	proxy  *netsim.Proxy
+	proxy  *proxy.Proxy
 
 	clientIndex netcode.ClientIndex
 	connected   chan netcode.ClientIndex
@@ -82,7 +83,7 @@ func dialLink(ctx context.Context, cond netsim.Conditions, seed uint64, log *slo
 	// The proxy forwards to the server, and clients see the proxy's
 	// address as the server's: the token lists it and the server answers
 	// to it.
-	l.proxy, err = netsim.Listen(netsim.ProxyConfig{
+	l.proxy, err = proxy.Listen(proxy.Config{
 		Listen: "127.0.0.1:0", Forward: serverAddr.String(), Seed: seed, Conditions: cond,
 	})
 	if err != nil {

@@ -92,7 +92,6 @@ func TestServerDropsByReason(t *testing.T) {
 	})
 	t.Run("wrong server", func(t *testing.T) {
 		h := newHarness(t, 2)
-		tok := h.token(1, 5)
 		p := DefaultTokenParams()
 		p.ProtocolID, p.ClientID = testProtocol, 1
 		p.ServerAddresses = []netip.AddrPort{netip.MustParseAddrPort("10.0.0.2:40000")}
@@ -206,4 +205,28 @@ func TestEncryptionMappingExpiresAndIsBounded(t *testing.T) {
 			t.Fatalf("no challenge after the old mappings expired (%d)", n)
 		}
 	})
+}
+
+// TestHalfOpenHandshakesExpireWithoutTimeout: tokens with timeouts
+// disabled (-1) still give their handshakes a deadline, so eight clients
+// that never answer their challenges lock an honest one out of a 2-slot
+// server for HandshakeTimeout only, not for ever.
+func TestHalfOpenHandshakesExpireWithoutTimeout(t *testing.T) {
+	h := newHarness(t, 2)
+	for i := range 8 { // four mappings per slot: the table is full
+		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 4, 0, byte(i)}), 9)
+		h.server.Receive(h.now, from, NewRequestPacket(h.token(ClientID(100+i), -1)).Append(nil))
+	}
+	if n := len(h.server.Send()); n != 8 {
+		t.Fatalf("%d challenges for 8 requests", n)
+	}
+	honest := h.addClient(h.token(1, -1))
+	h.run(time.Second)
+	if st := h.server.Stats(); honest.State() == StateConnected || st.Drops[DropMappingsFull] == 0 {
+		t.Fatalf("honest client %v with %d mappings_full drops: the table was not full", honest.State(), st.Drops[DropMappingsFull])
+	}
+	h.run(DefaultServerConfig().HandshakeTimeout)
+	if honest.State() != StateConnected {
+		t.Fatalf("honest client is %v after the half-open handshakes' deadline", honest.State())
+	}
 }

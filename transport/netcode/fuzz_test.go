@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/netip"
 	"testing"
+	"time"
 )
 
 func addVectorSeeds(f *testing.F) {
@@ -16,6 +17,7 @@ func addVectorSeeds(f *testing.F) {
 // FuzzParseConnectToken: whatever parses re-encodes to the same bytes.
 func FuzzParseConnectToken(f *testing.F) {
 	addVectorSeeds(f)
+	f.Add(mappedAddressToken(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tok, err := ParseConnectToken(b)
 		if err != nil {
@@ -31,17 +33,65 @@ func FuzzParseConnectToken(f *testing.F) {
 	})
 }
 
-// canonicalTokenBytes maps IPv6 addresses that are IPv4-mapped to IPv4, as
-// Marshal writes them; other bytes are kept.
+// canonicalTokenBytes rewrites, in the bytes of a parsed token, the IPv6
+// server addresses that are IPv4-mapped into the IPv4 entries Marshal
+// writes for them (7 bytes instead of 19, the rest moving up over the zero
+// padding); other bytes are kept. It reads the input, not a decoding of it,
+// so a Marshal that drops or garbles an address cannot match.
 func canonicalTokenBytes(b []byte) []byte {
-	tok, _ := ParseConnectToken(b)
-	for _, a := range tok.ServerAddresses {
-		if a.Addr().Is4In6() {
-			out, _ := tok.Marshal()
-			return out[:]
+	off := versionBytes + 24 + TokenNonceBytes + PrivateTokenBytes + 4
+	out := append([]byte(nil), b[:off+4]...)
+	n := int(le.Uint32(b[off:]))
+	off += 4
+	for range n {
+		e := b[off:]
+		if e[0] == addressIPv6 && isZero(e[1:11]) && e[11] == 0xff && e[12] == 0xff {
+			// Groups are uint16 LE: the IPv4 bytes a.b.c.d sit as b a d c.
+			out = append(out, addressIPv4, e[14], e[13], e[16], e[15], e[17], e[18])
+			off += 19
+			continue
+		}
+		size := 7
+		if e[0] == addressIPv6 {
+			size = 19
+		}
+		out = append(out, e[:size]...)
+		off += size
+	}
+	out = append(out, b[off:]...)
+	return append(out, make([]byte, ConnectTokenBytes-len(out))...)
+}
+
+// mappedAddressToken returns token bytes whose second server address is
+// an IPv6 entry holding the IPv4-mapped [::ffff:10.0.0.1]:40000, as another
+// implementation may write it, between an IPv4 and an IPv6 address.
+func mappedAddressToken(tb testing.TB) []byte {
+	p := DefaultTokenParams()
+	p.ServerAddresses = []netip.AddrPort{netip.MustParseAddrPort("10.0.0.2:40000"),
+		netip.MustParseAddrPort("[1::ffff:a00:1]:40000"), netip.MustParseAddrPort("[2001:db8::1]:40001")}
+	tok, err := GenerateConnectToken(&p, time.Unix(1700000000, 0), &Key{1}, seeded(3))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := tok.Marshal()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	first := versionBytes + 24 + TokenNonceBytes + PrivateTokenBytes + 4 + 4 + 7
+	b[first+1], b[first+2] = 0, 0 // the group 1:: becomes 0::
+	if back, err := ParseConnectToken(b[:]); err != nil || !back.ServerAddresses[1].Addr().Is4In6() {
+		tb.Fatalf("seed is not an IPv4-mapped address: %v", err)
+	}
+	return b[:]
+}
+
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
 		}
 	}
-	return b
+	return true
 }
 
 // FuzzParsePrivateToken: decrypted private tokens re-encode to their fields.

@@ -10,7 +10,7 @@ import (
 type mapping struct {
 	send, recv *PacketKey
 	lastAccess time.Time     // last packet sent to or received from the address
-	expire     time.Time     // handshake deadline; zero once the client has a slot
+	expire     time.Time     // handshake deadline, always set while pending; zero once the client has a slot
 	timeout    time.Duration // idle time after which it expires; 0 = never
 	client     ClientIndex   // slot of the connected client, or -1
 }

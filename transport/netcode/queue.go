@@ -10,7 +10,16 @@ import (
 type payloadQueue struct {
 	items      [][]byte
 	head, size int
+	// chunk is where copies are carved from, so a payload costs no
+	// allocation of its own: one chunk holds many. The queue only ever
+	// appends to a chunk, and each copy's capacity ends where it ends, so
+	// a popped slice is the caller's to keep or modify.
+	chunk []byte
 }
+
+// payloadChunkBytes is the size of the chunks copies are carved from: at
+// least 13 full-size payloads, or about 160 of 100 bytes, per allocation.
+const payloadChunkBytes = 16 << 10
 
 func newPayloadQueue(n int) payloadQueue { return payloadQueue{items: make([][]byte, n)} }
 
@@ -19,7 +28,12 @@ func (q *payloadQueue) push(b []byte) bool {
 	if q.size == len(q.items) {
 		return false
 	}
-	q.items[(q.head+q.size)%len(q.items)] = append([]byte(nil), b...)
+	if cap(q.chunk)-len(q.chunk) < len(b) {
+		q.chunk = make([]byte, 0, max(payloadChunkBytes, len(b)))
+	}
+	start := len(q.chunk)
+	q.chunk = append(q.chunk, b...)
+	q.items[(q.head+q.size)%len(q.items)] = q.chunk[start:len(q.chunk):len(q.chunk)]
 	q.size++
 	return true
 }

@@ -33,6 +33,13 @@ type ServerConfig struct {
 	// ReceiveQueue is the number of payloads buffered per client before new
 	// ones are dropped (DropQueueFull).
 	ReceiveQueue int
+	// HandshakeTimeout bounds the life of a handshake: a client that does
+	// not answer its challenge within it (nor before its token expires)
+	// loses its pending encryption mapping. It holds whatever the token's
+	// timeout, which may disable idle timeouts (<= 0) but must not let
+	// half-open handshakes fill the table of mappings for ever. 5 s: many
+	// round trips even at 250 ms latency and heavy loss.
+	HandshakeTimeout time.Duration
 	// OnConnect, if set, runs when a client takes a slot; OnDisconnect when
 	// it leaves (timedOut tells a timeout from a disconnect). They run inside
 	// Receive, Update or Disconnect and must not call back into the server.
@@ -41,10 +48,11 @@ type ServerConfig struct {
 }
 
 // DefaultServerConfig returns 64 slots, 10 Hz keep-alives, 10 redundant
-// disconnect packets and 256-payload receive queues. Set ProtocolID,
-// PrivateKey and PublicAddress.
+// disconnect packets, 256-payload receive queues and 5 s handshakes. Set
+// ProtocolID, PrivateKey and PublicAddress.
 func DefaultServerConfig() ServerConfig {
-	return ServerConfig{MaxClients: 64, KeepAliveInterval: 100 * time.Millisecond, DisconnectPackets: 10, ReceiveQueue: 256}
+	return ServerConfig{MaxClients: 64, KeepAliveInterval: 100 * time.Millisecond, DisconnectPackets: 10,
+		ReceiveQueue: 256, HandshakeTimeout: 5 * time.Second}
 }
 
 // serverClient is one slot.
@@ -105,6 +113,9 @@ func NewServer(cfg ServerConfig, random io.Reader) (*Server, error) {
 	if cfg.ReceiveQueue <= 0 {
 		cfg.ReceiveQueue = d.ReceiveQueue
 	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = d.HandshakeTimeout
+	}
 	key, err := randomKey(random)
 	if err != nil {
 		return nil, err
@@ -131,6 +142,15 @@ func (s *Server) MaxClients() int { return len(s.clients) }
 // Connected reports whether slot i holds a client.
 func (s *Server) Connected(i ClientIndex) bool {
 	return i >= 0 && int(i) < len(s.clients) && s.clients[i].connected
+}
+
+// ClientIndexOf returns the slot of the connected client at addr, or -1:
+// after Receive from addr, the only slot whose queue may have grown.
+func (s *Server) ClientIndexOf(addr netip.AddrPort) ClientIndex {
+	if i, ok := s.byAddr[canonical(addr)]; ok {
+		return i
+	}
+	return -1
 }
 
 // ClientID returns the id of the client in slot i (0 if none).

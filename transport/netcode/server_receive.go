@@ -124,9 +124,11 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, packet []byt
 		return
 	}
 	timeout := secondsTimeout(tok.TimeoutSeconds)
-	expire := time.Time{}
-	if timeout > 0 {
-		expire = now.Add(timeout)
+	// The handshake's own deadline, whatever the idle timeout: the
+	// configured bound, and never past the token's expiry.
+	expire := now.Add(s.cfg.HandshakeTimeout)
+	if req.ExpireTimestamp < uint64(expire.Unix()) {
+		expire = time.Unix(int64(req.ExpireTimestamp), 0)
 	}
 	m := s.mappings.add(from, mapping{
 		send:       send,

@@ -23,9 +23,7 @@
 // random draws come from one PCG generator seeded by Config.Seed, in call
 // order, so the same seed and the same calls give the same deliveries.
 //
-// Proxy is the driver that puts the same core between real processes: a
-// UDP relay on the real clock (`netphys netsim` on the command line).
-// Clients send to its address; it forwards each client's traffic to the
-// server from a socket of its own, relays the replies back, and applies
-// the conditions both ways.
+// Package netsim/proxy is the driver that puts the same core between real
+// processes: a UDP relay on the real clock (`netphys netsim` on the
+// command line).
 package netsim

@@ -96,10 +96,14 @@ func (s *Sim) link(from, to Addr) *link {
 	return l
 }
 
-// forget drops the state of the direction from→to (its conditions set
+// Forget drops the state of the direction from→to (its conditions set
 // by SetLink, its queue and burst state); the next packet finds a fresh
-// link with the defaults. The proxy calls it for clients gone idle.
-func (s *Sim) forget(from, to Addr) { delete(s.links, linkKey{from, to}) }
+// link with the defaults. The UDP proxy calls it for clients gone idle.
+func (s *Sim) Forget(from, to Addr) { delete(s.links, linkKey{from, to}) }
+
+// Links returns the number of link directions the simulator holds state
+// for: those that carried a packet or were set by SetLink, and not forgotten.
+func (s *Sim) Links() int { return len(s.links) }
 
 // Send puts a copy of data on the link from→to at time now; data may be
 // reused as soon as Send returns.

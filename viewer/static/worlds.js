@@ -1,7 +1,7 @@
 // Worlds draws the views of a frame side by side in one WebGL canvas: a
 // viewport per view with its own scene and camera, the cubes of a view in
 // one instanced mesh, a label over each viewport.
-import * as THREE from './vendor/three.module.js';
+import * as THREE from './vendor/three.module.min.js';
 import { CUBE_BYTES, FLAG_AT_REST, FLAG_INTERACTING, FLAG_PLAYER, readCube } from './frame.js';
 
 // Cube colours of the articles: grey at rest (a lighter grey while moving),

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/netsim"
+)
+
+// serveModel is `netphys serve --model M` for a network model: the
+// model's server side on the netcode server cfg describes.
+func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration) error {
+	m, sides, err := models.Sides()
+	if err != nil {
+		return err
+	}
+	setup, err := models.Setup(slog.Default())
+	if err != nil {
+		return err
+	}
+	ua, err := net.ResolveUDPAddr("udp", listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	conn, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return err
+	}
+	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
+		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report}
+	if metricsAddr != "" {
+		sc.Listening = func(srv *transport.Server) (func(), error) { return startMetrics(metricsAddr, srv) }
+	}
+	if httpAddr != "" {
+		v, url, stop, err := startViewer(httpAddr)
+		if err != nil {
+			conn.Close()
+			return err
+		}
+		defer stop()
+		sc.Viewer = v
+		slog.Info("viewer", "url", url)
+	}
+	slog.Info("serving", "model", m.Name, "players", models.Players(), "listen", conn.LocalAddr(),
+		"public", cfg.Netcode.PublicAddress, "protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)))
+	s, err := match.Serve(ctx, sc)
+	s.Print(out)
+	return err
+}
+
+// demoModel is `netphys demo --model M` for a network model: its server
+// and every player in this process, through the network simulator.
+func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cond netsim.Conditions, seed uint64, duration time.Duration, headless, script bool, httpAddr string) error {
+	m, sides, err := models.Sides()
+	if err != nil {
+		return err
+	}
+	setup, err := models.Setup(slog.Default())
+	if err != nil {
+		return err
+	}
+	cfg := match.DemoConfig{Model: m, Sides: sides, Setup: setup,
+		Conditions: cond, Seed: seed, Script: script, Duration: duration, Status: out, StatusEvery: time.Second}
+	if !headless {
+		v, url, stop, err := startViewer(httpAddr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		cfg.Viewer = v
+		keys := "player 1 follows the arrows, space and z; the others are bots"
+		if script {
+			keys = "every player is a bot"
+		}
+		fmt.Fprintf(out, "netphys demo: open %s in a browser (%s)\n", url, keys)
+	}
+	s, err := match.Demo(ctx, cfg)
+	s.Print(out)
+	return err
+}

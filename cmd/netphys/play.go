@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/viewer"
+)
+
+func init() {
+	register(&command{
+		name:    "play",
+		summary: "join a network model's match as one player, with its own viewer page (or --bot)",
+		setup:   setupPlay,
+	})
+}
+
+func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
+	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
+	tokenText := fs.String("token", "", "connect token, base64 or hex (from netphys token)")
+	tokenFile := fs.String("token-file", "", "file holding the connect token (base64, hex or 2048 raw bytes)")
+	bot := fs.Bool("bot", false, "drive the player with the scripted minute of play instead of the page's keys")
+	httpAddr := fs.String("http", "127.0.0.1:8081", "`address` the player's viewer is served on (\"\": none, needs --bot)")
+	ticks := fs.Int("ticks", 0, "end the match after this many simulation ticks, print the summary and exit (0: until Ctrl-C)")
+	linger := fs.Duration("linger", 2*time.Second, "keep sending this long after the match ends, so the others get the last inputs")
+	connectTimeout := fs.Duration("connect-timeout", 10*time.Second, "give up connecting after this long")
+	report := fs.Duration("report", 5*time.Second, "log the figures this often (0: never)")
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("play: unexpected arguments %q", args)
+		}
+		m, sides, err := models.Sides()
+		if err != nil {
+			return err
+		}
+		if *ticks < 0 || *linger < 0 || *connectTimeout <= 0 || *report < 0 {
+			return errors.New("play: --ticks, --linger and --report must not be negative, --connect-timeout positive")
+		}
+		if !*bot && *httpAddr == "" {
+			return errors.New("play: without --http the page's keys cannot drive the player: give --bot")
+		}
+		tok, err := readToken(*tokenText, *tokenFile)
+		if err != nil {
+			return err
+		}
+		setup, err := models.Setup(slog.Default())
+		if err != nil {
+			return err
+		}
+		cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: *bot, Ticks: *ticks, Linger: *linger, Report: *report, Client: udpdrive.DefaultClientConfig()}
+		cfg.Client.ConnectTimeout = *connectTimeout
+		if *httpAddr != "" {
+			v, url, stop, err := startViewer(*httpAddr)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			cfg.Viewer = v
+			fmt.Fprintf(stdoutOf(fs), "netphys play: open %s in a browser (arrows move your cube, space lifts and blasts, z pulls cubes in)\n", url)
+		}
+		s, err := match.Play(ctx, cfg)
+		s.Print(stdoutOf(fs))
+		return err
+	}
+}
+
+// readToken reads a connect token from --token or --token-file.
+func readToken(text, file string) (*netcode.ConnectToken, error) {
+	var raw []byte
+	switch {
+	case text != "" && file != "":
+		return nil, errors.New("give --token or --token-file, not both")
+	case text != "":
+		raw = []byte(text)
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	default:
+		return nil, errors.New("give the connect token with --token or --token-file")
+	}
+	return transport.DecodeToken(raw)
+}
+
+// startViewer serves the viewer page on addr until stop, and returns the
+// page's URL.
+func startViewer(addr string) (v *viewer.Server, url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("viewer: %w (choose another address with --http)", err)
+	}
+	v = viewer.New(viewer.DefaultConfig())
+	srv := &http.Server{Handler: v.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("viewer server stopped", "err", err)
+		}
+	}()
+	return v, "http://" + ln.Addr().String() + "/", func() {
+		shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+		v.Close()
+	}, nil
+}

@@ -1,0 +1,311 @@
+package match
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/netsim/proxy"
+	"github.com/netphys/netphys/viewer"
+)
+
+// DemoConfig sets up a demo: a model's server and all its players in one
+// process, over real UDP on 127.0.0.1 through the network simulator's
+// proxy.
+type DemoConfig struct {
+	Model *Model
+	Sides Sides
+	Setup Setup // Setup.Players players join
+	// Conditions apply each way between every player and the server.
+	Conditions netsim.Conditions
+	Seed       uint64 // the proxy's
+	// Viewer, when set, shows every player's world side by side and the
+	// figures; player 1 follows its keys unless Script.
+	Viewer *viewer.Server
+	// Script makes player 1 a bot as well.
+	Script   bool
+	Duration time.Duration // 0: until ctx ends
+	// Status receives a line of figures every StatusEvery; nil: none.
+	Status      io.Writer
+	StatusEvery time.Duration
+}
+
+// demoProtocol names the demo's traffic ("NPDEMO2", distinct from the
+// state demo's): a token for another game is refused.
+const demoProtocol netcode.ProtocolID = 0x32_4f4d_4544_504e
+
+// demoPlayer is one player of a demo, in slot order.
+type demoPlayer struct {
+	client *udpdrive.Client
+	side   Player
+	meter  meter
+	who    string // "p1 "
+	label  string // "player 1 (keys)"
+}
+
+// Demo runs the demo until cfg.Duration passes, ctx ends or a side stops.
+func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
+	log := cfg.Setup.Logger
+	if log == nil {
+		log = slog.Default()
+		cfg.Setup.Logger = log
+	}
+	n := cfg.Setup.Players
+	if n < 1 || n > viewer.MaxViews {
+		return Summary{}, fmt.Errorf("demo: %d players, want 1 to %d", n, viewer.MaxViews)
+	}
+	serverConn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return Summary{}, err
+	}
+	// Players reach the server through the proxy: the tokens list its
+	// address, and the server answers to it.
+	prx, err := proxy.Listen(proxy.Config{
+		Listen: "127.0.0.1:0", Forward: serverConn.LocalAddr().String(), Seed: cfg.Seed, Conditions: cfg.Conditions,
+	})
+	if err != nil {
+		serverConn.Close()
+		return Summary{}, err
+	}
+	proxyCtx, stopProxy := context.WithCancel(context.Background())
+	proxyDone := make(chan error, 1)
+	go func() { proxyDone <- prx.Run(proxyCtx) }()
+	defer func() { stopProxy(); <-proxyDone }()
+
+	var key netcode.Key
+	if _, err := rand.Read(key[:]); err != nil {
+		serverConn.Close()
+		return Summary{}, err
+	}
+	cfg.Setup.Now = time.Now()
+	host, err := cfg.Sides.NewHost(cfg.Setup)
+	if err != nil {
+		serverConn.Close()
+		return Summary{}, err
+	}
+	scfg := udpdrive.DefaultServerConfig()
+	scfg.Logger = log
+	scfg.Transport.Netcode.ProtocolID = demoProtocol
+	scfg.Transport.Netcode.PrivateKey = key
+	scfg.Transport.Netcode.PublicAddress = prx.Addr()
+	scfg.Transport.Netcode.MaxClients = n
+	srv, err := udpdrive.NewServer(host, serverConn, scfg)
+	if err != nil {
+		serverConn.Close()
+		return Summary{}, err
+	}
+	defer srv.Close()
+	players, err := dialPlayers(ctx, cfg, key, prx.Addr())
+	if err != nil {
+		return Summary{}, err
+	}
+	defer func() {
+		for _, p := range players {
+			p.client.Close()
+		}
+	}()
+	log.Info("demo running", "model", cfg.Model.Name, "players", n, "latency", cfg.Conditions.Latency,
+		"jitter", cfg.Conditions.Jitter, "loss", cfg.Conditions.Loss, "proxy", prx.Addr())
+
+	sides := []udpdrive.Stepper{srv}
+	for _, p := range players {
+		sides = append(sides, p.client)
+	}
+	agree := newAgreement(n)
+	start := time.Now()
+	lastStatus := start
+	var (
+		figs      []viewer.Figure
+		views     []viewer.View
+		hostMeter meter
+		warned    bool // that the sides need more than a frame
+	)
+	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+		for i, p := range players {
+			if c, ok := p.side.(Checksummer); ok {
+				if tick, sum, ok := c.Checksum(); ok {
+					agree.note(i, tick, sum)
+				}
+			}
+		}
+		status := cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery
+		figs = demoFigures(figs[:0], now, &cfg, host, &hostMeter, srv.Cost(), players, agree)
+		if !warned && now.Sub(start) > 2*meterWindow {
+			// One goroutine steps every side: if they need more than a
+			// frame, every world runs slow, and the figures with them.
+			busy := hostMeter.cpu
+			for _, p := range players {
+				busy += p.meter.cpu
+			}
+			if frame := ms(udpdrive.DefaultFrame); busy > frame {
+				log.Warn("demo: the models need more than a frame, the worlds run slow; try fewer --players or a lighter --layout",
+					"ms_per_frame", busy, "frame_ms", frame)
+				warned = true
+			}
+		}
+		if cfg.Viewer != nil {
+			views = host.Views(views[:0])
+			for _, p := range players {
+				k := len(views)
+				views = p.side.Views(views)
+				for i := k; i < len(views); i++ {
+					views[i].Name = strings.TrimSpace(p.label + " " + views[i].Name)
+				}
+			}
+			cfg.Viewer.Publish(viewer.Frame{Views: views[:min(len(views), viewer.MaxViews)], Figures: figs})
+		}
+		if status {
+			printStatus(cfg.Status, now.Sub(start), figs)
+			lastStatus = now
+		}
+		return cfg.Duration > 0 && now.Sub(start) >= cfg.Duration, nil
+	}, sides...)
+	d := time.Since(start)
+	s := Summary{Command: "demo", Model: cfg.Model.Name, Duration: d}
+	s.Sections = append(s.Sections, Section{Name: "server", Lines: append(host.Summary(time.Now(), nil), costLine(srv.Cost()))})
+	for _, p := range players {
+		lines := append(trafficLines(p.side.Summary(time.Now(), nil), p.client.Traffic(), d), costLine(p.client.Cost()))
+		s.Sections = append(s.Sections, Section{Name: p.label, Lines: lines})
+	}
+	matchLines := []Line{{"simulated", fmt.Sprintf("latency %v, jitter %v, loss %.1f %% each way", cfg.Conditions.Latency, cfg.Conditions.Jitter, 100*cfg.Conditions.Loss)}}
+	if c := prx.Counters(); c.Sent > 0 {
+		matchLines = append(matchLines, Line{"dropped", fmt.Sprintf("%.1f %% of %d datagrams by the simulator", 100*float64(c.Lost)/float64(c.Sent), c.Sent)})
+	}
+	if agree.compared > 0 {
+		matchLines = append(matchLines, agreementLine(agree))
+	}
+	s.Sections = append(s.Sections, Section{Name: "match", Lines: matchLines})
+	if err == nil && agree.differ > 0 {
+		err = fmt.Errorf("demo: players' checksums differ from tick %d", agree.first)
+	}
+	return s, err
+}
+
+// dialPlayers connects every player at once through the proxy and returns
+// them in slot order.
+func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server netip.AddrPort) ([]*demoPlayer, error) {
+	n := cfg.Setup.Players
+	players := make([]*demoPlayer, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := netcode.DefaultTokenParams()
+			p.ProtocolID = demoProtocol
+			p.ClientID = netcode.ClientID(i + 1)
+			p.ServerAddresses = []netip.AddrPort{server}
+			tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			dp := &demoPlayer{}
+			ccfg := udpdrive.DefaultClientConfig()
+			ccfg.Logger = cfg.Setup.Logger
+			dp.client, errs[i] = udpdrive.Dial(ctx, tok, func(slot int) (netmodel.Client, error) {
+				ps := PlayerSetup{Setup: cfg.Setup, Slot: slot}
+				ps.Now = time.Now()
+				dp.who = fmt.Sprintf("p%d ", slot+1)
+				if slot == 0 && cfg.Viewer != nil && !cfg.Script {
+					ps.Controls, dp.label = Keys{cfg.Viewer}, fmt.Sprintf("player %d (keys)", slot+1)
+				} else {
+					ps.Controls, dp.label = &Bot{}, fmt.Sprintf("player %d (bot)", slot+1)
+				}
+				var err error
+				dp.side, err = cfg.Sides.NewPlayer(ps)
+				return dp.side, err
+			}, ccfg)
+			players[i] = dp
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for i, p := range players {
+			if errs[i] == nil {
+				p.client.Close()
+			}
+		}
+		return nil, fmt.Errorf("demo: players could not connect: %w", err)
+	}
+	slices.SortFunc(players, func(a, b *demoPlayer) int { return a.client.Slot() - b.client.Slot() })
+	return players, nil
+}
+
+// demoFigures are the overlay's figures: the server's, then each
+// player's traffic and model figures, then whether checksums agree.
+func demoFigures(dst []viewer.Figure, now time.Time, cfg *DemoConfig, host Host, hostMeter *meter, hostCost udpdrive.Cost, players []*demoPlayer, agree *agreement) []viewer.Figure {
+	c := cfg.Conditions
+	dst = append(dst,
+		viewer.Figure{Name: "model", Text: fmt.Sprintf("%s, %d players", cfg.Model.Name, len(players))},
+		viewer.Figure{Name: "network", Text: fmt.Sprintf("%v ±%v each way, %.3g %% loss", c.Latency, c.Jitter, 100*c.Loss)},
+	)
+	hostMeter.sample(now, netmodel.Traffic{}, hostCost)
+	dst = append(host.Figures(now, dst), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
+	var scratch []viewer.Figure
+	for _, p := range players {
+		p.meter.sample(now, p.client.Traffic(), p.client.Cost())
+		dst = p.meter.figures(dst, p.who, true)
+		scratch = p.side.Figures(now, scratch[:0])
+		dst = prefixed(dst, p.who, scratch)
+	}
+	if agree.compared > 0 {
+		dst = append(dst,
+			viewer.Figure{Name: "checksums compared", Value: float64(agree.compared)},
+			viewer.Figure{Name: "checksums differing", Value: float64(agree.differ)})
+	}
+	return dst
+}
+
+func agreementLine(a *agreement) Line {
+	v := fmt.Sprintf("%d ticks compared across players (newest %d), all equal", a.compared, a.newest)
+	if a.differ > 0 {
+		v = fmt.Sprintf("%d ticks compared, %d DIFFER (first at tick %d)", a.compared, a.differ, a.first)
+	}
+	return Line{"checksums", v}
+}
+
+// printStatus writes the figures as one line, each player's after its
+// name once: "  3.0s  session tick 165, ticks verified 3 | p1 up 28.7 kbps, ...".
+func printStatus(w io.Writer, t time.Duration, figs []viewer.Figure) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%6.1fs ", t.Seconds())
+	group, sep := "", " "
+	for _, f := range figs {
+		if f.Text != "" {
+			continue // the settings: the same every second
+		}
+		name := f.Name
+		if g, rest, ok := strings.Cut(name, " "); ok && len(g) > 1 && g[0] == 'p' && strings.Trim(g[1:], "0123456789") == "" {
+			if g != group {
+				group, sep = g, " "
+				fmt.Fprintf(&b, " | %s", g)
+			}
+			name = rest
+		} else if group != "" {
+			group, sep = "", " "
+			b.WriteString(" |")
+		}
+		unit := f.Unit
+		if unit != "" && unit != "%" && unit[0] != '/' {
+			unit = " " + unit
+		}
+		fmt.Fprintf(&b, "%s%s %.4g%s", sep, name, f.Value, unit)
+		sep = ", "
+	}
+	fmt.Fprintln(w, b.String())
+}

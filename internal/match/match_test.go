@@ -1,0 +1,247 @@
+package match
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/viewer"
+)
+
+// The clock model is the tests' tiny model: the server counts ticks and
+// sends the count to every player each frame; a player's world is the
+// newest count it heard and the inputs its controls gave, and its checksum
+// of tick t is the same function of t everywhere, so every player agrees.
+type clockHost struct{ tick int }
+
+func (h *clockHost) Join(time.Time, int) error { return nil }
+func (h *clockHost) Leave(time.Time, int)      {}
+func (h *clockHost) Receive(_ time.Time, _ int, d []byte) error {
+	if len(d) != 1 {
+		return errors.New("clock: want one byte of input")
+	}
+	return nil
+}
+func (h *clockHost) Update(_ time.Time, send func(int, []byte)) error {
+	h.tick++
+	for slot := range 8 {
+		send(slot, binary.LittleEndian.AppendUint32(nil, uint32(h.tick)))
+	}
+	return nil
+}
+func (h *clockHost) Views(dst []viewer.View) []viewer.View { return dst }
+func (h *clockHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
+	return append(dst, viewer.Figure{Name: "server tick", Value: float64(h.tick)})
+}
+func (h *clockHost) Summary(_ time.Time, dst []Line) []Line {
+	return append(dst, Line{"ticks", fmt.Sprint(h.tick)})
+}
+
+type clockPlayer struct {
+	setup  PlayerSetup
+	tick   int
+	inputs int // ticks with a key held
+	final  uint64
+}
+
+func clockSum(tick int) uint64 { return uint64(tick) * 0x9e3779b97f4a7c15 }
+
+func (p *clockPlayer) Receive(_ time.Time, d []byte) error {
+	if len(d) != 4 {
+		return errors.New("clock: want a tick")
+	}
+	p.tick = max(p.tick, int(binary.LittleEndian.Uint32(d)))
+	if t := p.setup.Ticks; t > 0 && p.tick >= t && p.final == 0 {
+		p.final = clockSum(t)
+	}
+	return nil
+}
+func (p *clockPlayer) Update(_ time.Time, send func([]byte)) error {
+	in := p.setup.Controls.Input(p.setup.Slot, p.tick)
+	if in.Bits() != 0 {
+		p.inputs++
+	}
+	send([]byte{in.Bits()})
+	return nil
+}
+func (p *clockPlayer) Views(dst []viewer.View) []viewer.View {
+	return append(dst, viewer.View{Name: "clock", Cubes: []viewer.Cube{{Position: [3]float32{float32(p.tick%600) / 60, 0.5, 0}, HalfExtents: [3]float32{0.5, 0.5, 0.5}, Player: true}}})
+}
+func (p *clockPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
+	return append(dst, viewer.Figure{Name: "tick", Value: float64(p.tick)})
+}
+func (p *clockPlayer) Summary(_ time.Time, dst []Line) []Line {
+	return append(dst, Line{"ticks", fmt.Sprint(p.tick)}, Line{"checksum", fmt.Sprintf("%#016x", p.final)})
+}
+func (p *clockPlayer) Done() bool { return p.setup.Ticks > 0 && p.tick >= p.setup.Ticks }
+func (p *clockPlayer) Checksum() (int, uint64, bool) {
+	t := p.tick / 30 * 30
+	return t, clockSum(t), t > 0
+}
+
+func init() {
+	Register(&Model{Name: "clock", Summary: "the runtime tests' tiny model", Flags: func(fs *flag.FlagSet) func() (Sides, error) {
+		fail := fs.Bool("clock-fail", false, "clock: refuse to build a host")
+		return func() (Sides, error) {
+			return Sides{
+				NewHost: func(Setup) (Host, error) {
+					if *fail {
+						return nil, errors.New("clock: told to fail")
+					}
+					return &clockHost{}, nil
+				},
+				NewPlayer: func(s PlayerSetup) (Player, error) { return &clockPlayer{setup: s}, nil },
+			}, nil
+		}
+	}})
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// clockSides parses args as a command would and returns the clock model.
+func clockSides(t *testing.T, args ...string) (*Model, Sides, int) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := DeclareFlags(fs, Defaults{Model: "clock", Players: 3})
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	m, s, err := f.Sides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s, f.Players()
+}
+
+func TestDemoRunsEveryPlayerOverUDP(t *testing.T) {
+	m, sides, players := clockSides(t)
+	var status bytes.Buffer
+	v := viewer.New(viewer.Config{Logger: quiet})
+	defer v.Close()
+	s, err := Demo(context.Background(), DemoConfig{
+		Model: m, Sides: sides, Setup: Setup{Players: players, Logger: quiet},
+		Conditions: netsim.Conditions{Latency: 10 * time.Millisecond, Loss: 0.05}, Seed: 1,
+		Viewer: v, Duration: 1500 * time.Millisecond, Status: &status, StatusEvery: 500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	s.Print(&out)
+	t.Log(out.String())
+	for _, want := range []string{"player 1 (keys)", "player 2 (bot)", "player 3 (bot)", "ticks compared across players", "all equal", "up  ", "dropped"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	if !strings.Contains(status.String(), "| p3 up") || !strings.Contains(status.String(), "down ") || !strings.Contains(status.String(), ", tick ") {
+		t.Errorf("status lines lack the players' figures:\n%s", status.String())
+	}
+}
+
+func TestDemoReportsAHostThatCannotBeBuilt(t *testing.T) {
+	m, sides, players := clockSides(t, "--clock-fail")
+	_, err := Demo(context.Background(), DemoConfig{Model: m, Sides: sides, Setup: Setup{Players: players, Logger: quiet}})
+	if err == nil || !strings.Contains(err.Error(), "told to fail") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestServeAndPlayersEndTheMatchTogether(t *testing.T) {
+	m, sides, _ := clockSides(t)
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := netcode.Key{9}
+	scfg := udpdrive.DefaultServerConfig()
+	scfg.Transport.Netcode.PrivateKey = key
+	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan Summary, 1)
+	go func() {
+		s, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Conn: conn, Server: scfg})
+		if err != nil {
+			t.Error(err)
+		}
+		served <- s
+	}()
+	const ticks = 60
+	results := make(chan string, 2)
+	for id := range 2 {
+		p := netcode.DefaultTokenParams()
+		p.ClientID = netcode.ClientID(id + 1)
+		p.ServerAddresses = []netip.AddrPort{addr}
+		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			s, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
+				Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
+			var out strings.Builder
+			s.Print(&out)
+			if err != nil {
+				out.WriteString("error: " + err.Error())
+			}
+			results <- out.String()
+		}()
+	}
+	want := fmt.Sprintf("%#016x", clockSum(ticks))
+	for range 2 {
+		out := <-results
+		if !strings.Contains(out, "checksum") || !strings.Contains(out, want) {
+			t.Errorf("player summary lacks checksum %s:\n%s", want, out)
+		}
+	}
+	stop()
+	s := <-served
+	var out strings.Builder
+	s.Print(&out)
+	if !strings.Contains(out.String(), "player 1") || !strings.Contains(out.String(), "player 2") {
+		t.Errorf("server summary:\n%s", out.String())
+	}
+}
+
+func TestPlayNeedsControls(t *testing.T) {
+	m, sides, _ := clockSides(t)
+	if _, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides}); !errors.Is(err, ErrNoControls) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestAgreementComparesTicksEveryPlayerReported(t *testing.T) {
+	a := newAgreement(2)
+	a.note(0, 60, 1)
+	a.note(0, 60, 1) // twice: still waits for player 1
+	a.note(1, 60, 1)
+	a.note(1, 60, 1)
+	a.note(0, 60, 1) // every player again: compared once
+	a.note(1, 60, 1)
+	a.note(0, 120, 2)
+	a.note(1, 120, 3)
+	a.note(1, 120+agreeRing, 4) // overwrites nothing compared twice
+	if a.compared != 2 || a.differ != 1 || a.first != 120 || a.newest != 120 {
+		t.Fatalf("%+v", *a)
+	}
+}
+
+func TestUnknownModel(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := DeclareFlags(fs, Defaults{Model: "nope", Players: 2})
+	if _, _, err := f.Sides(); !errors.Is(err, ErrModel) {
+		t.Fatalf("err %v", err)
+	}
+}

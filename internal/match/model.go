@@ -1,0 +1,143 @@
+package match
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/viewer"
+)
+
+// Model is one network model as the runtime knows it: its name on the
+// command line and how to build its two sides. A model registers itself
+// from an init function in a file of this package (lockstep.go is the
+// example); nothing else in the runtime or the commands changes.
+type Model struct {
+	// Name is the value of --model, such as "lockstep".
+	Name string
+	// Summary is one line for the commands' help.
+	Summary string
+	// Flags declares the model's own flags on fs and returns the function
+	// that builds its Sides once the flags are parsed. Every model's flags
+	// are declared on serve, play and demo alike, so their names must
+	// differ from every other model's and from the runtime's; start their
+	// usage with the model's name. Nil: no flags of its own.
+	Flags func(fs *flag.FlagSet) func() (Sides, error)
+}
+
+// Sides builds the two sides of a model for one match. Setups carry what
+// the runtime knows; the model's flags were read when Sides was built.
+type Sides struct {
+	NewHost   func(Setup) (Host, error)
+	NewPlayer func(PlayerSetup) (Player, error)
+}
+
+// Setup is what the runtime tells a model about the match.
+type Setup struct {
+	// Players is the match's player count (--players): the session a
+	// lockstep server waits for, the avatars of a VR host.
+	Players int
+	// Layout is the cube world's starting arrangement (--layout).
+	Layout scene.Layout
+	Logger *slog.Logger
+	// Now is the wall-clock time the side is built at, set by the
+	// runtime: the models' constructors take the time as an argument.
+	Now time.Time
+}
+
+// PlayerSetup is what the runtime tells one player's side.
+type PlayerSetup struct {
+	Setup
+	// Slot is netcode's client index, which the server's side sees as
+	// the player's slot.
+	Slot int
+	// Controls drive the player: the viewer's keys or a bot.
+	Controls Controls
+	// Ticks ends the player's match once it has simulated (and, where the
+	// model confirms ticks, confirmed) this many ticks; 0: never.
+	Ticks int
+}
+
+// Side is what the runtime shows and prints of either side of a model.
+// Its methods are called on the loop's goroutine between frames, so they
+// may read the model without locks.
+type Side interface {
+	// Views appends the worlds this side shows, usually one, to dst.
+	Views(dst []viewer.View) []viewer.View
+	// Figures appends the side's live figures at now (input delay,
+	// stalls, rollbacks per second, ...) to dst. The runtime adds the
+	// traffic.
+	Figures(now time.Time, dst []viewer.Figure) []viewer.Figure
+	// Summary appends what the side prints when it stops at now.
+	Summary(now time.Time, dst []Line) []Line
+}
+
+// Host is a model's server side: the relay, the authority or the host.
+type Host interface {
+	netmodel.Server
+	Side
+}
+
+// Player is a model's client side.
+type Player interface {
+	netmodel.Client
+	Side
+	// Done reports that the match PlayerSetup.Ticks asked for is over.
+	Done() bool
+}
+
+// Checksummer is implemented by players whose worlds must agree bit for
+// bit (lockstep): Checksum returns a tick that can no longer change and
+// its world's checksum. The demo samples it once per frame and compares
+// the ticks every player reported, so the tick must stay the answer for
+// a few frames: the newest of every 60th tick, say.
+type Checksummer interface {
+	Checksum() (tick int, sum uint64, ok bool)
+}
+
+// Line is one line of a summary: a name and its value as text, so that a
+// checksum prints exactly and a test can read it back.
+type Line struct{ Name, Value string }
+
+// Controls are where a player's input comes from.
+type Controls interface {
+	// Input returns the input of player (the model's index of the player
+	// in its match) for simulation tick t.
+	Input(player, t int) scene.Input
+}
+
+// ErrModel reports an unknown --model.
+var ErrModel = errors.New("match: unknown model")
+
+var models = map[string]*Model{}
+
+// Register adds a model; it panics on a name registered twice, from init.
+func Register(m *Model) {
+	if m.Name == "" || models[m.Name] != nil {
+		panic("match: model registered twice or without a name: " + m.Name)
+	}
+	models[m.Name] = m
+}
+
+// Lookup returns the model named name.
+func Lookup(name string) (*Model, error) {
+	if m := models[name]; m != nil {
+		return m, nil
+	}
+	return nil, fmt.Errorf("%w %q (known: %v)", ErrModel, name, Names())
+}
+
+// Names lists the registered models, sorted.
+func Names() []string {
+	names := make([]string, 0, len(models))
+	for n := range models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

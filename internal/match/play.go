@@ -1,0 +1,129 @@
+package match
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/viewer"
+)
+
+// PlayConfig sets up one player process.
+type PlayConfig struct {
+	Model *Model
+	Sides Sides
+	Setup Setup
+	Token *netcode.ConnectToken
+	// Client configures the connection; its zero value means
+	// udpdrive.DefaultClientConfig.
+	Client udpdrive.ClientConfig
+	// Bot drives the player with its slot's scripted input (BotFor)
+	// instead of the viewer's keys.
+	Bot bool
+	// Viewer, when set, shows the player's world and figures and, without
+	// Bot, supplies the keys.
+	Viewer *viewer.Server
+	// Ticks ends the match after this many ticks (PlayerSetup.Ticks).
+	Ticks int
+	// Linger keeps the player running this long after its match is done,
+	// so the inputs it owes the others still reach them. Default 2 s.
+	Linger time.Duration
+	// Report logs the player's figures this often; 0: never.
+	Report time.Duration
+}
+
+// ErrNoControls reports a player with neither a bot nor a viewer's keys.
+var ErrNoControls = errors.New("match: a player needs a viewer for its keys, or a bot")
+
+// Play connects one player to a server and runs it until its match is
+// done (then Linger), ctx ends, the connection ends or the model stops.
+func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
+	log := cfg.Setup.Logger
+	if log == nil {
+		log = slog.Default()
+		cfg.Setup.Logger = log
+	}
+	if !cfg.Bot && cfg.Viewer == nil {
+		return Summary{}, ErrNoControls
+	}
+	if cfg.Linger <= 0 {
+		cfg.Linger = 2 * time.Second
+	}
+	ccfg := cfg.Client
+	if ccfg.Transport.Tick == 0 {
+		ccfg = udpdrive.DefaultClientConfig()
+	}
+	ccfg.Logger = log
+	var player Player
+	c, err := udpdrive.Dial(ctx, cfg.Token, func(slot int) (netmodel.Client, error) {
+		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks}
+		ps.Now = time.Now()
+		if cfg.Bot {
+			ps.Controls = &Bot{}
+		} else {
+			ps.Controls = Keys{cfg.Viewer}
+		}
+		p, err := cfg.Sides.NewPlayer(ps)
+		player = p
+		return p, err
+	}, ccfg)
+	if err != nil {
+		return Summary{}, fmt.Errorf("play: %w", err)
+	}
+	defer c.Close()
+	who := fmt.Sprintf("player %d", c.Slot()+1)
+	log.Info("play: connected", "model", cfg.Model.Name, "slot", c.Slot(), "bot", cfg.Bot)
+
+	start := time.Now()
+	var (
+		m       meter
+		figs    []viewer.Figure
+		views   []viewer.View
+		ended   time.Time // when the match was done
+		lastLog = start
+	)
+	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+		m.sample(now, c.Traffic(), c.Cost())
+		if cfg.Viewer != nil || (cfg.Report > 0 && now.Sub(lastLog) >= cfg.Report) {
+			figs = player.Figures(now, m.figures(figs[:0], "", true))
+		}
+		if cfg.Viewer != nil {
+			views = player.Views(views[:0])
+			for i := range views {
+				views[i].Name = who + " " + views[i].Name
+			}
+			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
+		}
+		if cfg.Report > 0 && now.Sub(lastLog) >= cfg.Report {
+			log.Info("play", figureAttrs(figs)...)
+			lastLog = now
+		}
+		if player.Done() {
+			if ended.IsZero() {
+				ended = now
+				log.Info("play: match done, lingering", "linger", cfg.Linger)
+			}
+			return now.Sub(ended) >= cfg.Linger, nil
+		}
+		return false, nil
+	}, c)
+	d := time.Since(start)
+	lines := player.Summary(time.Now(), nil)
+	lines = append(trafficLines(lines, c.Traffic(), d), costLine(c.Cost()))
+	s := Summary{Command: "play", Model: cfg.Model.Name, Duration: d, Sections: []Section{{Name: who, Lines: lines}}}
+	return s, err
+}
+
+// figureAttrs turns figures into slog attributes.
+func figureAttrs(figs []viewer.Figure) []any {
+	attrs := make([]any, 0, len(figs))
+	for _, f := range figs {
+		attrs = append(attrs, slog.Float64(f.Name, f.Value))
+	}
+	return attrs
+}

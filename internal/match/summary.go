@@ -1,0 +1,109 @@
+package match
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/viewer"
+)
+
+// Summary is what a run of serve, play or demo prints when it stops: one
+// section per side.
+type Summary struct {
+	Command  string // "serve", "play" or "demo"
+	Model    string
+	Duration time.Duration
+	Sections []Section
+}
+
+// Section is one side's lines, such as "player 2".
+type Section struct {
+	Name  string
+	Lines []Line
+}
+
+// Print writes the summary as an indented table.
+func (s Summary) Print(w io.Writer) {
+	fmt.Fprintf(w, "%s summary: model %s, %v\n", s.Command, s.Model, s.Duration.Round(time.Millisecond))
+	for _, sec := range s.Sections {
+		fmt.Fprintf(w, "  %s\n", sec.Name)
+		for _, l := range sec.Lines {
+			fmt.Fprintf(w, "    %-18s %s\n", l.Name, l.Value)
+		}
+	}
+}
+
+// trafficLines are the runtime's lines about a player's datagrams over d,
+// as its side of the link counted them: a side counts the datagrams its
+// own model refused, so a player reports its down errors, the server the
+// up ones.
+func trafficLines(dst []Line, t netmodel.Traffic, d time.Duration) []Line {
+	dst = append(dst,
+		Line{"up", fmt.Sprintf("%.1f kbps, %d datagrams", t.UpKbps(d), t.UpPackets)},
+		Line{"down", fmt.Sprintf("%.1f kbps, %d datagrams", t.DownKbps(d), t.DownPackets)},
+	)
+	if t.UpErrors > 0 || t.DownErrors > 0 {
+		dst = append(dst, Line{"refused", fmt.Sprintf("%d up, %d down (datagrams the receiving model dropped)", t.UpErrors, t.DownErrors)})
+	}
+	return dst
+}
+
+// meter turns growing Traffic counts and Step costs into the rates of
+// the last window, for live figures that follow the match rather than its
+// mean since the start.
+type meter struct {
+	start    time.Time
+	last     netmodel.Traffic
+	lastCost udpdrive.Cost
+	full     bool    // a whole window has passed
+	up, down float64 // kbps over the last full window, or since the start before that
+	cpu      float64 // mean ms per Step over the same window
+}
+
+const meterWindow = time.Second
+
+// sample notes the counts and cost at now.
+func (m *meter) sample(now time.Time, t netmodel.Traffic, c udpdrive.Cost) {
+	if m.start.IsZero() {
+		m.start, m.last, m.lastCost = now, t, c
+	}
+	if d := now.Sub(m.start); d >= meterWindow || !m.full && d > 0 {
+		w := t.Sub(m.last)
+		m.up, m.down = w.UpKbps(d), w.DownKbps(d)
+		m.cpu = ms(c.Sub(m.lastCost).Mean())
+		if d >= meterWindow {
+			m.start, m.last, m.lastCost, m.full = now, t, c, true
+		}
+	}
+}
+
+// figures appends the rates, names prefixed by who; cpu only if cost.
+func (m *meter) figures(dst []viewer.Figure, who string, cost bool) []viewer.Figure {
+	dst = append(dst,
+		viewer.Figure{Name: who + "up", Value: m.up, Unit: "kbps"},
+		viewer.Figure{Name: who + "down", Value: m.down, Unit: "kbps"},
+	)
+	if cost {
+		dst = append(dst, viewer.Figure{Name: who + "cpu", Value: m.cpu, Unit: "ms"})
+	}
+	return dst
+}
+
+// costLine is the summary line of a side's Step cost.
+func costLine(c udpdrive.Cost) Line {
+	return Line{"cpu", fmt.Sprintf("%.3f ms mean per frame, %.1f ms max (model and sends, wall clock)", ms(c.Mean()), ms(c.Max))}
+}
+
+// prefixed appends src to dst with every name prefixed by who.
+func prefixed(dst []viewer.Figure, who string, src []viewer.Figure) []viewer.Figure {
+	for _, f := range src {
+		f.Name = who + f.Name
+		dst = append(dst, f)
+	}
+	return dst
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,270 @@
+package lockstep
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/netphys/netphys/wire"
+)
+
+// Client is one player: it samples the local input every tick, sends it
+// to the server with every input the server has not acknowledged, and
+// steps its own copy of the game once every player's input for the next
+// tick is known (or, in rollback mode, predicts the missing ones and
+// re-simulates when a prediction was wrong). It implements
+// netmodel.Client. It is not safe for concurrent use.
+type Client[I comparable, P Input[I]] struct {
+	cfg   Config
+	game  Game[I]
+	input func(Tick) I
+	pipe  pipe
+	epoch time.Time // the client's own clock starts here
+	last  time.Time // the previous Update
+
+	state  int // stateLobby until the server's first running message
+	me     int // player index; -1 until the server names it
+	desync *DesyncError
+
+	rings [MaxPlayers]inputRing[I]
+	// departed players' inputs are zero from left on; the client fills
+	// them in as the clock reaches them.
+	departed  [MaxPlayers]bool
+	left      [MaxPlayers]Tick
+	serverHas Tick // the server holds our inputs for the ticks before it
+	sent      Tick // over a stream: our inputs before it are sent
+	next      Tick // the next tick to simulate
+	// rollbackTo is the earliest simulated tick whose prediction proved
+	// wrong, or noRollback.
+	rollbackTo Tick
+	pending    []report // checksums of ticks simulated on predictions
+	reports    []report // checksums to send until acknowledged
+	carried    [256]Tick
+
+	clock  clock
+	delay  float64   // input delay in ticks
+	target float64   // the delay the measurements ask for, ticks
+	need   windowMax // age of remote inputs when they arrive, ticks
+
+	lastHeard, lastProgress time.Time
+	stallStart              time.Time
+	stalling                bool
+
+	inputs []I
+	reader wire.Reader
+	msg    serverMsg[I]
+	out    clientMsg[I]
+	buf    []byte
+	stats  Stats
+}
+
+const noRollback = Tick(math.MaxInt32)
+
+// NewClient returns a player's client around game. input is called once
+// per tick, in tick order, with the tick whose input it returns: the
+// keys of a human player, or a script for a bot. now starts the client's
+// clock.
+func NewClient[I comparable, P Input[I]](cfg Config, game Game[I], input func(Tick) I, now time.Time) (*Client[I, P], error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if game == nil || input == nil {
+		return nil, fmt.Errorf("%w: a client needs a game and an input function", ErrConfig)
+	}
+	p, err := newPipe(&cfg, now)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client[I, P]{
+		cfg: cfg, game: game, input: input, pipe: p,
+		epoch: now, last: now, me: -1, rollbackTo: noRollback,
+		lastHeard: now, lastProgress: now,
+		delay:  cfg.ticksF(cfg.InitialDelay),
+		inputs: make([]I, cfg.Players),
+		buf:    make([]byte, maxMessage),
+	}
+	for i := range cfg.Players {
+		c.rings[i] = newInputRing[I](cfg.Buffer)
+		c.msg.runs[i].inputs = make([]I, 0, cfg.Window)
+	}
+	c.out.inputs.inputs = make([]I, 0, cfg.Window)
+	c.out.reports = make([]report, 0, maxReports)
+	return c, nil
+}
+
+// Game returns the client's game, for rendering.
+func (c *Client[I, P]) Game() Game[I] { return c.game }
+
+// Tick returns the next tick to simulate: the game's state is the one
+// after tick Tick()-1.
+func (c *Client[I, P]) Tick() Tick { return c.next }
+
+// Player returns the client's player index, -1 before the server named it.
+func (c *Client[I, P]) Player() int { return c.me }
+
+// Running reports whether the session has started.
+func (c *Client[I, P]) Running() bool { return c.state != stateLobby }
+
+// confirmed is the first tick some player's input is missing for.
+func (c *Client[I, P]) confirmed() Tick {
+	t := c.rings[0].have
+	for p := 1; p < c.cfg.Players; p++ {
+		t = min(t, c.rings[p].have)
+	}
+	return t
+}
+
+// base is the oldest tick the rings must keep: the last confirmed input
+// (the prediction), and our inputs the server has not acknowledged.
+func (c *Client[I, P]) base() Tick { return max(0, min(c.confirmed()-1, c.serverHas)) }
+
+// serverTicks is the client's estimate of the server's clock, in ticks.
+func (c *Client[I, P]) serverTicks(now time.Time) float64 {
+	return (c.localMs(now) + c.clock.offset) / ms(c.cfg.TickDuration)
+}
+
+func (c *Client[I, P]) localMs(now time.Time) float64 { return ms(now.Sub(c.epoch)) }
+
+// Receive takes one datagram from the server. A malformed or forged
+// message is dropped, counted and reported; nothing of it is applied.
+func (c *Client[I, P]) Receive(now time.Time, datagram []byte) error {
+	c.stats.PacketsReceived++
+	c.stats.BytesReceived += uint64(len(datagram))
+	err := c.pipe.receive(now, datagram, func(msg []byte) error { return c.handle(now, msg) })
+	if err != nil {
+		c.stats.Dropped++
+	}
+	return err
+}
+
+func (c *Client[I, P]) handle(now time.Time, b []byte) error {
+	var near [MaxPlayers]Tick
+	for p := range near {
+		near[p] = c.rings[p].have
+	}
+	m := &c.msg
+	c.reader.Reset(b)
+	if err := serializeServer[I, P](&c.reader, m, c.cfg.Window, &near); err != nil {
+		c.stats.Rejected++
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if err := c.check(m); err != nil {
+		c.stats.Rejected++
+		return err
+	}
+	c.lastHeard = now
+	if m.state == stateLobby {
+		return nil // a late lobby message, or the lobby itself
+	}
+	if c.state == stateLobby {
+		c.state, c.me = stateRunning, m.you
+		c.startDelay()
+	}
+	c.sampleClock(now, m.clockMs)
+	if m.ack > c.serverHas {
+		c.serverHas = m.ack
+		c.lastProgress = now
+	}
+	est := c.serverTicks(now)
+	for p := range c.cfg.Players {
+		if p == c.me {
+			continue
+		}
+		if m.departed[p] {
+			c.departed[p], c.left[p] = true, m.left[p]
+		}
+		r, ring := &m.runs[p], &c.rings[p]
+		had := ring.have
+		for t := max(r.first, had); t <= r.newest(); t++ {
+			c.take(p, r.inputs[t-r.first])
+		}
+		// One sample per run: the oldest new input, the one a stall waits
+		// for. Ages beyond MaxDelay (a player that timed out and is fed
+		// idle inputs at once) are not a delay to adapt to.
+		if age := est - float64(had); ring.have > had && age <= c.cfg.ticksF(c.cfg.MaxDelay) {
+			c.need.add(int64(c.localMs(now)/1000), age)
+		}
+	}
+	if m.state == stateStopped && c.desync == nil {
+		d := m.desync
+		c.desync = &d
+	}
+	return nil
+}
+
+// take records player p's input for the first tick it lacks. When that
+// tick was simulated on a prediction that differs, the next Update rolls
+// back to it. (The prediction of every tick from have on is last(): an
+// earlier wrong one has already set rollbackTo lower.)
+func (c *Client[I, P]) take(p int, in I) {
+	ring := &c.rings[p]
+	if ring.have < c.next && in != ring.last() {
+		c.rollbackTo = min(c.rollbackTo, ring.have)
+	}
+	ring.push(in)
+}
+
+// check validates a decoded message against what an honest server can
+// send, before anything of it is applied.
+func (c *Client[I, P]) check(m *serverMsg[I]) error {
+	forged := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrForged}, args...)...)
+	}
+	if m.players != c.cfg.Players {
+		return forged("%d players, the session has %d", m.players, c.cfg.Players)
+	}
+	if c.me >= 0 && m.you != c.me {
+		return forged("player %d, we are %d", m.you, c.me)
+	}
+	if m.state == stateLobby {
+		return nil
+	}
+	if m.ack > c.rings[m.you].have {
+		return forged("ack of tick %d, we sent up to %d", m.ack, c.rings[m.you].have)
+	}
+	limit := c.base() + Tick(c.cfg.Buffer)
+	for p := range m.players {
+		r := &m.runs[p]
+		if p == m.you {
+			continue
+		}
+		if m.departed[p] {
+			switch {
+			case c.departed[p] && m.left[p] != c.left[p]:
+				return forged("player %d left at tick %d, earlier at %d", p, m.left[p], c.left[p])
+			case !c.departed[p] && m.left[p] < c.rings[p].have:
+				return forged("player %d left at tick %d, we have its inputs up to %d", p, m.left[p], c.rings[p].have)
+			case len(r.inputs) > 0 && r.newest() >= m.left[p]:
+				return forged("player %d's input for tick %d, after it left at %d", p, r.newest(), m.left[p])
+			}
+		}
+		if len(r.inputs) == 0 {
+			continue
+		}
+		if r.first > c.rings[p].have {
+			return forged("player %d's inputs from tick %d, we need %d first", p, r.first, c.rings[p].have)
+		}
+		if r.newest() >= limit || r.newest() < c.rings[p].have-Tick(c.cfg.Buffer) {
+			return forged("player %d's input for tick %d, outside the buffer [%d, %d)", p, r.newest(), c.rings[p].have-Tick(c.cfg.Buffer), limit)
+		}
+	}
+	return nil
+}
+
+// sampleClock folds the server's session clock into the estimate of the
+// offset between its clock and ours.
+func (c *Client[I, P]) sampleClock(now time.Time, serverMs int32) {
+	_, least := c.pipe.rtt()
+	c.clock.sample(c.localMs(now), float64(serverMs), ms(least)/2)
+}
+
+// Stats returns the client's figures.
+func (c *Client[I, P]) Stats() Stats {
+	s := c.stats
+	s.Player, s.Tick, s.Confirmed = c.me, c.next, c.confirmed()
+	s.InputDelay = c.cfg.duration(c.delay)
+	s.RTT, _ = c.pipe.rtt()
+	s.Loss = c.pipe.loss()
+	s.Stalling = c.stalling
+	return s
+}

@@ -1,0 +1,108 @@
+// Package lockstep is deterministic lockstep, the first network model of
+// the articles, and its rollback variant: only inputs cross the network,
+// and every player steps its own copy of the same deterministic game, so
+// the bandwidth does not depend on what the game holds.
+//
+// # Topology and API
+//
+// One Server (a relay: it does not simulate) and 1 to 4 Clients, one per
+// player, on netcode's star: the Server implements netmodel.Server, the
+// Client netmodel.Client, and the drivers of package netmodel run them in
+// virtual time (simmatch), over real UDP or as separate processes.
+//
+//	type Input[I any] interface { *I; Serialize(s wire.Stream) error } // on *I, I comparable
+//	type Game[I any] interface {
+//		Step(inputs []I)        // one tick; inputs[p] is player p's
+//		Checksum() uint64
+//		Save(slot int)          // rollback only: 0 ≤ slot < Config.Rollback
+//		Load(slot int)
+//	}
+//	srv, _ := lockstep.NewServer[scene.Input](cfg, now)
+//	cl, _ := lockstep.NewClient[scene.Input](cfg, game, func(t lockstep.Tick) scene.Input { ... }, now)
+//	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player()
+//
+// The input function is called once per tick, in order: the keys of a
+// human player or a script for a bot. The session starts when
+// Config.Players clients have joined and answered; players are numbered
+// in the order they joined.
+//
+// # Inputs over datagrams
+//
+// Every message repeats all of its sender's unacknowledged inputs, coded
+// as the article does (the tick of the newest, the oldest input whole, a
+// count, then per input one bit "same as the previous" or the input; see
+// run). The receiver acknowledges, explicitly in every message, the tick
+// before which it holds every input (the client: one such tick per other
+// player), and the sender drops what is acknowledged; a lost datagram
+// costs one frame. The server forwards every player's inputs to every
+// other player the same way. Each peer has a
+// reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
+// packet acks retire checksum reports, its round trip and loss feed the
+// delay. A peer that sends nothing, or acknowledges nothing new while
+// inputs wait for it, for Config.Timeout is disconnected: the client's
+// Update returns ErrTimeout; the server tells the others the tick from
+// which the departed player's input is the zero input, and they fill it in
+// themselves. Nothing is buffered beyond Config.Buffer ticks.
+//
+// With Transport Stream the same messages go once each over a model of
+// TCP (package tcpsim): the baseline whose stalls the article shows.
+//
+// # Time
+//
+// The server's session clock is the reference: tick n starts n·TickDuration
+// after the session start, which the server places half the largest round
+// trip ahead so that every player learns it in time. Every server message
+// carries the session time; a client estimates the offset to its own
+// clock from the fastest messages (the largest server − local, plus half
+// the smallest round trip) and follows the estimate by slewing, never
+// jumping, at most Config.Slew (5 %): clock drift is absorbed this way.
+//
+// A client samples its local input for tick n when the session clock
+// reaches n, and simulates tick n when the session clock reaches n plus
+// the input delay, if every player's input n is known (the playout delay
+// buffer). The delay starts at Config.InitialDelay (the article's 100 ms)
+// and adapts: the client measures how old every remote input is when it
+// arrives (the whole path, sender → server → here), keeps the largest of
+// the last 10 seconds, and adds Config.Margin and a margin that grows with
+// the measured loss (the ticks of consecutive losses rarer than 1 in 1000).
+// The delay moves toward that target by at most Slew of the elapsed time,
+// so the game runs a few percent slow or fast instead of jumping. The
+// session starts with InitialDelay (the article's 100 ms), or with the
+// round trip measured in the lobby plus two frames when that is more:
+// nothing has run yet, so that is no jump. When a tick is due and an
+// input is still missing, the game stalls and the delay grows by the
+// stall up to the target, so that it goes on at normal speed afterwards;
+// a longer stall (a player lost for seconds) is caught up instead, at most
+// Config.MaxCatchUp new ticks per Update (the article's 4: no spiral of
+// death).
+//
+// # Rollback
+//
+// With Config.Rollback > 0 (DefaultRollbackConfig), a client simulates up
+// to Rollback ticks beyond the inputs it has, predicting every missing
+// input as that player's last one, saving the game before every tick
+// simulated on a prediction. When an input arrives that differs from its
+// prediction, the next Update loads the state before that tick and
+// simulates again up to where it was. The delay then targets the
+// measured need minus the rollback window, down to Config.MinDelay. A
+// peer's bytes can cost at most Rollback re-simulated ticks per Update.
+//
+// # Desync detection
+//
+// Every client reports the checksum (low 32 bits of Game.Checksum) of the
+// state after every tick that is a multiple of Config.ChecksumEvery, once
+// every input of that tick is known. The server compares them; a mismatch
+// stops the session: the server's Update returns a *DesyncError naming the
+// tick and two players that disagree, keeps returning it, and tells the
+// clients, whose Update returns it too.
+//
+// # Bad input
+//
+// Every message is decoded by one Serialize with bounds and validated as a
+// whole before anything is applied: a count beyond Config.Window, inputs
+// whose ticks leave a gap or lie beyond the buffer or Config.MaxLead ahead
+// of the session clock, acknowledgements of inputs never sent, checksums
+// of ticks whose inputs are not all known, input values the game's
+// Serialize rejects. Such a message is dropped, counted (Stats.Rejected)
+// and reported as an error wrapping ErrMalformed or ErrForged.
+package lockstep

@@ -1,0 +1,426 @@
+package lockstep
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/netphys/netphys/wire"
+)
+
+// Server is the relay of a session: it collects every player's inputs,
+// forwards them to every other player with redundancy, keeps the session
+// clock every client follows, and compares the players' checksums. It
+// does not simulate. It implements netmodel.Server. It is not safe for
+// concurrent use.
+//
+// A player that leaves, times out or falls further behind than the buffer
+// holds is disconnected; the server then feeds the others its zero input
+// from the tick after the last one it had, so the session goes on.
+type Server[I comparable, P Input[I]] struct {
+	cfg     Config
+	members []*member[I] // by player index
+	state   int
+	start   time.Time // tick 0 of the session clock
+	desync  *DesyncError
+	table   [checksumSlots]checksumEntry
+	stats   ServerStats
+
+	reader wire.Reader
+	in     clientMsg[I]
+	out    serverMsg[I]
+	buf    []byte
+}
+
+// member is one player as the server sees it.
+type member[I any] struct {
+	slot      int
+	connected bool
+	pipe      pipe
+	ring      inputRing[I]
+	acks      [MaxPlayers]Tick // the player holds player p's inputs for the ticks before acks[p]
+	ack       Tick             // the smallest of acks (its own have if alone): the oldest tick it needs
+	left      Tick             // once disconnected: its inputs from this tick on are zero
+	sent      [MaxPlayers]Tick // over a stream: the inputs sent to it, by player
+	lastHeard time.Time
+	progress  time.Time // when ack last advanced, or nothing waited for it
+	stats     PlayerStats
+}
+
+// NewServer returns the server of a session; now starts its clock.
+func NewServer[I comparable, P Input[I]](cfg Config, now time.Time) (*Server[I, P], error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server[I, P]{cfg: cfg, buf: make([]byte, maxMessage)}
+	s.in.inputs.inputs = make([]I, 0, cfg.Window)
+	s.in.reports = make([]report, 0, maxReports)
+	for p := range MaxPlayers {
+		s.out.runs[p].inputs = make([]I, 0, cfg.Window)
+	}
+	return s, nil
+}
+
+func (s *Server[I, P]) member(slot int) (int, *member[I]) {
+	for i, m := range s.members {
+		if m.slot == slot {
+			return i, m
+		}
+	}
+	return -1, nil
+}
+
+// Join adds the client in slot as the next player. The session starts
+// once Config.Players have joined and every one of them answered.
+func (s *Server[I, P]) Join(now time.Time, slot int) error {
+	if s.state != stateLobby || len(s.members) == s.cfg.Players {
+		return fmt.Errorf("%w: %d of %d players, running %v", ErrSession, len(s.members), s.cfg.Players, s.state != stateLobby)
+	}
+	if _, m := s.member(slot); m != nil {
+		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
+	}
+	p, err := newPipe(&s.cfg, now)
+	if err != nil {
+		return err
+	}
+	s.members = append(s.members, &member[I]{
+		slot: slot, connected: true, pipe: p, ring: newInputRing[I](s.cfg.Buffer),
+		lastHeard: now, progress: now, stats: PlayerStats{Slot: slot},
+	})
+	return nil
+}
+
+// Leave removes the client in slot: from the lobby, or from a running
+// session, where its input becomes the zero input from then on.
+func (s *Server[I, P]) Leave(now time.Time, slot int) {
+	i, m := s.member(slot)
+	if m == nil {
+		return
+	}
+	if s.state == stateLobby {
+		s.members = append(s.members[:i], s.members[i+1:]...)
+		return
+	}
+	s.depart(m)
+}
+
+// depart ends a player's part in a running session: its inputs from the
+// first one the server lacks are the zero input, and every client fills
+// them in itself once it learns the tick.
+func (s *Server[I, P]) depart(m *member[I]) {
+	if m.connected {
+		m.connected, m.left = false, m.ring.have
+	}
+}
+
+// disconnect departs a player the server gave up on.
+func (s *Server[I, P]) disconnect(m *member[I]) {
+	if m.connected {
+		s.depart(m)
+		s.stats.Disconnected++
+	}
+}
+
+// sessionTick is the tick the session clock is in (negative before 0).
+func (s *Server[I, P]) sessionTick(now time.Time) Tick {
+	return Tick(math.Floor(float64(now.Sub(s.start)) / float64(s.cfg.TickDuration)))
+}
+
+// Receive takes one datagram from the client in slot. A malformed or
+// forged message is dropped, counted and reported; nothing of it is
+// applied.
+func (s *Server[I, P]) Receive(now time.Time, slot int, datagram []byte) error {
+	idx, m := s.member(slot)
+	if m == nil || !m.connected {
+		return fmt.Errorf("%w: datagram from slot %d, not a connected player", ErrForged, slot)
+	}
+	m.stats.PacketsReceived++
+	m.stats.BytesReceived += uint64(len(datagram))
+	err := m.pipe.receive(now, datagram, func(b []byte) error { return s.handle(now, idx, m, b) })
+	if err != nil {
+		m.stats.Dropped++
+	}
+	return err
+}
+
+func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) error {
+	msg := &s.in
+	s.reader.Reset(b)
+	if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, idx, s.cfg.Window, m.ring.have); err != nil {
+		m.stats.Rejected++
+		return fmt.Errorf("%w: player %d: %w", ErrMalformed, idx, err)
+	}
+	if err := s.check(now, idx, m, msg); err != nil {
+		m.stats.Rejected++
+		return fmt.Errorf("player %d: %w", idx, err)
+	}
+	m.lastHeard = now
+	if s.state == stateLobby {
+		return nil
+	}
+	ack := m.ring.have // alone, it needs nothing from anyone
+	if len(s.members) > 1 {
+		ack = math.MaxInt32
+	}
+	for p := range s.members {
+		if p != idx {
+			m.acks[p] = max(m.acks[p], msg.acks[p])
+			ack = min(ack, m.acks[p])
+		}
+	}
+	if ack > m.ack {
+		m.ack, m.progress = ack, now
+	}
+	r := &msg.inputs
+	for t := max(r.first, m.ring.have); len(r.inputs) > 0 && t <= r.newest(); t++ {
+		m.ring.push(r.inputs[t-r.first])
+	}
+	for _, rep := range msg.reports {
+		s.compare(idx, rep)
+	}
+	return nil
+}
+
+// check validates a decoded message against what an honest client can
+// send, before anything of it is applied.
+func (s *Server[I, P]) check(now time.Time, idx int, m *member[I], msg *clientMsg[I]) error {
+	forged := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrForged}, args...)...)
+	}
+	r := &msg.inputs
+	if s.state == stateLobby {
+		if len(r.inputs) > 0 || len(msg.reports) > 0 {
+			return forged("inputs or checksums before the session started")
+		}
+		return nil
+	}
+	for p, o := range s.members {
+		if p != idx && msg.acks[p] > o.ring.have {
+			return forged("ack of player %d's tick %d, its inputs are known up to %d", p, msg.acks[p], o.ring.have)
+		}
+	}
+	if len(r.inputs) > 0 {
+		if r.first > m.ring.have {
+			return forged("inputs from tick %d, the server needs %d first", r.first, m.ring.have)
+		}
+		if r.newest() < m.ring.have-Tick(s.cfg.Buffer) {
+			return forged("inputs up to tick %d, older than the buffer before %d", r.newest(), m.ring.have)
+		}
+		if lead := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead)); r.newest() > lead {
+			return forged("input for tick %d, the session clock allows up to %d", r.newest(), lead)
+		}
+	}
+	all := s.allHave()
+	for _, rep := range msg.reports {
+		if rep.tick%s.cfg.ChecksumEvery != 0 || rep.tick < 0 || rep.tick >= all {
+			return forged("checksum of tick %d (every %d, inputs known before %d)", rep.tick, s.cfg.ChecksumEvery, all)
+		}
+	}
+	return nil
+}
+
+// othersHave is the first tick some other player's input is missing for.
+func (s *Server[I, P]) othersHave(idx int) Tick {
+	t := Tick(math.MaxInt32)
+	for i, m := range s.members {
+		if i != idx {
+			t = min(t, m.ring.have)
+		}
+	}
+	if t == math.MaxInt32 {
+		return 0
+	}
+	return t
+}
+
+func (s *Server[I, P]) allHave() Tick {
+	t := Tick(math.MaxInt32)
+	for _, m := range s.members {
+		t = min(t, m.ring.have)
+	}
+	return t
+}
+
+func (s *Server[I, P]) connected() int {
+	n := 0
+	for _, m := range s.members {
+		if m.connected {
+			n++
+		}
+	}
+	return n
+}
+
+// Update runs what is due by now: timeouts, the start of the session,
+// the zero inputs of disconnected players, and one message to every
+// connected player through send. After a desync it keeps telling the
+// players and returns the *DesyncError every time.
+func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte)) error {
+	for i := 0; i < len(s.members); i++ {
+		m := s.members[i]
+		m.pipe.update(now)
+		m.pipe.acks(func(uint16) {})
+		if !m.connected {
+			continue
+		}
+		if m.ack >= s.othersHave(i) || s.state == stateLobby {
+			m.progress = now
+		}
+		if now.Sub(m.lastHeard) <= s.cfg.Timeout && now.Sub(m.progress) <= s.cfg.Timeout {
+			continue
+		}
+		if s.state == stateLobby {
+			// Nobody depends on it yet: the place is free again.
+			s.members = append(s.members[:i], s.members[i+1:]...)
+			i--
+		}
+		s.disconnect(m)
+	}
+	switch s.state {
+	case stateLobby:
+		s.maybeStart(now)
+	case stateRunning:
+		s.feedDisconnected(now)
+		s.dropLaggard(now)
+	}
+	for i, m := range s.members {
+		if m.connected {
+			if err := s.sendTo(now, i, m, send); err != nil {
+				return err
+			}
+		}
+	}
+	if s.desync != nil {
+		return s.desync
+	}
+	return nil
+}
+
+// maybeStart starts the session once every player has joined and every
+// one's round trip is known: tick 0 is half the largest round trip ahead,
+// so every player learns the start before it comes.
+func (s *Server[I, P]) maybeStart(now time.Time) {
+	if len(s.members) < s.cfg.Players {
+		return
+	}
+	var lead time.Duration
+	for _, m := range s.members {
+		rtt, _ := m.pipe.rtt()
+		if rtt == 0 {
+			return
+		}
+		lead = max(lead, rtt/2)
+	}
+	s.state, s.start = stateRunning, now.Add(lead+2*s.cfg.TickDuration)
+}
+
+// feedDisconnected gives every disconnected player the zero input up to
+// as far ahead of the session clock as a client may be, so that the
+// server's own bookkeeping (acks, checksums) covers every tick the clients
+// fill in.
+func (s *Server[I, P]) feedDisconnected(now time.Time) {
+	var zero I
+	tick := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead))
+	limit := s.minAck() + Tick(s.cfg.Buffer)
+	for _, m := range s.members {
+		for !m.connected && m.ring.have <= tick && m.ring.have < limit {
+			m.ring.push(zero)
+		}
+	}
+}
+
+// minAck is the oldest tick a connected player still needs.
+func (s *Server[I, P]) minAck() Tick {
+	t := Tick(math.MaxInt32)
+	for _, m := range s.members {
+		if m.connected {
+			t = min(t, m.ack)
+		}
+	}
+	if t == math.MaxInt32 {
+		return s.allHave()
+	}
+	return t
+}
+
+// dropLaggard disconnects the player furthest behind when the inputs it
+// still needs, and those the clock allows, no longer fit in the buffer.
+func (s *Server[I, P]) dropLaggard(now time.Time) {
+	horizon := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead)+s.cfg.Window)
+	for s.connected() > 0 && horizon-s.minAck() >= Tick(s.cfg.Buffer) {
+		for _, m := range s.members {
+			if m.connected && m.ack == s.minAck() {
+				s.disconnect(m)
+				break
+			}
+		}
+	}
+}
+
+func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(int, []byte)) error {
+	out := &s.out
+	out.players, out.you, out.state = s.cfg.Players, idx, s.state
+	if s.state != stateLobby {
+		out.clockMs = int32(now.Sub(s.start) / time.Millisecond)
+		out.ack = m.ring.have
+		for p, o := range s.members {
+			if p != idx {
+				end := o.ring.have
+				out.departed[p], out.left[p] = !o.connected, o.left
+				if !o.connected {
+					end = min(end, o.left)
+				}
+				from := min(m.acks[p], end)
+				if m.pipe.ordered() {
+					from = max(from, m.sent[p])
+				}
+				o.ring.fill(&out.runs[p], from, min(int(end-from), s.cfg.Window))
+			}
+		}
+		if s.desync != nil {
+			out.desync = *s.desync
+		}
+	}
+	w := wire.NewWriter(s.buf)
+	if err := serializeServer[I, P](w, out, s.cfg.Window, &[MaxPlayers]Tick{}); err != nil {
+		return fmt.Errorf("lockstep: encoding a message: %w", err)
+	}
+	_, err := m.pipe.send(now, w.Bytes(), func(d []byte) {
+		m.stats.PacketsSent++
+		m.stats.BytesSent += uint64(len(d))
+		m.stats.MaxPacket = max(m.stats.MaxPacket, len(d))
+		send(m.slot, d)
+	})
+	if errors.Is(err, errBacklog) {
+		m.stats.Backlogged++
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("lockstep: sending to player %d: %w", idx, err)
+	}
+	for p := range s.members {
+		if r := &out.runs[p]; p != idx && len(r.inputs) > 0 {
+			m.sent[p] = r.newest() + 1
+		}
+	}
+	return nil
+}
+
+// Stats returns the server's figures.
+func (s *Server[I, P]) Stats(now time.Time) ServerStats {
+	st := s.stats
+	st.Running = s.state != stateLobby
+	if st.Running {
+		st.Tick = s.sessionTick(now)
+	}
+	st.Desync = s.desync
+	st.Players = make([]PlayerStats, len(s.members))
+	for i, m := range s.members {
+		ps := m.stats
+		ps.Connected, ps.Have, ps.Ack = m.connected, m.ring.have, m.ack
+		ps.RTT, _ = m.pipe.rtt()
+		st.Players[i] = ps
+	}
+	return st
+}

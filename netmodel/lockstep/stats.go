@@ -1,0 +1,83 @@
+package lockstep
+
+import (
+	"time"
+
+	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/transport/reliable"
+)
+
+// maxMessage is the largest message, the payload of one datagram.
+const maxMessage = netmodel.MaxDatagram - reliable.MaxHeaderSize
+
+// Stats are a client's figures since it started.
+type Stats struct {
+	Player    int  // index in the session, -1 before the server named it
+	Tick      Tick // the next tick to simulate
+	Confirmed Tick // every player's input is known for the ticks before it
+	// InputDelay is the current delay from sampling a local input to
+	// simulating it; TargetDelay what the measurements ask for.
+	InputDelay, TargetDelay time.Duration
+	RTT                     time.Duration // smoothed round trip to the server
+	Loss                    float64       // share of datagrams lost, 0–1
+
+	// Stalled counts Updates in which a tick was due but some player's
+	// input was missing (beyond the rollback window); Stalling says the
+	// last Update was one, and LongestStall is the longest run of them.
+	Stalled      uint64
+	Stalling     bool
+	LongestStall time.Duration
+
+	Steps       uint64 // ticks simulated the first time
+	Saves       uint64 // game states saved before ticks that rest on predictions
+	Rollbacks   uint64 // restores after a wrong prediction
+	Resimulated uint64 // ticks simulated again after a restore
+	// LastResimulated and MaxResimulated are the ticks re-simulated in the
+	// last Update and in the worst one.
+	LastResimulated, MaxResimulated int
+
+	Checksums        uint64 // checksums reported
+	LastChecksumTick Tick
+	LastChecksum     uint32 // the low 32 bits of the game's checksum after LastChecksumTick
+
+	// Datagrams each way, and their payload bytes (without
+	// netmodel.PacketOverhead); MaxPacket is the largest sent.
+	PacketsSent, PacketsReceived uint64
+	BytesSent, BytesReceived     uint64
+	MaxPacket                    int
+	// Dropped counts datagrams dropped, whatever the reason (duplicates
+	// and stale ones too); Rejected those whose message was malformed or
+	// forged.
+	Dropped, Rejected uint64
+	// Backlogged counts messages a stream could not take (Transport
+	// Stream only): the server has not acknowledged enough of it.
+	Backlogged uint64
+}
+
+// PlayerStats are the server's figures for one player.
+type PlayerStats struct {
+	Slot      int
+	Connected bool // false once it left, timed out or fell too far behind
+	Have      Tick // the server holds the player's inputs before this tick
+	Ack       Tick // the player holds everyone's inputs before this tick
+	RTT       time.Duration
+
+	PacketsSent, PacketsReceived uint64
+	BytesSent, BytesReceived     uint64
+	MaxPacket                    int
+	Dropped, Rejected            uint64
+	Backlogged                   uint64
+}
+
+// ServerStats are the server's figures.
+type ServerStats struct {
+	Running bool
+	Tick    Tick // the session clock's tick
+	Players []PlayerStats
+	// Verified counts the ticks whose checksums every connected player
+	// reported, all equal. Unverified counts ticks dropped from the table
+	// before every player reported them.
+	Verified, Unverified uint64
+	Desync               *DesyncError
+	Disconnected         uint64 // players dropped by timeout or lag
+}

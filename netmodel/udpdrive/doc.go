@@ -1,0 +1,41 @@
+// Package udpdrive runs any network model on real UDP: a netmodel.Server
+// on a netcode server, and a netmodel.Client on a netcode client, with
+// the transport package's drivers underneath.
+//
+// The models stay cores without I/O. This package is what owns the rest:
+// the goroutine that calls the model, the wall clock and one ticker.
+// transport's goroutines read the sockets and hand each payload to a
+// callback; here the callback only queues it, stamped with the time it
+// arrived, and the model's goroutine takes the queue at the next frame:
+//
+//	transport goroutine:  payload ─► inbox (arrival time) ◄─ connect / disconnect
+//	model goroutine, every frame (Run):
+//	    for each queued event, in order:  Join / Leave / Receive(arrival time, …)
+//	    Update(now, send)  ─► SendPayload, at once
+//
+// netcode's connects and disconnects become Join and Leave (netcode's
+// client index is the model's slot); a Join the model refuses disconnects
+// the client. Receive errors (datagrams the model dropped) are logged at
+// debug level and counted in Traffic; an Update error stops the side. The
+// time a model is given never goes backwards, and a Receive's time is when
+// the datagram came off the socket, not when the frame ran, so the
+// model's RTT and jitter figures are not quantized to frames. Arrival
+// times come from the transport's clock (its Config.Now); Step takes its
+// time as an argument, so a test may step the sides itself on any clock,
+// while Run steps them on the wall clock.
+//
+// # Usage
+//
+//	srv, _ := udpdrive.NewServer(model, conn, udpdrive.DefaultServerConfig()) // conn: a bound *net.UDPConn
+//	cli, _ := udpdrive.Dial(ctx, token, func(slot int) (netmodel.Client, error) {
+//		return newPlayer(slot), nil // built once netcode has given the slot
+//	}, udpdrive.DefaultClientConfig())
+//	err := udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+//		draw(model) // the models are safe to read here, between frames
+//		return false, nil
+//	}, srv, cli)
+//
+// A process normally drives one side (`netphys serve`, `netphys play`);
+// the demo drives a server and all its players from one Run, stepped in
+// that order every frame as simmatch steps them in virtual time.
+package udpdrive

@@ -1,0 +1,80 @@
+package udpdrive
+
+import (
+	"sync"
+	"time"
+)
+
+// eventKind says what an event reports.
+type eventKind uint8
+
+const (
+	evPayload eventKind = iota
+	evJoin
+	evLeave
+)
+
+// event is something a transport goroutine saw, queued for the model's
+// goroutine: a payload with the time it arrived, or a client taking or
+// leaving a slot.
+type event struct {
+	kind eventKind
+	slot int
+	at   time.Time
+	data []byte
+}
+
+// maxQueuedPayloads bounds the payloads an inbox holds between two Steps:
+// a model goroutine that stalls (a slow frame, a debugger) must not let a
+// flood of datagrams grow memory without bound. At 60 frames per second it
+// is far above what a match of 64 clients sends in one frame.
+const maxQueuedPayloads = 4096
+
+// inbox hands events from the transport's goroutine to the model's, in the
+// order they happened, so a Join always precedes that slot's payloads.
+type inbox struct {
+	now      func() time.Time // the transport's clock
+	mu       sync.Mutex
+	q        []event
+	payloads int    // payload events in q
+	dropped  uint64 // payloads refused because q was full
+}
+
+// push queues an event stamped with the time it arrived; payloads beyond
+// maxQueuedPayloads are dropped and counted, slot changes never.
+func (b *inbox) push(kind eventKind, slot int, data []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if kind == evPayload {
+		if b.payloads == maxQueuedPayloads {
+			b.dropped++
+			return
+		}
+		b.payloads++
+	}
+	// The time is read under the lock, so queue order is time order.
+	b.q = append(b.q, event{kind: kind, slot: slot, at: b.now(), data: data})
+}
+
+// swap returns the queued events and takes spare, emptied, as the new
+// queue, so two slices alternate and steady state allocates nothing.
+func (b *inbox) swap(spare []event) ([]event, uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.q
+	b.q, b.payloads = spare[:0], 0
+	return q, b.dropped
+}
+
+// clock hands the model a time that never goes backwards: an event's
+// arrival stamp may precede the previous Step's time by the microseconds
+// between stamping and queueing it.
+type clock struct{ last time.Time }
+
+func (c *clock) at(t time.Time) time.Time {
+	if t.Before(c.last) {
+		return c.last
+	}
+	c.last = t
+	return t
+}
