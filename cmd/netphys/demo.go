@@ -36,8 +36,11 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			return fmt.Errorf("demo: unexpected arguments %q", args)
 		}
 		// Every flag is checked before anything starts or prints.
-		if *duration < 0 || *autoplay < 0 {
-			return fmt.Errorf("--duration %v, --autoplay %v: want 0 or more", *duration, *autoplay)
+		if *duration < 0 {
+			return fmt.Errorf("--duration %v: want 0 (until Ctrl-C) or more", *duration)
+		}
+		if *autoplay < 0 {
+			return fmt.Errorf("--autoplay %v: want 0 (never) or more", *autoplay)
 		}
 		if models.Model() != "state" {
 			cond, err := conditions()
