@@ -7,12 +7,14 @@ import (
 	"time"
 )
 
-// Figure is one live number of the overlay, such as {"up", 42.5, "kbps"}.
+// Figure is one live number of the overlay, such as {"up", 42.5, "kbps"},
+// or a short text in its place, such as a setting or "no estimate yet".
 // Figures are shown in the order given, so related ones can sit together.
 type Figure struct {
 	Name  string  // short label: "up", "loss", "position error"
 	Value float64 // integers shown whole, others with 3 to 0 decimals as they grow; NaN and ±Inf show as "–"
 	Unit  string  // "kbps", "%", "ms", "cm", or "" for a count
+	Text  string  // when set, shown instead of Value and Unit: "100 ms each way", "no estimate yet"
 }
 
 // The server's text messages to a page are JSON objects told apart by
@@ -20,6 +22,9 @@ type Figure struct {
 //
 //	{"type":"hello","protocol":1,"inputResendMs":500}
 //	{"type":"figures","seq":17,"figures":[{"name":"up","value":42.5,"unit":"kbps"}, ...]}
+//
+// A figure with a Text has "text" as well, and no value or unit:
+// {"name":"loss","value":null,"unit":"","text":"no estimate yet"}.
 //
 // hello comes first on every connection and tells the page how often to
 // repeat its key state. figures follows a binary frame when the figures
@@ -39,6 +44,7 @@ type jsonFigure struct {
 	Name  string   `json:"name"`
 	Value *float64 `json:"value"`
 	Unit  string   `json:"unit"`
+	Text  string   `json:"text,omitempty"`
 }
 
 func marshalHello(resend time.Duration) []byte {
@@ -48,6 +54,10 @@ func marshalHello(resend time.Duration) []byte {
 func marshalFigures(seq FrameSeq, figs []Figure) []byte {
 	m := figuresMessage{Type: "figures", Seq: seq, Figures: make([]jsonFigure, len(figs))}
 	for i, f := range figs {
+		if f.Text != "" {
+			m.Figures[i] = jsonFigure{Name: f.Name, Text: f.Text}
+			continue
+		}
 		m.Figures[i] = jsonFigure{Name: f.Name, Unit: f.Unit}
 		if !math.IsNaN(f.Value) && !math.IsInf(f.Value, 0) {
 			v := f.Value

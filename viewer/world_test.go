@@ -88,6 +88,7 @@ func (w *testWorld) frame() viewer.Frame {
 			{Name: "loss", Value: 5, Unit: "%"},
 			{Name: "RTT", Value: 100, Unit: "ms"},
 			{Name: "position error", Value: errCm, Unit: "cm"},
+			{Name: "latency", Text: "100 ms each way"},
 		},
 	}
 }

@@ -14,7 +14,7 @@ import (
 func conditionFlags(fs *flag.FlagSet, latency time.Duration, loss string) func() (netsim.Conditions, error) {
 	lat := fs.Duration("latency", latency, "one-way delay added each way (RTT is about twice this)")
 	jitter := fs.Duration("jitter", 0, "each packet's delay varies uniformly within latency±jitter")
-	lossText := fs.String("loss", loss, "share of packets lost each way, as 5% or 0.05")
+	lossText := fs.String("loss", loss, "share of packets lost each way, as 5% or 0.05 (a bare 5 is refused: write 5%)")
 	burst := fs.Float64("burst", 0, "mean length of loss bursts in `packets` (Gilbert–Elliott); 0: independent losses")
 	dup := fs.String("dup", "0%", "share of packets delivered twice")
 	reorder := fs.String("reorder", "0%", "share of packets held back so later ones overtake them")
@@ -25,11 +25,11 @@ func conditionFlags(fs *flag.FlagSet, latency time.Duration, loss string) func()
 		c := netsim.Conditions{Latency: *lat, Jitter: *jitter, ReorderDelay: *reorderDelay, QueueBytes: *queue}
 		var err error
 		for _, p := range []struct {
-			s   string
-			dst *float64
-		}{{*lossText, &c.Loss}, {*dup, &c.Duplicate}, {*reorder, &c.Reorder}} {
+			flag, s string
+			dst     *float64
+		}{{"loss", *lossText, &c.Loss}, {"dup", *dup, &c.Duplicate}, {"reorder", *reorder, &c.Reorder}} {
 			if *p.dst, err = netsim.ParseProbability(p.s); err != nil {
-				return c, err
+				return c, fmt.Errorf("--%s: %w", p.flag, err)
 			}
 		}
 		if *burst > 0 {
@@ -39,7 +39,7 @@ func conditionFlags(fs *flag.FlagSet, latency time.Duration, loss string) func()
 			c.Burst = netsim.BurstLoss(c.Loss, *burst)
 		}
 		if c.Bandwidth, err = netsim.ParseBandwidth(*bandwidth); err != nil {
-			return c, err
+			return c, fmt.Errorf("--bandwidth: %w", err)
 		}
 		return c, c.Validate()
 	}

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"os"
+	"time"
 
 	"github.com/netphys/netphys/internal/demo"
 	"github.com/netphys/netphys/internal/match"
@@ -28,17 +29,25 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	headless := fs.Bool("headless", false, "run without the viewer; the player follows the scripted minute of play")
 	script := fs.Bool("script", false, "drive the player with the scripted minute of play even with the viewer")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "`address` the viewer is served on")
-	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, Builtin: []string{"state"}})
+	autoplay := fs.Duration("autoplay", 5*time.Second, "with the viewer: after this long without a key, the scripted play drives the player until a key is pressed (0: never)")
+	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, ModelLayout: scene.Tower20, Builtin: []string{"state"}})
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("demo: unexpected arguments %q", args)
+		}
+		// Every flag is checked before anything starts or prints.
+		if *duration < 0 {
+			return fmt.Errorf("--duration %v: want 0 (until Ctrl-C) or more", *duration)
+		}
+		if *autoplay < 0 {
+			return fmt.Errorf("--autoplay %v: want 0 (never) or more", *autoplay)
 		}
 		if models.Model() != "state" {
 			cond, err := conditions()
 			if err != nil {
 				return err
 			}
-			return demoModel(ctx, models, cond, *seed, *duration, *headless, *script, *httpAddr)
+			return demoModel(ctx, stdoutOf(fs), models, cond, *seed, *duration, *headless, *script, *httpAddr)
 		}
 		cfg := def
 		var err error
@@ -48,8 +57,15 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		if cfg.Conditions, err = conditions(); err != nil {
 			return err
 		}
-		cfg.SendRate, cfg.Seed, cfg.Duration = *rate, *seed, *duration
-		cfg.Status = os.Stdout
+		cfg.SendRate, cfg.Seed, cfg.Duration, cfg.AutoPlay = *rate, *seed, *duration, *autoplay
+		if err := cfg.Validate(); err != nil {
+			if errors.Is(err, demo.ErrSendRate) {
+				return fmt.Errorf("--rate %d: want 1 to 60 snapshots per second", *rate)
+			}
+			return err
+		}
+		out := stdoutOf(fs)
+		cfg.Status = out
 		if *headless || *script {
 			cfg.Script = scene.PlayMinute
 		}
@@ -60,10 +76,12 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			}
 			defer stop()
 			cfg.Viewer = v
-			fmt.Printf("netphys demo: open %s in a browser (arrows move the player, space lifts and blasts, z pulls cubes in)\n", url)
+			fmt.Fprintf(out, "netphys demo: open %s in a browser (arrows move the player, space lifts and blasts, z pulls cubes in)\n", url)
 		}
 		summary, err := demo.Run(ctx, cfg)
-		summary.Print(os.Stdout)
+		if summary.Ticks > 0 {
+			summary.Print(out)
+		}
 		return err
 	}
 }

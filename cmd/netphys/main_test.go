@@ -52,15 +52,29 @@ func TestUnknownCommandIsAnError(t *testing.T) {
 	}
 }
 
+// TestBadFlagValuesAreErrors: bad values fail before anything runs or
+// prints, with a message naming the flag.
 func TestBadFlagValuesAreErrors(t *testing.T) {
-	var out strings.Builder
-	for _, args := range [][]string{
-		{"demo", "--loss", "150%", "--headless"},
-		{"demo", "--layout", "castle", "--headless"},
-		{"netsim", "--forward", "127.0.0.1:1", "--bandwidth", "fast"},
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"demo", "--loss", "150%", "--headless"}, "--loss"},
+		{[]string{"demo", "--loss", "5", "--headless"}, "write 5%"},
+		{[]string{"demo", "--layout", "castle", "--headless"}, "castle"},
+		{[]string{"demo", "--rate", "0", "--headless"}, "--rate 0"},
+		{[]string{"demo", "--rate", "1000", "--headless"}, "--rate 1000"},
+		{[]string{"demo", "--duration", "-5s", "--headless"}, "--duration -5s"},
+		{[]string{"netsim", "--forward", "127.0.0.1:1", "--bandwidth", "fast"}, "--bandwidth"},
+		{[]string{"netsim", "--forward", "127.0.0.1:1", "--stats", "-1s"}, "--stats"},
 	} {
-		if err := run(context.Background(), args, &out); err == nil {
-			t.Errorf("%q: no error", args)
+		var out strings.Builder
+		err := run(context.Background(), tt.args, &out)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err %v, want it to mention %q", tt.args, err, tt.want)
+		}
+		if out.Len() > 0 {
+			t.Errorf("%q printed before failing:\n%s", tt.args, out.String())
 		}
 	}
 }

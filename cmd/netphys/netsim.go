@@ -33,6 +33,9 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 		if *forward == "" {
 			return errors.New("netsim: --forward is required")
 		}
+		if *every < 0 {
+			return fmt.Errorf("--stats %v: want >= 0 (0: only when it stops)", *every)
+		}
 		c, err := conditions()
 		if err != nil {
 			return err
@@ -48,9 +51,6 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 			"dup", c.Duplicate, "reorder", c.Reorder, "bandwidth_bytes_per_s", c.Bandwidth, "seed", *seed)
 		done := make(chan error, 1)
 		go func() { done <- p.Run(ctx) }()
-		if *every < 0 {
-			return fmt.Errorf("--stats %v: want >= 0", *every)
-		}
 		var tick <-chan time.Time
 		if *every > 0 {
 			t := time.NewTicker(max(*every, 100*time.Millisecond))

@@ -1,9 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRuntimeCommandsRefuseBadFlags(t *testing.T) {
@@ -39,4 +47,108 @@ func TestRuntimeHelpNamesTheModelFlags(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLockstepMatchBetweenProcesses is issue 9's separate-process check:
+// the program, built by the test, runs `serve --model lockstep` and four
+// `play --model lockstep --bot` processes on loopback; every player stops
+// after the same tick and prints the checksum of its world there, and the
+// four checksums are equal.
+func TestLockstepMatchBetweenProcesses(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "netphys")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	netphys := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
+		return cmd
+	}
+	key, err := netphys("token", "--new-key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexKey := strings.TrimSpace(string(key))
+	addr := freeUDPAddr(t)
+	const players, ticks = 4, 240
+	match := []string{"--model", "lockstep", "--players", fmt.Sprint(players), "--layout", "tower20"}
+
+	var serveOut bytes.Buffer
+	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0"}, match...)...)
+	serve.Stdout, serve.Stderr = &serveOut, &serveOut
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if serve.Process != nil {
+			serve.Process.Kill()
+			serve.Wait()
+		}
+	}()
+
+	plays := make([]*exec.Cmd, players)
+	outs := make([]*bytes.Buffer, players)
+	for i := range plays {
+		tok := filepath.Join(dir, fmt.Sprintf("token%d", i))
+		if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(i+1), "--out", tok).CombinedOutput(); err != nil {
+			t.Fatalf("token: %v\n%s", err, out)
+		}
+		plays[i] = netphys(append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks),
+			"--linger", "1s", "--report", "0"}, match...)...)
+		outs[i] = &bytes.Buffer{}
+		plays[i].Stdout, plays[i].Stderr = outs[i], outs[i]
+		if err := plays[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sums []string
+	for i, p := range plays {
+		err := p.Wait()
+		t.Logf("player process %d:\n%s", i, outs[i])
+		if err != nil {
+			t.Fatalf("player process %d: %v", i, err)
+		}
+		m := checksumLine.FindStringSubmatch(outs[i].String())
+		if m == nil {
+			t.Fatalf("player process %d printed no checksum at tick %d", i, ticks)
+		}
+		if m[1] != fmt.Sprint(ticks) {
+			t.Fatalf("player process %d: checksum of tick %s, want %d", i, m[1], ticks)
+		}
+		sums = append(sums, m[2])
+	}
+	for i, s := range sums {
+		if s != sums[0] {
+			t.Errorf("player %d ended with checksum %s, player 0 with %s", i, s, sums[0])
+		}
+	}
+	// The server stops on SIGINT as on Ctrl-C, with its summary.
+	if err := serve.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Wait(); err != nil {
+		t.Errorf("serve: %v\n%s", err, serveOut.String())
+	}
+	serve.Process = nil
+	t.Logf("server:\n%s", serveOut.String())
+	if !strings.Contains(serveOut.String(), "verified equal") || !strings.Contains(serveOut.String(), "player 4") {
+		t.Errorf("server summary lacks the verified checksums or a player")
+	}
+}
+
+var checksumLine = regexp.MustCompile(`checksum\s+tick (\d+) (0x[0-9a-f]{16})`)
+
+// freeUDPAddr returns a loopback UDP address nothing is bound to now.
+func freeUDPAddr(t *testing.T) string {
+	t.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().String()
 }

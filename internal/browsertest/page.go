@@ -34,11 +34,12 @@ type View struct {
 }
 
 // Figure is one row of the figures overlay; Value is nil when the page
-// shows none.
+// shows none, Text is set when the row shows a text instead.
 type Figure struct {
 	Name  string   `json:"name"`
 	Value *float64 `json:"value"`
 	Unit  string   `json:"unit"`
+	Text  string   `json:"text"`
 }
 
 // Drawn reports whether the page has drawn a frame of n views, each
@@ -113,6 +114,25 @@ func (b *Browser) Text(sel string) string {
 		b.t.Fatalf("read %s: %v", sel, err)
 	}
 	return text
+}
+
+// Covered returns the text of the elements matching sel whose box
+// intersects the box of an element matching over, such as the view labels
+// under the figures panel.
+func (b *Browser) Covered(sel, over string) []string {
+	b.t.Helper()
+	js := fmt.Sprintf(`(() => {
+		const tops = [...document.querySelectorAll(%q)].map((e) => e.getBoundingClientRect());
+		return [...document.querySelectorAll(%q)].filter((e) => {
+			const r = e.getBoundingClientRect();
+			return tops.some((t) => r.left < t.right && t.left < r.right && r.top < t.bottom && t.top < r.bottom);
+		}).map((e) => e.textContent);
+	})()`, over, sel)
+	covered, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](js))
+	if err != nil {
+		b.t.Fatalf("boxes of %s under %s: %v", sel, over, err)
+	}
+	return covered
 }
 
 // Key is a key of the keyboard as the DevTools protocol names it.

@@ -118,7 +118,7 @@ func testDemoTower(t *testing.T) {
 		t.Errorf("figure \"down\" stayed at %g kbps: the overlay did not update", a)
 	}
 	table := b.Text("#figure-rows")
-	for _, want := range []string{"tick", "down", "kbps", "position error"} {
+	for _, want := range []string{"tick", "down", "kbps", "position error", "latency (set)", "50ms each way", "your keys"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("overlay %q lacks %q", table, want)
 		}

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +29,10 @@ type Config struct {
 	Script scene.Script
 	// Viewer, when set, receives frames of both worlds and supplies keys.
 	Viewer *viewer.Server
+	// AutoPlay, with a Viewer and no Script: after this long without a key
+	// held, the player follows scene.PlayMinute until a key is pressed, so
+	// that a first look shows the world in play. 0: never.
+	AutoPlay time.Duration
 	// Status receives a line of live figures every StatusEvery; nil: none.
 	Status      io.Writer
 	StatusEvery time.Duration
@@ -46,6 +51,23 @@ func DefaultConfig() Config {
 	}
 }
 
+// Errors of Config.Validate.
+var (
+	ErrSendRate = errors.New("demo: send rate outside 1 to 60 per second")
+	ErrDuration = errors.New("demo: negative duration")
+)
+
+// Validate checks cfg before anything starts.
+func (cfg *Config) Validate() error {
+	if cfg.SendRate < 1 || cfg.SendRate > tickRate {
+		return fmt.Errorf("%w: %d", ErrSendRate, cfg.SendRate)
+	}
+	if cfg.Duration < 0 || cfg.AutoPlay < 0 {
+		return fmt.Errorf("%w: duration %v, autoplay %v (0: none)", ErrDuration, cfg.Duration, cfg.AutoPlay)
+	}
+	return cfg.Conditions.Validate()
+}
+
 // Summary is what a run measured.
 type Summary struct {
 	Duration               time.Duration
@@ -54,6 +76,7 @@ type Summary struct {
 	PacketsDown, PacketsUp uint64  // datagrams received by the remote side, sent by it
 	StateMessagesSent      int
 	Loss                   float64       // % of the authority's packets never acked, as its endpoint estimates it
+	LossSamples            int           // packets that estimate looked at; 0: no estimate yet
 	ProxyLoss              float64       // % of datagrams the network simulator dropped, both ways
 	RTT                    time.Duration // mean over the last RTT samples
 	MeanError, P95Error    float64       // per-tick mean position error over all bodies, m: mean and 95th percentile over ticks
@@ -67,12 +90,16 @@ func (s Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "demo summary: %v, %d ticks at 60 Hz\n", s.Duration.Round(time.Millisecond), s.Ticks)
 	fmt.Fprintf(w, "  bandwidth    down %.1f kbps, up %.1f kbps (UDP/IPv4 headers included)\n", s.DownKbps, s.UpKbps)
 	fmt.Fprintf(w, "  packets      %d down, %d up; %d state messages sent\n", s.PacketsDown, s.PacketsUp, s.StateMessagesSent)
-	fmt.Fprintf(w, "  network      loss %.1f %% dropped by the simulator, %.1f %% estimated from acks; RTT %v; %d undecodable messages\n",
-		s.ProxyLoss, s.Loss, s.RTT.Round(100*time.Microsecond), s.BadMessages)
+	acked := fmt.Sprintf("%.1f %% estimated from acks", s.Loss)
+	if s.LossSamples == 0 {
+		acked = "no estimate from acks yet"
+	}
+	fmt.Fprintf(w, "  network      loss %.1f %% dropped by the simulator, %s; RTT %v; %d undecodable messages\n",
+		s.ProxyLoss, acked, s.RTT.Round(100*time.Microsecond), s.BadMessages)
 	fmt.Fprintf(w, "  position error (remote vs authority, same tick)\n")
-	fmt.Fprintf(w, "               all bodies: mean %.2f cm, p95 of tick means %.2f cm, worst %.1f cm\n",
-		100*s.MeanError, 100*s.P95Error, 100*s.MaxError)
-	fmt.Fprintf(w, "               moving bodies: mean %.1f cm\n", 100*s.MeanMovingError)
+	l := lengths(s.MeanError, s.P95Error, s.MaxError, s.MeanMovingError)
+	fmt.Fprintf(w, "               all bodies: mean %s, p95 of tick means %s, worst %s\n", l[0], l[1], l[2])
+	fmt.Fprintf(w, "               moving bodies: mean %s\n", l[3])
 }
 
 // Run runs the demo until cfg.Duration passes or ctx ends, and returns what
@@ -82,8 +109,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	if cfg.SendRate < 1 || cfg.SendRate > 60 {
-		return Summary{}, fmt.Errorf("demo: send rate %d outside 1..60 per second", cfg.SendRate)
+	if err := cfg.Validate(); err != nil {
+		return Summary{}, err
 	}
 	authority, err := scene.New(cfg.Layout, scene.DefaultConfig())
 	if err != nil {
@@ -103,6 +130,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		"loss", cfg.Conditions.Loss, "rate_hz", cfg.SendRate, "proxy", l.proxy.Addr())
 
 	r := &run{cfg: cfg, authority: authority, remote: remote, link: l,
+		auto:     newAutoPlay(scene.PlayMinute, int(cfg.AutoPlay*tickRate/time.Second)),
 		states:   make([]EntityState, len(authority.Cubes)+1),
 		lastTick: make([]uint32, len(authority.Cubes)+1),
 		buf:      make([]byte, netcode.MaxPayloadBytes)}
@@ -119,6 +147,9 @@ type run struct {
 	lastTick []uint32      // per entity, the newest authority tick applied remotely
 	buf      []byte
 	msg      StateMessage
+
+	auto     autoPlay
+	scripted bool // the autoplay has the player this tick
 
 	tick        int
 	sent        int
@@ -178,13 +209,14 @@ func (st *status) print(r *run, now time.Time) {
 	down, up, _, _ := r.link.traffic()
 	secs := now.Sub(st.last).Seconds()
 	stats := r.link.serverEnd.Stats()
-	var errNow float64
-	if n := len(r.errMeans); n > 0 {
-		errNow = r.errMeans[n-1]
+	loss := fmt.Sprintf("%4.1f %%", stats.PacketLoss)
+	if stats.PacketLossSamples == 0 {
+		loss = "no estimate yet"
 	}
-	fmt.Fprintf(r.cfg.Status, "tick %6d  down %7.1f kbps  up %5.1f kbps  loss %4.1f %%  rtt %5.1f ms  error %5.2f cm (worst %5.1f cm)\n",
+	l := lengths(r.errNow(), r.errMax)
+	fmt.Fprintf(r.cfg.Status, "tick %6d  down %7.1f kbps  up %5.1f kbps  loss %s  rtt %5.1f ms  error %s (worst %s)\n",
 		r.tick, float64(down-st.down)*8/1000/secs, float64(up-st.up)*8/1000/secs,
-		stats.PacketLoss, ms(stats.RTTAvg), 100*errNow, 100*r.errMax)
+		loss, ms(stats.RTTAvg), l[0], l[1])
 	st.down, st.up, st.last = down, up, now
 }
 
@@ -223,9 +255,19 @@ func (r *run) input() scene.Input {
 		return r.cfg.Script.At(r.tick)
 	}
 	if r.cfg.Viewer != nil {
-		return scene.InputFromBits(uint8(r.cfg.Viewer.Input()))
+		var in scene.Input
+		in, r.scripted = r.auto.input(r.tick, scene.InputFromBits(uint8(r.cfg.Viewer.Input())))
+		return in
 	}
 	return scene.Input{}
+}
+
+// errNow returns the mean position error of the last tick, m.
+func (r *run) errNow() float64 {
+	if n := len(r.errMeans); n > 0 {
+		return r.errMeans[n-1]
+	}
+	return 0
 }
 
 // bodyOf returns the body of entity i: 0 the player, i+1 cube i.
@@ -312,7 +354,8 @@ func (r *run) summary(d time.Duration) Summary {
 	down, up, pd, pu := r.link.traffic()
 	s := Summary{
 		Duration: d, Ticks: r.tick, PacketsDown: pd, PacketsUp: pu, StateMessagesSent: r.sent,
-		Loss: r.link.serverEnd.Stats().PacketLoss, RTT: r.link.serverEnd.Stats().RTTAvg,
+		Loss: r.link.serverEnd.Stats().PacketLoss, LossSamples: r.link.serverEnd.Stats().PacketLossSamples,
+		RTT:      r.link.serverEnd.Stats().RTTAvg,
 		MaxError: r.errMax, BadMessages: r.badMessages,
 	}
 	if c := r.link.proxy.Counters(); c.Sent > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,9 +22,17 @@ func TestDemoHeadless(t *testing.T) {
 	cfg.Duration = 3 * time.Second
 	cfg.Script = scene.Script{{Ticks: 60, Input: scene.Input{Right: true}}}
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	var status strings.Builder
+	cfg.Status = &status
 	s, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The ack window has not filled in 3 s at 10 packets per second: the
+	// live line says so rather than showing 0 % loss.
+	first, _, _ := strings.Cut(status.String(), "\n")
+	if !strings.Contains(first, "loss no estimate yet") || !strings.Contains(first, "(worst ") {
+		t.Errorf("first status line %q, want no loss estimate yet", first)
 	}
 	if s.Ticks < 60 {
 		t.Fatalf("only %d ticks in %v", s.Ticks, s.Duration)

@@ -1,6 +1,9 @@
 package demo
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
 )
@@ -16,24 +19,46 @@ func (r *run) publish() {
 		}
 		return float64(bytes) * 8 / 1000 / secs
 	}
-	var errNow float64
-	if n := len(r.errMeans); n > 0 {
-		errNow = r.errMeans[n-1]
+	loss := viewer.Figure{Name: "loss", Value: st.PacketLoss, Unit: "%"}
+	if st.PacketLossSamples == 0 {
+		loss.Text = "no estimate yet"
+	}
+	player := "your keys"
+	switch {
+	case r.cfg.Script != nil:
+		player = "scripted"
+	case r.scripted:
+		player = "scripted, keys take over"
 	}
 	r.cfg.Viewer.Publish(viewer.Frame{
 		Views: []viewer.View{view("authority", r.authority), view("remote", r.remote)},
 		Figures: []viewer.Figure{
 			{Name: "tick", Value: float64(r.tick)},
+			{Name: "player", Text: player},
+			{Name: "latency (set)", Text: latencyText(r.cfg.Conditions.Latency, r.cfg.Conditions.Jitter)},
+			{Name: "loss (set)", Text: fmt.Sprintf("%g %% each way", 100*r.cfg.Conditions.Loss)},
+			{Name: "state rate", Value: float64(r.cfg.SendRate), Unit: "Hz"},
 			{Name: "down", Value: rate(down), Unit: "kbps"},
 			{Name: "up", Value: rate(up), Unit: "kbps"},
 			{Name: "packets down", Value: float64(pd)},
 			{Name: "packets up", Value: float64(pu)},
-			{Name: "loss", Value: st.PacketLoss, Unit: "%"},
+			loss,
 			{Name: "rtt", Value: ms(st.RTTAvg), Unit: "ms"},
-			{Name: "position error", Value: 100 * errNow, Unit: "cm"},
-			{Name: "worst error", Value: 100 * r.errMax, Unit: "cm"},
+			// Millimetres for both: the page shows 3 decimals below 1 and
+			// whole numbers from 100, so a mean of 0.4 mm reads beside a
+			// worst of 2650 mm.
+			{Name: "position error", Value: 1000 * r.errNow(), Unit: "mm"},
+			{Name: "worst error", Value: 1000 * r.errMax, Unit: "mm"},
 		},
 	})
+}
+
+// latencyText describes the configured one-way delay.
+func latencyText(latency, jitter time.Duration) string {
+	if jitter > 0 {
+		return fmt.Sprintf("%v ± %v each way", latency, jitter)
+	}
+	return fmt.Sprintf("%v each way", latency)
 }
 
 // view converts a scene to the viewer's cubes: the player first, then the

@@ -8,27 +8,24 @@ import (
 // Keys are the keys held in the viewer's pages.
 type Keys struct{ Viewer *viewer.Server }
 
-// Input returns the keys held now, whatever the tick.
-func (k Keys) Input(int) scene.Input { return scene.InputFromBits(uint8(k.Viewer.Input())) }
+// Input returns the keys held now, whatever the player and tick.
+func (k Keys) Input(_, _ int) scene.Input { return scene.InputFromBits(uint8(k.Viewer.Input())) }
 
-// Bot plays a script, starting Offset ticks into it and looping, so that
-// bots in one match do not move in step.
+// Bot plays player p's scripted minute (scene.PlayerScript: the minute of
+// play turned to start from the player's side of the world), over and
+// over.
 type Bot struct {
-	Script scene.Script
-	Offset int
+	scripts [scene.MaxPlayers]scene.Script // built on first use
 }
 
-// Input returns the script's input for tick t.
-func (b Bot) Input(t int) scene.Input {
-	n := b.Script.Len()
-	if n == 0 {
+// Input returns the scripted input of player p for tick t.
+func (b *Bot) Input(p, t int) scene.Input {
+	if p < 0 || p >= len(b.scripts) {
 		return scene.Input{}
 	}
-	return b.Script.At((t + b.Offset) % n)
-}
-
-// BotFor returns the bot of the player in slot: the scripted minute of
-// play, each slot a quarter of it further on.
-func BotFor(slot int) Bot {
-	return Bot{Script: scene.PlayMinute, Offset: slot * scene.PlayMinute.Len() / 4}
+	if b.scripts[p] == nil {
+		b.scripts[p] = scene.PlayerScript(p)
+	}
+	sc := b.scripts[p]
+	return sc.At(t % sc.Len())
 }

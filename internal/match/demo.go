@@ -128,8 +128,10 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	start := time.Now()
 	lastStatus := start
 	var (
-		figs  []viewer.Figure
-		views []viewer.View
+		figs      []viewer.Figure
+		views     []viewer.View
+		hostMeter meter
+		warned    bool // that the sides need more than a frame
 	)
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
 		for i, p := range players {
@@ -140,8 +142,19 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 			}
 		}
 		status := cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery
-		if cfg.Viewer != nil || status {
-			figs = demoFigures(figs[:0], now, host, players, agree)
+		figs = demoFigures(figs[:0], now, &cfg, host, &hostMeter, srv.Cost(), players, agree)
+		if !warned && now.Sub(start) > 2*meterWindow {
+			// One goroutine steps every side: if they need more than a
+			// frame, every world runs slow, and the figures with them.
+			busy := hostMeter.cpu
+			for _, p := range players {
+				busy += p.meter.cpu
+			}
+			if frame := ms(udpdrive.DefaultFrame); busy > frame {
+				log.Warn("demo: the models need more than a frame, the worlds run slow; try fewer --players or a lighter --layout",
+					"ms_per_frame", busy, "frame_ms", frame)
+				warned = true
+			}
 		}
 		if cfg.Viewer != nil {
 			views = host.Views(views[:0])
@@ -162,11 +175,9 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	}, sides...)
 	d := time.Since(start)
 	s := Summary{Command: "demo", Model: cfg.Model.Name, Duration: d}
-	if lines := host.Summary(nil); len(lines) > 0 {
-		s.Sections = append(s.Sections, Section{Name: "server", Lines: lines})
-	}
+	s.Sections = append(s.Sections, Section{Name: "server", Lines: append(host.Summary(time.Now(), nil), costLine(srv.Cost()))})
 	for _, p := range players {
-		lines := trafficLines(p.side.Summary(nil), p.client.Traffic(), d)
+		lines := append(trafficLines(p.side.Summary(time.Now(), nil), p.client.Traffic(), d), costLine(p.client.Cost()))
 		s.Sections = append(s.Sections, Section{Name: p.label, Lines: lines})
 	}
 	matchLines := []Line{{"simulated", fmt.Sprintf("latency %v, jitter %v, loss %.1f %% each way", cfg.Conditions.Latency, cfg.Conditions.Jitter, 100*cfg.Conditions.Loss)}}
@@ -213,7 +224,7 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 				if slot == 0 && cfg.Viewer != nil && !cfg.Script {
 					ps.Controls, dp.label = Keys{cfg.Viewer}, fmt.Sprintf("player %d (keys)", slot+1)
 				} else {
-					ps.Controls, dp.label = BotFor(slot), fmt.Sprintf("player %d (bot)", slot+1)
+					ps.Controls, dp.label = &Bot{}, fmt.Sprintf("player %d (bot)", slot+1)
 				}
 				var err error
 				dp.side, err = cfg.Sides.NewPlayer(ps)
@@ -237,13 +248,19 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 
 // demoFigures are the overlay's figures: the server's, then each
 // player's traffic and model figures, then whether checksums agree.
-func demoFigures(dst []viewer.Figure, now time.Time, host Host, players []*demoPlayer, agree *agreement) []viewer.Figure {
-	dst = host.Figures(dst)
+func demoFigures(dst []viewer.Figure, now time.Time, cfg *DemoConfig, host Host, hostMeter *meter, hostCost udpdrive.Cost, players []*demoPlayer, agree *agreement) []viewer.Figure {
+	c := cfg.Conditions
+	dst = append(dst,
+		viewer.Figure{Name: "model", Text: fmt.Sprintf("%s, %d players", cfg.Model.Name, len(players))},
+		viewer.Figure{Name: "network", Text: fmt.Sprintf("%v ±%v each way, %.3g %% loss", c.Latency, c.Jitter, 100*c.Loss)},
+	)
+	hostMeter.sample(now, netmodel.Traffic{}, hostCost)
+	dst = append(host.Figures(now, dst), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
 	var scratch []viewer.Figure
 	for _, p := range players {
-		up, down := p.meter.sample(now, p.client.Traffic())
-		dst = trafficFigures(dst, p.who, up, down)
-		scratch = p.side.Figures(scratch[:0])
+		p.meter.sample(now, p.client.Traffic(), p.client.Cost())
+		dst = p.meter.figures(dst, p.who, true)
+		scratch = p.side.Figures(now, scratch[:0])
 		dst = prefixed(dst, p.who, scratch)
 	}
 	if agree.compared > 0 {
@@ -262,12 +279,33 @@ func agreementLine(a *agreement) Line {
 	return Line{"checksums", v}
 }
 
-// printStatus writes the figures as one line.
+// printStatus writes the figures as one line, each player's after its
+// name once: "  3.0s  session tick 165, ticks verified 3 | p1 up 28.7 kbps, ...".
 func printStatus(w io.Writer, t time.Duration, figs []viewer.Figure) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%6.1fs", t.Seconds())
+	fmt.Fprintf(&b, "%6.1fs ", t.Seconds())
+	group, sep := "", " "
 	for _, f := range figs {
-		fmt.Fprintf(&b, "  %s %.4g%s", f.Name, f.Value, f.Unit)
+		if f.Text != "" {
+			continue // the settings: the same every second
+		}
+		name := f.Name
+		if g, rest, ok := strings.Cut(name, " "); ok && len(g) > 1 && g[0] == 'p' && strings.Trim(g[1:], "0123456789") == "" {
+			if g != group {
+				group, sep = g, " "
+				fmt.Fprintf(&b, " | %s", g)
+			}
+			name = rest
+		} else if group != "" {
+			group, sep = "", " "
+			b.WriteString(" |")
+		}
+		unit := f.Unit
+		if unit != "" && unit != "%" && unit[0] != '/' {
+			unit = " " + unit
+		}
+		fmt.Fprintf(&b, "%s%s %.4g%s", sep, name, f.Value, unit)
+		sep = ", "
 	}
 	fmt.Fprintln(w, b.String())
 }

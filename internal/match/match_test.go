@@ -42,10 +42,10 @@ func (h *clockHost) Update(_ time.Time, send func(int, []byte)) error {
 	return nil
 }
 func (h *clockHost) Views(dst []viewer.View) []viewer.View { return dst }
-func (h *clockHost) Figures(dst []viewer.Figure) []viewer.Figure {
+func (h *clockHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
 	return append(dst, viewer.Figure{Name: "server tick", Value: float64(h.tick)})
 }
-func (h *clockHost) Summary(dst []Line) []Line {
+func (h *clockHost) Summary(_ time.Time, dst []Line) []Line {
 	return append(dst, Line{"ticks", fmt.Sprint(h.tick)})
 }
 
@@ -69,7 +69,7 @@ func (p *clockPlayer) Receive(_ time.Time, d []byte) error {
 	return nil
 }
 func (p *clockPlayer) Update(_ time.Time, send func([]byte)) error {
-	in := p.setup.Controls.Input(p.tick)
+	in := p.setup.Controls.Input(p.setup.Slot, p.tick)
 	if in.Bits() != 0 {
 		p.inputs++
 	}
@@ -79,10 +79,10 @@ func (p *clockPlayer) Update(_ time.Time, send func([]byte)) error {
 func (p *clockPlayer) Views(dst []viewer.View) []viewer.View {
 	return append(dst, viewer.View{Name: "clock", Cubes: []viewer.Cube{{Position: [3]float32{float32(p.tick%600) / 60, 0.5, 0}, HalfExtents: [3]float32{0.5, 0.5, 0.5}, Player: true}}})
 }
-func (p *clockPlayer) Figures(dst []viewer.Figure) []viewer.Figure {
+func (p *clockPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
 	return append(dst, viewer.Figure{Name: "tick", Value: float64(p.tick)})
 }
-func (p *clockPlayer) Summary(dst []Line) []Line {
+func (p *clockPlayer) Summary(_ time.Time, dst []Line) []Line {
 	return append(dst, Line{"ticks", fmt.Sprint(p.tick)}, Line{"checksum", fmt.Sprintf("%#016x", p.final)})
 }
 func (p *clockPlayer) Done() bool { return p.setup.Ticks > 0 && p.tick >= p.setup.Ticks }
@@ -146,7 +146,7 @@ func TestDemoRunsEveryPlayerOverUDP(t *testing.T) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
-	if !strings.Contains(status.String(), "p3 tick") || !strings.Contains(status.String(), "p1 down") {
+	if !strings.Contains(status.String(), "| p3 up") || !strings.Contains(status.String(), "down ") || !strings.Contains(status.String(), ", tick ") {
 		t.Errorf("status lines lack the players' figures:\n%s", status.String())
 	}
 }

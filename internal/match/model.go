@@ -69,11 +69,12 @@ type PlayerSetup struct {
 type Side interface {
 	// Views appends the worlds this side shows, usually one, to dst.
 	Views(dst []viewer.View) []viewer.View
-	// Figures appends the side's live figures (input delay, stalls,
-	// rollbacks per second, ...) to dst. The runtime adds the traffic.
-	Figures(dst []viewer.Figure) []viewer.Figure
-	// Summary appends what the side prints when it stops.
-	Summary(dst []Line) []Line
+	// Figures appends the side's live figures at now (input delay,
+	// stalls, rollbacks per second, ...) to dst. The runtime adds the
+	// traffic.
+	Figures(now time.Time, dst []viewer.Figure) []viewer.Figure
+	// Summary appends what the side prints when it stops at now.
+	Summary(now time.Time, dst []Line) []Line
 }
 
 // Host is a model's server side: the relay, the authority or the host.
@@ -105,8 +106,9 @@ type Line struct{ Name, Value string }
 
 // Controls are where a player's input comes from.
 type Controls interface {
-	// Input returns the player's input for simulation tick t.
-	Input(t int) scene.Input
+	// Input returns the input of player (the model's index of the player
+	// in its match) for simulation tick t.
+	Input(player, t int) scene.Input
 }
 
 // ErrModel reports an unknown --model.

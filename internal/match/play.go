@@ -64,7 +64,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks}
 		ps.Now = time.Now()
 		if cfg.Bot {
-			ps.Controls = BotFor(slot)
+			ps.Controls = &Bot{}
 		} else {
 			ps.Controls = Keys{cfg.Viewer}
 		}
@@ -88,9 +88,9 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		lastLog = start
 	)
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
-		up, down := m.sample(now, c.Traffic())
+		m.sample(now, c.Traffic(), c.Cost())
 		if cfg.Viewer != nil || (cfg.Report > 0 && now.Sub(lastLog) >= cfg.Report) {
-			figs = player.Figures(trafficFigures(figs[:0], "", up, down))
+			figs = player.Figures(now, m.figures(figs[:0], "", true))
 		}
 		if cfg.Viewer != nil {
 			views = player.Views(views[:0])
@@ -113,8 +113,8 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		return false, nil
 	}, c)
 	d := time.Since(start)
-	lines := player.Summary(nil)
-	lines = trafficLines(lines, c.Traffic(), d)
+	lines := player.Summary(time.Now(), nil)
+	lines = append(trafficLines(lines, c.Traffic(), d), costLine(c.Cost()))
 	s := Summary{Command: "play", Model: cfg.Model.Name, Duration: d, Sections: []Section{{Name: who, Lines: lines}}}
 	return s, err
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/viewer"
@@ -25,6 +26,10 @@ type ServeConfig struct {
 	Viewer *viewer.Server
 	// Report logs the figures this often; 0: never.
 	Report time.Duration
+	// Listening, when set, is called once the netcode server is up (to
+	// serve its metrics, say); its error stops Serve, its stop function
+	// runs when Serve returns.
+	Listening func(*transport.Server) (stop func(), err error)
 }
 
 // Serve runs the model's server side until ctx ends or the model stops.
@@ -47,8 +52,16 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		return Summary{}, err
 	}
 	defer srv.Close()
+	if cfg.Listening != nil {
+		stop, err := cfg.Listening(srv.Transport())
+		if err != nil {
+			return Summary{}, err
+		}
+		defer stop()
+	}
 	slots := srv.Transport().MaxClients()
 	meters := make([]meter, slots)
+	var hostMeter meter
 	start, lastLog := time.Now(), time.Now()
 	var (
 		figs  []viewer.Figure
@@ -59,13 +72,14 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		if cfg.Viewer == nil && !logNow {
 			return false, nil
 		}
-		figs = host.Figures(figs[:0])
+		hostMeter.sample(now, netmodel.Traffic{}, srv.Cost())
+		figs = append(host.Figures(now, figs[:0]), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
 		for slot := range slots {
 			if !srv.Joined(slot) {
 				continue
 			}
-			up, down := meters[slot].sample(now, srv.Traffic(slot))
-			figs = trafficFigures(figs, fmt.Sprintf("p%d ", slot+1), up, down)
+			meters[slot].sample(now, srv.Traffic(slot), udpdrive.Cost{})
+			figs = meters[slot].figures(figs, fmt.Sprintf("p%d ", slot+1), false)
 		}
 		if cfg.Viewer != nil {
 			views = host.Views(views[:0])
@@ -79,7 +93,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	}, srv)
 	d := time.Since(start)
 	s := Summary{Command: "serve", Model: cfg.Model.Name, Duration: d,
-		Sections: []Section{{Name: "server", Lines: host.Summary(nil)}}}
+		Sections: []Section{{Name: "server", Lines: append(host.Summary(time.Now(), nil), costLine(srv.Cost()))}}}
 	for slot := range slots {
 		if t := srv.Traffic(slot); t.UpPackets > 0 {
 			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d", slot+1), Lines: trafficLines(nil, t, d)})

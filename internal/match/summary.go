@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/viewer"
 )
 
@@ -50,36 +51,50 @@ func trafficLines(dst []Line, t netmodel.Traffic, d time.Duration) []Line {
 	return dst
 }
 
-// meter turns growing Traffic counts into the rates of the last window,
-// for live figures that follow the match rather than its mean since the
-// start.
+// meter turns growing Traffic counts and Step costs into the rates of
+// the last window, for live figures that follow the match rather than its
+// mean since the start.
 type meter struct {
 	start    time.Time
 	last     netmodel.Traffic
-	up, down float64 // kbps over the last full window
+	lastCost udpdrive.Cost
+	full     bool    // a whole window has passed
+	up, down float64 // kbps over the last full window, or since the start before that
+	cpu      float64 // mean ms per Step over the same window
 }
 
 const meterWindow = time.Second
 
-// sample notes the counts at now and returns the rates.
-func (m *meter) sample(now time.Time, t netmodel.Traffic) (up, down float64) {
+// sample notes the counts and cost at now.
+func (m *meter) sample(now time.Time, t netmodel.Traffic, c udpdrive.Cost) {
 	if m.start.IsZero() {
-		m.start, m.last = now, t
+		m.start, m.last, m.lastCost = now, t, c
 	}
-	if d := now.Sub(m.start); d >= meterWindow {
+	if d := now.Sub(m.start); d >= meterWindow || !m.full && d > 0 {
 		w := t.Sub(m.last)
 		m.up, m.down = w.UpKbps(d), w.DownKbps(d)
-		m.start, m.last = now, t
+		m.cpu = ms(c.Sub(m.lastCost).Mean())
+		if d >= meterWindow {
+			m.start, m.last, m.lastCost, m.full = now, t, c, true
+		}
 	}
-	return m.up, m.down
 }
 
-// trafficFigures appends a player's live rates, names prefixed by who.
-func trafficFigures(dst []viewer.Figure, who string, up, down float64) []viewer.Figure {
-	return append(dst,
-		viewer.Figure{Name: who + "up", Value: up, Unit: "kbps"},
-		viewer.Figure{Name: who + "down", Value: down, Unit: "kbps"},
+// figures appends the rates, names prefixed by who; cpu only if cost.
+func (m *meter) figures(dst []viewer.Figure, who string, cost bool) []viewer.Figure {
+	dst = append(dst,
+		viewer.Figure{Name: who + "up", Value: m.up, Unit: "kbps"},
+		viewer.Figure{Name: who + "down", Value: m.down, Unit: "kbps"},
 	)
+	if cost {
+		dst = append(dst, viewer.Figure{Name: who + "cpu", Value: m.cpu, Unit: "ms"})
+	}
+	return dst
+}
+
+// costLine is the summary line of a side's Step cost.
+func costLine(c udpdrive.Cost) Line {
+	return Line{"cpu", fmt.Sprintf("%.3f ms mean per frame, %.1f ms max (model and sends, wall clock)", ms(c.Mean()), ms(c.Max))}
 }
 
 // prefixed appends src to dst with every name prefixed by who.
@@ -90,3 +105,5 @@ func prefixed(dst []viewer.Figure, who string, src []viewer.Figure) []viewer.Fig
 	}
 	return dst
 }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -47,6 +47,7 @@ type Client struct {
 	traffic netmodel.Traffic
 	sendErr uint64
 	dropped uint64
+	cost    Cost
 }
 
 // Dial connects to the server named in token and, once netcode has
@@ -99,6 +100,7 @@ func (c *Client) Transport() *transport.Client { return c.tc }
 // returned wrapped in ErrUpdate, and the end of the connection as
 // ErrDisconnected.
 func (c *Client) Step(now time.Time) error {
+	defer c.cost.add(time.Now())
 	if st := c.tc.State(); st != netcode.StateConnected {
 		return fmt.Errorf("%w: %v", ErrDisconnected, st)
 	}
@@ -132,6 +134,9 @@ func (c *Client) send(datagram []byte) {
 	c.traffic.UpPackets++
 	c.traffic.UpBytes += uint64(len(datagram) + netmodel.PacketOverhead)
 }
+
+// Cost is the time the Steps took.
+func (c *Client) Cost() Cost { return c.cost }
 
 // Traffic returns the client's counts.
 func (c *Client) Traffic() netmodel.Traffic { return c.traffic }

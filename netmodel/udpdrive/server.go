@@ -43,6 +43,7 @@ type Server struct {
 	joined  []bool // per slot: the model accepted the client
 	traffic []netmodel.Traffic
 	sendErr uint64 // datagrams SendPayload refused (a slot that just left)
+	cost    Cost
 	dropped uint64 // payloads the inbox refused
 }
 
@@ -82,6 +83,7 @@ func (s *Server) Transport() *transport.Server { return s.ts }
 // datagrams it returns. A Receive error is logged and counted in the
 // slot's Traffic; an Update error is returned wrapped in ErrUpdate.
 func (s *Server) Step(now time.Time) error {
+	defer s.cost.add(time.Now())
 	q, dropped := s.in.swap(s.spare)
 	if dropped > s.dropped {
 		s.log.Warn("udpdrive: model goroutine fell behind, payloads dropped", "total", dropped)
@@ -148,6 +150,9 @@ func (s *Server) send(slot int, datagram []byte) {
 	t.DownPackets++
 	t.DownBytes += uint64(len(datagram) + netmodel.PacketOverhead)
 }
+
+// Cost is the time the Steps took.
+func (s *Server) Cost() Cost { return s.cost }
 
 // Joined reports whether the client in slot is in the model's match.
 func (s *Server) Joined(slot int) bool { return slot >= 0 && slot < len(s.joined) && s.joined[slot] }

@@ -165,6 +165,9 @@ func TestModelsExchangeDatagramsOverUDP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if c := srv.Cost(); c.Steps == 0 || c.Total <= 0 || c.Max < c.Mean() || ca.Cost().Steps == 0 {
+		t.Fatalf("costs: server %+v, client %+v", c, ca.Cost())
+	}
 	if len(model.joins) != 2 || model.back {
 		t.Fatalf("joins %v, time went backwards: %v", model.joins, model.back)
 	}

@@ -29,8 +29,9 @@
 //		// on each timer tick: srv.Update(now)          (every 10 ms to 100 ms)
 //		// to send game data:  srv.SendPayload(now, clientIndex, b)
 //		for _, d := range srv.Send() { conn.WriteToUDPAddrPort(d.Data, d.To) }
-//		for i := range srv.MaxClients() {
-//			for b, ok := srv.ReceivePayload(netcode.ClientIndex(i)); ok; b, ok = srv.ReceivePayload(netcode.ClientIndex(i)) {
+//		// only the sender's slot can have new payloads
+//		if i := srv.ClientIndexOf(from); i >= 0 {
+//			for b, ok := srv.ReceivePayload(i); ok; b, ok = srv.ReceivePayload(i) {
 //				handle(i, b)
 //			}
 //		}
@@ -41,7 +42,9 @@
 // drops, delays or tampers with each datagram in virtual time. Their bytes
 // live in an arena reused after the next call, so steady traffic does not
 // allocate. Received payloads wait in a bounded per-client queue (a full
-// queue drops and counts).
+// queue drops and counts), copied into chunks shared by many payloads, so
+// a payload costs no allocation of its own; the slice ReceivePayload
+// returns is the caller's to keep.
 //
 // The Client has the same shape: Connect(now, token), Receive, Update, Send,
 // SendPayload, ReceivePayload, Disconnect, and a State that ends in
@@ -53,7 +56,11 @@
 // when it must and never with more bytes than the request (1078 bytes in;
 // a 326-byte challenge or an 18-byte denied out). Tokens are bound to the
 // first address that uses them. Every received packet that is ignored is
-// counted under one DropReason (Counters.Drops, ServerStats).
+// counted under one DropReason (Counters.Drops, ServerStats). Half-open
+// handshakes hold at most 4 encryption mappings per slot, each for at most
+// ServerConfig.HandshakeTimeout and never past its token's expiry, whatever
+// the token's timeout: clients that never answer their challenge cannot
+// lock honest ones out.
 //
 // # Where the reference code and the 1.02 text differ
 //

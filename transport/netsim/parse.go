@@ -13,6 +13,8 @@ var ErrSyntax = errors.New("netsim: cannot parse")
 
 // ParseProbability parses a probability written as a percentage ("5%",
 // "0.5%") or a fraction ("0.05") and returns it as a fraction in [0, 1].
+// A bare number above 1, such as "5", is refused with a message to write
+// "5%": read either way it would surprise someone.
 func ParseProbability(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	scale := 1.0
@@ -22,6 +24,9 @@ func ParseProbability(s string) (float64, error) {
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || math.IsNaN(v) {
 		return 0, fmt.Errorf("%w: probability %q", ErrSyntax, s)
+	}
+	if scale == 1 && v > 1 && v <= 100 {
+		return 0, fmt.Errorf("%w: probability %q: a bare number is a fraction from 0 to 1; for %s percent write %s%%", ErrSyntax, s, t, t)
 	}
 	p := v / scale
 	if p < 0 || p > 1 {

@@ -3,6 +3,7 @@ package netsim
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +17,9 @@ func TestParseProbability(t *testing.T) {
 		if _, err := ParseProbability(in); !errors.Is(err, ErrSyntax) {
 			t.Errorf("ParseProbability(%q) err = %v, want ErrSyntax", in, err)
 		}
+	}
+	if _, err := ParseProbability("5"); err == nil || !strings.Contains(err.Error(), "write 5%") {
+		t.Errorf(`ParseProbability("5") err = %v, want the advice to write 5%%`, err)
 	}
 }
 

@@ -226,6 +226,10 @@ func TestStatsSteadyState(t *testing.T) {
 	}
 	var ab, ba []inflight
 	now := t0
+	a.Update(now)
+	if n := a.Stats().PacketLossSamples; n != 0 {
+		t.Fatalf("%d loss samples before any packet", n)
+	}
 	for range 2000 {
 		now = now.Add(10 * time.Millisecond)
 		_, dgs, _ := a.SendPacket(now, make([]byte, 100))
@@ -248,8 +252,8 @@ func TestStatsSteadyState(t *testing.T) {
 	if st.RTT != 110*time.Millisecond || st.RTTMin != st.RTT || st.RTTMax != st.RTT {
 		t.Fatalf("RTT %v (min %v max %v), want 110ms", st.RTT, st.RTTMin, st.RTTMax)
 	}
-	if st.PacketLoss > 0.01 || st.JitterMaxVsMin != 0 {
-		t.Fatalf("loss %.3f%%, jitter %v on a perfect link", st.PacketLoss, st.JitterMaxVsMin)
+	if st.PacketLoss > 0.01 || st.JitterMaxVsMin != 0 || st.PacketLossSamples == 0 {
+		t.Fatalf("loss %.3f%% over %d samples, jitter %v on a perfect link", st.PacketLoss, st.PacketLossSamples, st.JitterMaxVsMin)
 	}
 	// 100 bytes + 4-byte header + 28 bytes IP/UDP every 10 ms = 105.6 kbps.
 	if st.SentKbps < 100 || st.SentKbps > 112 {

@@ -20,6 +20,10 @@ type Stats struct {
 	// PacketLoss is the smoothed percentage (0-100) of the older half of
 	// the sent-packets window that was never acked.
 	PacketLoss float64
+	// PacketLossSamples is the number of sent packets the last loss
+	// estimate looked at: 0 until the first packet leaves the older half
+	// of the window, and PacketLoss reads 0 then without meaning it.
+	PacketLossSamples int
 	// SentKbps, ReceivedKbps and AckedKbps are smoothed bandwidths in
 	// kilobits per second over half the sent or received window,
 	// counting Config.PacketHeaderSize per packet.
@@ -128,6 +132,7 @@ func (e *Endpoint) updatePacketLoss() {
 			dropped++
 		}
 	}
+	e.stats.PacketLossSamples = sent
 	if sent == 0 {
 		e.stats.PacketLoss = 0
 		return

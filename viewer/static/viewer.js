@@ -19,7 +19,7 @@ const state = {
   rendered: 0,      // seq of the frame last drawn
   drawMs: 0,        // time the last draw took in JavaScript, ms
   views: [],        // per viewport: {name, cubes, player: [x,y,z] as drawn or null}
-  figures: [],      // the figures shown: {name, value, unit}
+  figures: [],      // the figures shown: {name, value, unit} or {name, text}
   figuresSeq: 0,
   keys: [],         // keys held, as last sent
   inputsSent: 0,
@@ -101,9 +101,13 @@ function showFigures(msg) {
   if (!Array.isArray(msg.figures)) throw new Error('figures: no list');
   const rows = msg.figures.map((f) => {
     const tr = document.createElement('tr');
-    for (const [cls, text] of [['name', f.name], ['value', formatValue(f.value)], ['unit', f.unit]]) {
+    const cells = f.text
+      ? [['name', f.name, 1], ['text', f.text, 2]] // a setting or a state, across value and unit
+      : [['name', f.name, 1], ['value', formatValue(f.value), 1], ['unit', f.unit, 1]];
+    for (const [cls, text, span] of cells) {
       const td = document.createElement('td');
       td.className = cls;
+      td.colSpan = span;
       td.textContent = String(text ?? '');
       tr.appendChild(td);
     }

@@ -1,0 +1,201 @@
+package match
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/lockstep"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/viewer"
+)
+
+// Lockstep registers deterministic lockstep (package netmodel/lockstep)
+// over the cube world (scene.Lockstep): the example of how a model plugs
+// into the runtime.
+func init() {
+	Register(&Model{
+		Name:    "lockstep",
+		Summary: "deterministic lockstep: only inputs cross the network, every player steps the same world",
+		Flags:   lockstepFlags,
+	})
+}
+
+func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
+	rollback := fs.Bool("rollback", false, "lockstep: GGPO-style rollback (a tick of input delay, missing inputs predicted, re-simulated when wrong)")
+	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
+	return func() (Sides, error) {
+		cfg := lockstep.DefaultConfig()
+		if *rollback {
+			cfg = lockstep.DefaultRollbackConfig()
+		}
+		if *tcp {
+			cfg.Transport = lockstep.Stream
+		}
+		return Sides{
+			NewHost: func(s Setup) (Host, error) {
+				c := cfg
+				c.Players = s.Players
+				srv, err := lockstep.NewServer[scene.Input](c, s.Now)
+				if err != nil {
+					return nil, err
+				}
+				return &lockstepHost{Server: srv}, nil
+			},
+			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s) },
+		}, nil
+	}
+}
+
+// lockstepHost is the relay: it simulates nothing, so it shows no world.
+type lockstepHost struct {
+	*lockstep.Server[scene.Input, *scene.Input]
+}
+
+func (h *lockstepHost) Views(dst []viewer.View) []viewer.View { return dst }
+
+func (h *lockstepHost) Figures(now time.Time, dst []viewer.Figure) []viewer.Figure {
+	st := h.Stats(now)
+	return append(dst,
+		viewer.Figure{Name: "session tick", Value: float64(st.Tick)},
+		viewer.Figure{Name: "ticks verified", Value: float64(st.Verified)},
+	)
+}
+
+func (h *lockstepHost) Summary(now time.Time, dst []Line) []Line {
+	st := h.Stats(now)
+	dst = append(dst,
+		Line{"session", fmt.Sprintf("tick %d, running %v", st.Tick, st.Running)},
+		Line{"checksums", fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
+		Line{"disconnected", fmt.Sprint(st.Disconnected)},
+	)
+	if st.Desync != nil {
+		dst = append(dst, Line{"desync", st.Desync.Error()})
+	}
+	return dst
+}
+
+// lockstepPlayer is one player: a lockstep client stepping its own copy of
+// the cube world.
+type lockstepPlayer struct {
+	*lockstep.Client[scene.Input, *scene.Input]
+	game  *recorder
+	ticks int // PlayerSetup.Ticks
+	cubes []viewer.Cube
+	// rollbacks per second, over the last second
+	rateAt    time.Time
+	rateFrom  uint64
+	rollbacks float64
+}
+
+func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup) (Player, error) {
+	cfg.Players = s.Players
+	world, err := scene.NewLockstep(s.Layout, scene.DefaultConfig(), s.Players)
+	if err != nil {
+		return nil, err
+	}
+	p := &lockstepPlayer{game: &recorder{Lockstep: world, at: s.Ticks}, ticks: s.Ticks}
+	// The input of tick t is sampled once, when the session clock reaches
+	// it, by which time the server has named the player.
+	input := func(t lockstep.Tick) scene.Input { return s.Controls.Input(p.Player(), int(t)) }
+	if p.Client, err = lockstep.NewClient[scene.Input](cfg, lockstep.Game[scene.Input](p.game), input, s.Now); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *lockstepPlayer) Views(dst []viewer.View) []viewer.View {
+	v := sceneView("", p.game.Scene, p.Player(), p.cubes)
+	p.cubes = v.Cubes
+	return append(dst, v)
+}
+
+func (p *lockstepPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Figure {
+	st := p.Stats()
+	if p.rateAt.IsZero() {
+		p.rateAt, p.rateFrom = now, st.Rollbacks
+	} else if d := now.Sub(p.rateAt); d >= time.Second {
+		p.rollbacks = float64(st.Rollbacks-p.rateFrom) / d.Seconds()
+		p.rateAt, p.rateFrom = now, st.Rollbacks
+	}
+	return append(dst,
+		viewer.Figure{Name: "tick", Value: float64(st.Tick)},
+		viewer.Figure{Name: "input delay", Value: ms(st.InputDelay), Unit: "ms"},
+		viewer.Figure{Name: "stalled frames", Value: float64(st.Stalled)},
+		viewer.Figure{Name: "rollbacks", Value: p.rollbacks, Unit: "/s"},
+		viewer.Figure{Name: "rtt", Value: ms(st.RTT), Unit: "ms"},
+		viewer.Figure{Name: "loss", Value: 100 * st.Loss, Unit: "%"},
+	)
+}
+
+func (p *lockstepPlayer) Summary(_ time.Time, dst []Line) []Line {
+	st := p.Stats()
+	dst = append(dst,
+		Line{"session index", fmt.Sprint(st.Player)},
+		Line{"ticks", fmt.Sprintf("%d simulated, %d confirmed", st.Tick, st.Confirmed)},
+	)
+	if p.game.have {
+		dst = append(dst, Line{"checksum", fmt.Sprintf("tick %d %#016x", p.game.at, p.game.sum)})
+	}
+	dst = append(dst,
+		Line{"input delay", fmt.Sprintf("%v now, %v target", st.InputDelay.Round(time.Millisecond), st.TargetDelay.Round(time.Millisecond))},
+		Line{"stalls", fmt.Sprintf("%d stalled frames, longest %v", st.Stalled, st.LongestStall.Round(time.Millisecond))},
+		Line{"rollbacks", fmt.Sprintf("%d, %d ticks re-simulated (at most %d in one frame)", st.Rollbacks, st.Resimulated, st.MaxResimulated)},
+		Line{"packets", fmt.Sprintf("%.1f bytes mean, %d max (payload), %d dropped, %d rejected", meanBytes(st.BytesSent, st.PacketsSent), st.MaxPacket, st.Dropped, st.Rejected)},
+	)
+	return dst
+}
+
+// Done: the world after tick Ticks is final once every input before it is
+// known, and the Update that learnt the last of them has re-simulated
+// whatever it had predicted wrong.
+func (p *lockstepPlayer) Done() bool {
+	return p.ticks > 0 && p.game.have && int(p.Stats().Confirmed) >= p.ticks
+}
+
+// Checksum reports the newest checksum the client sent the server: every
+// ChecksumEvery-th tick, once all of its inputs were known.
+func (p *lockstepPlayer) Checksum() (int, uint64, bool) {
+	st := p.Stats()
+	return int(st.LastChecksumTick), uint64(st.LastChecksum), st.Checksums > 0
+}
+
+// recorder is the cube world with a tick count, which it saves and loads
+// with the world, so that it can keep the checksum of the world after
+// tick at: the last one computed, which a rollback re-computes.
+type recorder struct {
+	*scene.Lockstep
+	tick  int
+	saved []int
+	at    int
+	sum   uint64
+	have  bool
+}
+
+func (r *recorder) Step(inputs []scene.Input) {
+	r.Lockstep.Step(inputs)
+	r.tick++
+	if r.tick == r.at {
+		r.sum, r.have = r.Lockstep.Checksum(), true
+	}
+}
+
+func (r *recorder) Save(slot int) {
+	r.Lockstep.Save(slot)
+	for len(r.saved) <= slot {
+		r.saved = append(r.saved, 0)
+	}
+	r.saved[slot] = r.tick
+}
+
+func (r *recorder) Load(slot int) {
+	r.Lockstep.Load(slot)
+	r.tick = r.saved[slot]
+}
+
+func meanBytes(bytes, packets uint64) float64 {
+	if packets == 0 {
+		return 0
+	}
+	return float64(bytes) / float64(packets)
+}
