@@ -28,7 +28,7 @@ func TestDelayFollowsJitterAndLoss(t *testing.T) {
 	delay := func(jitter, loss float64) float64 {
 		var e delayEstimator
 		feedEstimator(&e, 600, iv, 0.05, jitter, loss, 3)
-		d, ok := e.delay(Adaptive, iv, 0.001)
+		d, ok := e.delay(Adaptive, iv, 0.001, 1)
 		if !ok {
 			t.Fatal("no delay")
 		}
@@ -59,13 +59,13 @@ func TestAnchorsDelays(t *testing.T) {
 	const iv = 1.0 / 30
 	var e delayEstimator
 	feedEstimator(&e, 300, iv, 0.05, 0, 0, 5)
-	fixed, _ := e.delay(Fixed, iv, 0.001)
+	fixed, _ := e.delay(Fixed, iv, 0.001, 1)
 	if d := fixed - 0.05; d < 0.1499 || d > 0.1501 {
 		t.Errorf("article's delay %.4f s after the fastest delivery, want 0.150", d)
 	}
 	var m delayEstimator
 	feedEstimator(&m, 300, iv, 0.05, 0, 0, 5)
-	mirror, _ := m.delay(Mirror, iv, 0.001)
+	mirror, _ := m.delay(Mirror, iv, 0.001, 1)
 	if d := mirror - 0.05; d < 2*iv-0.001 || d > 2*iv+0.005 {
 		t.Errorf("Mirror's delay %.4f s after the mean delivery, want about %.4f", d, 2*iv)
 	}
@@ -82,6 +82,7 @@ func TestConfigValidation(t *testing.T) {
 		"extrapolation over 200 ms":      func(c *Config) { c.ExtrapolationLimit = 300 * time.Millisecond },
 		"time scale over 5 %":            func(c *Config) { c.MaxTimeScale = 0.1 },
 		"dry target":                     func(c *Config) { c.DryTarget = 0 },
+		"max delay":                      func(c *Config) { c.MaxDelay = 0 },
 		"fragments over a datagram":      func(c *Config) { c.Reliable.FragmentSize = 1200 },
 		"sent velocity never sent":       func(c *Config) { c.SentVelocity = true },
 	} {
