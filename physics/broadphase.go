@@ -44,6 +44,9 @@ type broadphase struct {
 	reach      []float64
 
 	pairs []uint64 // sorted keys, pairKey(a, b) with a < b
+	// Scratch of updatePairs: the pairs found from their higher slot, and
+	// the other buffer of pairs for the merge.
+	back, merged []uint64
 }
 
 // maxCells is the most grid cells a body may cover before it is treated
@@ -180,7 +183,8 @@ func (w *World) queryGrid(g *grid, a int32, above bool) {
 	}
 }
 
-// addPair appends the pair if the bodies may collide at all.
+// addPair appends the pair if the bodies may collide at all: to pairs if
+// a, the body being queried, is the lower slot, else to back.
 func (w *World) addPair(a, c int32) {
 	ia, ic := &w.info[a], &w.info[c]
 	if ia.typ != Dynamic && ic.typ != Dynamic {
@@ -189,10 +193,21 @@ func (w *World) addPair(a, c int32) {
 	if ia.layers&ic.mask == 0 || ic.layers&ia.mask == 0 {
 		return
 	}
-	if a > c {
-		a, c = c, a
+	b := &w.broad
+	if a < c {
+		b.pairs = append(b.pairs, pairKey(a, c))
+	} else {
+		b.back = append(b.back, pairKey(c, a))
 	}
-	w.broad.pairs = append(w.broad.pairs, pairKey(a, c))
+}
+
+// insertionSort sorts the few pairs of one awake body.
+func insertionSort(s []uint64) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
 }
 
 // touchesLarge reports whether slot a's bounds meet large body l.
@@ -249,8 +264,14 @@ func (w *World) updatePairs() {
 		}
 	}
 	b.awake.build(b, b.awakeSlots)
-	b.pairs = b.pairs[:0]
+	// The awake bodies are queried in slot order, so the pairs in which
+	// the queried body is the lower slot come out sorted but for the order
+	// within one body's few pairs; the others (with a sleeping or static
+	// body of lower slot, the ground first of all) go to back, sorted
+	// apart and merged: a full sort of every pair took 8 % of an awake step.
+	b.pairs, b.back = b.pairs[:0], b.back[:0]
 	for _, a := range b.awakeSlots {
+		first := len(b.pairs)
 		w.queryGrid(&b.awake, a, true)
 		w.queryGrid(&b.rest, a, false)
 		for _, l := range b.restLarge {
@@ -263,7 +284,10 @@ func (w *World) updatePairs() {
 				w.addPair(a, l)
 			}
 		}
+		insertionSort(b.pairs[first:])
 	}
+	// Pairs of large awake bodies (rare) go to back whatever their order.
+	forward := len(b.pairs)
 	// Large awake bodies (rare) meet the rest of the world by brute force.
 	for k, a := range b.awakeLarge {
 		for _, lists := range [][]int32{b.restSlots, b.restLarge, b.awakeLarge[k+1:]} {
@@ -274,7 +298,23 @@ func (w *World) updatePairs() {
 			}
 		}
 	}
-	slices.Sort(b.pairs)
+	b.back = append(b.back, b.pairs[forward:]...)
+	slices.Sort(b.back)
+	b.merged = mergePairs(b.merged[:0], b.pairs[:forward], b.back)
+	b.pairs, b.merged = b.merged, b.pairs
+}
+
+// mergePairs appends the union of the sorted lists a and c to dst.
+func mergePairs(dst, a, c []uint64) []uint64 {
+	for len(a) > 0 && len(c) > 0 {
+		if a[0] < c[0] {
+			dst, a = append(dst, a[0]), a[1:]
+		} else {
+			dst, c = append(dst, c[0]), c[1:]
+		}
+	}
+	dst = append(dst, a...)
+	return append(dst, c...)
 }
 
 // touchesLargePair tests two bodies of which at least the first is large.

@@ -144,6 +144,16 @@ func (w *World) Checksum() uint64 {
 		h.f64(c.patch.t1)
 		h.f64(c.patch.t2)
 		h.f64(c.patch.twist)
+		pc := &c.cache
+		h.u64(boolBit(pc.valid))
+		h.vec(pc.relPos)
+		h.quat(pc.relRot)
+		h.f64(pc.margin)
+		h.vec(pc.normal)
+		for p := 0; p < c.m.Count; p++ {
+			h.vec(pc.anchorA[p])
+			h.vec(pc.anchorB[p])
+		}
 	})
 	return h.sum()
 }

@@ -49,6 +49,8 @@ func (w *World) reserve() {
 	w.contacts = reserveSlice(w.contacts, pairsPerBody*n)
 	w.restingContacts = reserveSlice(w.restingContacts, pairsPerBody*n)
 	b.pairs = reserveSlice(b.pairs, pairsPerBody*n)
+	b.merged = reserveSlice(b.merged, pairsPerBody*n)
+	b.back = reserveSlice(b.back, 2*n)
 	for _, g := range []*grid{&b.rest, &b.awake} {
 		g.hash = reserveSlice(g.hash, 8*n)
 		g.slot = reserveSlice(g.slot, 8*n)

@@ -259,15 +259,7 @@ func (a *Arena) Load(src predict.State) error {
 	return nil
 }
 
-// state returns a body's state: the arena never destroys its bodies, so
-// the handle is always valid.
-func (a *Arena) state(id physics.BodyID) physics.BodyState {
-	st, err := a.World.State(id)
-	if err != nil {
-		panic(fmt.Sprintf("scene: an arena body was destroyed: %v", err))
-	}
-	return st
-}
+func (a *Arena) state(id physics.BodyID) physics.BodyState { return bodyState(a.World, id) }
 
 // Body implements predict.Game.
 func (a *Arena) Body(i int) wire.CubeState {

@@ -112,3 +112,36 @@ func TestFourPlayersCubeWorld(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLockstepResimulatedTick is what one re-simulated tick of a
+// rollback costs in the 900-cube world with 4 players busy with their
+// scripts: a save and a step (bench lockstep multiplies it by the
+// re-simulations of a session).
+func BenchmarkLockstepResimulatedTick(b *testing.B) {
+	g, err := NewLockstep(Cubes900, DefaultConfig(), 4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := make([]Input, 4)
+	play := func(tick int) {
+		for p := range inputs {
+			inputs[p] = PlayerScript(p).At(tick)
+		}
+		g.Step(inputs)
+	}
+	const warm = 300
+	for tick := range warm {
+		play(tick)
+	}
+	g.Save(0)
+	n := 0
+	for b.Loop() {
+		if n == 30 { // stay in the busy part of the script
+			g.Load(0)
+			n = 0
+		}
+		g.Save(1)
+		play(warm + n)
+		n++
+	}
+}

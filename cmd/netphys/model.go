@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
-	"os"
 	"time"
 
 	"github.com/netphys/netphys/internal/match"
@@ -16,7 +16,7 @@ import (
 
 // serveModel is `netphys serve --model M` for a network model: the
 // model's server side on the netcode server cfg describes.
-func serveModel(ctx context.Context, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr string, report time.Duration) error {
+func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration) error {
 	m, sides, err := models.Sides()
 	if err != nil {
 		return err
@@ -35,6 +35,9 @@ func serveModel(ctx context.Context, models *match.Flags, cfg transport.ServerCo
 	}
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
 		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report}
+	if metricsAddr != "" {
+		sc.Listening = func(srv *transport.Server) (func(), error) { return startMetrics(metricsAddr, srv) }
+	}
 	if httpAddr != "" {
 		v, url, stop, err := startViewer(httpAddr)
 		if err != nil {
@@ -48,13 +51,13 @@ func serveModel(ctx context.Context, models *match.Flags, cfg transport.ServerCo
 	slog.Info("serving", "model", m.Name, "players", models.Players(), "listen", conn.LocalAddr(),
 		"public", cfg.Netcode.PublicAddress, "protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)))
 	s, err := match.Serve(ctx, sc)
-	s.Print(os.Stdout)
+	s.Print(out)
 	return err
 }
 
 // demoModel is `netphys demo --model M` for a network model: its server
 // and every player in this process, through the network simulator.
-func demoModel(ctx context.Context, models *match.Flags, cond netsim.Conditions, seed uint64, duration time.Duration, headless, script bool, httpAddr string) error {
+func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cond netsim.Conditions, seed uint64, duration time.Duration, headless, script bool, httpAddr string) error {
 	m, sides, err := models.Sides()
 	if err != nil {
 		return err
@@ -64,7 +67,7 @@ func demoModel(ctx context.Context, models *match.Flags, cond netsim.Conditions,
 		return err
 	}
 	cfg := match.DemoConfig{Model: m, Sides: sides, Setup: setup,
-		Conditions: cond, Seed: seed, Script: script, Duration: duration, Status: os.Stdout, StatusEvery: time.Second}
+		Conditions: cond, Seed: seed, Script: script, Duration: duration, Status: out, StatusEvery: time.Second}
 	if !headless {
 		v, url, stop, err := startViewer(httpAddr)
 		if err != nil {
@@ -76,9 +79,9 @@ func demoModel(ctx context.Context, models *match.Flags, cond netsim.Conditions,
 		if script {
 			keys = "every player is a bot"
 		}
-		fmt.Printf("netphys demo: open %s in a browser (%s)\n", url, keys)
+		fmt.Fprintf(out, "netphys demo: open %s in a browser (%s)\n", url, keys)
 	}
 	s, err := match.Demo(ctx, cfg)
-	s.Print(os.Stdout)
+	s.Print(out)
 	return err
 }

@@ -36,7 +36,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	metricsAddr := fs.String("metrics", "", "serve Prometheus /metrics on this TCP address (e.g. 127.0.0.1:9100)")
 	echo := fs.Bool("echo", true, "send every payload back to its client")
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
-	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, Builtin: []string{"echo"}})
+	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
@@ -59,7 +59,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			return errors.New("--listen is not a concrete ip:port: give --public, the address tokens list")
 		}
 		if models.Model() != "echo" {
-			return serveModel(ctx, models, cfg, *listen, *httpAddr, *report)
+			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report)
 		}
 		var srv *transport.Server
 		if *echo {
@@ -76,17 +76,12 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
 		if *metricsAddr != "" {
-			ln, err := net.Listen("tcp", *metricsAddr)
+			stop, err := startMetrics(*metricsAddr, srv)
 			if err != nil {
 				srv.Close()
-				return fmt.Errorf("--metrics: %w", err)
+				return err
 			}
-			mux := http.NewServeMux()
-			mux.Handle("/metrics", metrics.Handler(srv))
-			web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-			go web.Serve(ln)
-			defer web.Close()
-			slog.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+			defer stop()
 		}
 		var tick <-chan time.Time
 		if *report > 0 {
@@ -116,4 +111,18 @@ func logServerStats(st netcode.ServerStats) {
 		}
 	}
 	slog.Info("server stats", attrs...)
+}
+
+// startMetrics serves Prometheus /metrics of srv on addr until stop.
+func startMetrics(addr string, srv *transport.Server) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", metrics.Handler(srv))
+	web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go web.Serve(ln)
+	slog.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	return func() { web.Close() }, nil
 }

@@ -57,7 +57,7 @@ func TestPrintTable(t *testing.T) {
 	var b strings.Builder
 	Print(&b, cfg, rows)
 	t.Log("\n" + b.String())
-	if got := strings.Count(b.String(), "\n"); got != len(rows)+2 {
-		t.Fatalf("table has %d lines, want %d", got, len(rows)+2)
+	if got := strings.Count(b.String(), "\n"); got != len(rows)+3 {
+		t.Fatalf("table has %d lines, want %d", got, len(rows)+3)
 	}
 }

@@ -22,7 +22,7 @@ import (
 
 // simulationRoots are the module directories whose packages run inside a
 // deterministic step, with every package below them.
-var simulationRoots = []string{"vecmath", "physics", "scene", "wire", "models"}
+var simulationRoots = []string{"vecmath", "physics", "scene", "wire", "models", "netmodel"}
 
 // forbiddenCalls are functions whose result is not bit-identical across
 // architectures or runs; vecmath has the deterministic replacements.

@@ -131,6 +131,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		figs      []viewer.Figure
 		views     []viewer.View
 		hostMeter meter
+		warned    bool // that the sides need more than a frame
 	)
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
 		for i, p := range players {
@@ -141,8 +142,19 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 			}
 		}
 		status := cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery
-		if cfg.Viewer != nil || status {
-			figs = demoFigures(figs[:0], now, host, &hostMeter, srv.Cost(), players, agree)
+		figs = demoFigures(figs[:0], now, &cfg, host, &hostMeter, srv.Cost(), players, agree)
+		if !warned && now.Sub(start) > 2*meterWindow {
+			// One goroutine steps every side: if they need more than a
+			// frame, every world runs slow, and the figures with them.
+			busy := hostMeter.cpu
+			for _, p := range players {
+				busy += p.meter.cpu
+			}
+			if frame := ms(udpdrive.DefaultFrame); busy > frame {
+				log.Warn("demo: the models need more than a frame, the worlds run slow; try fewer --players or a lighter --layout",
+					"ms_per_frame", busy, "frame_ms", frame)
+				warned = true
+			}
 		}
 		if cfg.Viewer != nil {
 			views = host.Views(views[:0])
@@ -236,7 +248,12 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 
 // demoFigures are the overlay's figures: the server's, then each
 // player's traffic and model figures, then whether checksums agree.
-func demoFigures(dst []viewer.Figure, now time.Time, host Host, hostMeter *meter, hostCost udpdrive.Cost, players []*demoPlayer, agree *agreement) []viewer.Figure {
+func demoFigures(dst []viewer.Figure, now time.Time, cfg *DemoConfig, host Host, hostMeter *meter, hostCost udpdrive.Cost, players []*demoPlayer, agree *agreement) []viewer.Figure {
+	c := cfg.Conditions
+	dst = append(dst,
+		viewer.Figure{Name: "model", Text: fmt.Sprintf("%s, %d players", cfg.Model.Name, len(players))},
+		viewer.Figure{Name: "network", Text: fmt.Sprintf("%v ±%v each way, %.3g %% loss", c.Latency, c.Jitter, 100*c.Loss)},
+	)
 	hostMeter.sample(now, netmodel.Traffic{}, hostCost)
 	dst = append(host.Figures(now, dst), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
 	var scratch []viewer.Figure
@@ -269,6 +286,9 @@ func printStatus(w io.Writer, t time.Duration, figs []viewer.Figure) {
 	fmt.Fprintf(&b, "%6.1fs ", t.Seconds())
 	group, sep := "", " "
 	for _, f := range figs {
+		if f.Text != "" {
+			continue // the settings: the same every second
+		}
 		name := f.Name
 		if g, rest, ok := strings.Cut(name, " "); ok && len(g) > 1 && g[0] == 'p' && strings.Trim(g[1:], "0123456789") == "" {
 			if g != group {

@@ -26,6 +26,10 @@ type ServeConfig struct {
 	Viewer *viewer.Server
 	// Report logs the figures this often; 0: never.
 	Report time.Duration
+	// Listening, when set, is called once the netcode server is up (to
+	// serve its metrics, say); its error stops Serve, its stop function
+	// runs when Serve returns.
+	Listening func(*transport.Server) (stop func(), err error)
 }
 
 // Serve runs the model's server side until ctx ends or the model stops.
@@ -48,6 +52,13 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		return Summary{}, err
 	}
 	defer srv.Close()
+	if cfg.Listening != nil {
+		stop, err := cfg.Listening(srv.Transport())
+		if err != nil {
+			return Summary{}, err
+		}
+		defer stop()
+	}
 	slots := srv.Transport().MaxClients()
 	meters := make([]meter, slots)
 	var hostMeter meter

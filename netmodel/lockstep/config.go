@@ -147,6 +147,17 @@ func DefaultRollbackConfig() Config {
 	return c
 }
 
+// DefaultStreamConfig returns DefaultConfig over the TCP model (Transport
+// Stream), the article's baseline. TCP does not give up after 10 s without
+// progress, so neither does this session: Timeout is 2 minutes, and the
+// buffer holds that many ticks.
+func DefaultStreamConfig() Config {
+	c := DefaultConfig()
+	c.Transport = Stream
+	c.Timeout, c.Buffer = 2*time.Minute, 1<<14
+	return c
+}
+
 // maxReports is the most checksum reports one message carries.
 const maxReports = 4
 

@@ -31,17 +31,18 @@
 // Every message repeats all of its sender's unacknowledged inputs, coded
 // as the article does (the tick of the newest, the oldest input whole, a
 // count, then per input one bit "same as the previous" or the input; see
-// run). The receiver acknowledges the tick before which it holds every
-// input, explicitly in every message, and the sender drops what is
-// acknowledged; a lost datagram costs one frame. The server forwards every
-// player's inputs to every other player the same way. Each peer has a
+// run). The receiver acknowledges, explicitly in every message, the tick
+// before which it holds every input (the client: one such tick per other
+// player), and the sender drops what is acknowledged; a lost datagram
+// costs one frame. The server forwards every player's inputs to every
+// other player the same way. Each peer has a
 // reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
 // packet acks retire checksum reports, its round trip and loss feed the
 // delay. A peer that sends nothing, or acknowledges nothing new while
 // inputs wait for it, for Config.Timeout is disconnected: the client's
-// Update returns ErrTimeout; the server feeds the departed player's zero
-// input to the others from then on. Nothing is buffered beyond
-// Config.Buffer ticks.
+// Update returns ErrTimeout; the server tells the others the tick from
+// which the departed player's input is the zero input, and they fill it in
+// themselves. Nothing is buffered beyond Config.Buffer ticks.
 //
 // With Transport Stream the same messages go once each over a model of
 // TCP (package tcpsim): the baseline whose stalls the article shows.
@@ -63,13 +64,17 @@
 // and adapts: the client measures how old every remote input is when it
 // arrives (the whole path, sender → server → here), keeps the largest of
 // the last 10 seconds, and adds Config.Margin and a margin that grows with
-// the measured loss (the ticks of consecutive losses rarer than 1 in 10⁵).
+// the measured loss (the ticks of consecutive losses rarer than 1 in 1000).
 // The delay moves toward that target by at most Slew of the elapsed time,
-// so the game runs a few percent slow or fast instead of jumping; when a
-// tick is due and an input is still missing, the game stalls and the
-// delay grows by the stall, so that it goes on at normal speed afterwards
-// instead of racing to catch up. One Update simulates at most
-// Config.MaxCatchUp new ticks (the article's 4).
+// so the game runs a few percent slow or fast instead of jumping. The
+// session starts with InitialDelay (the article's 100 ms), or with the
+// round trip measured in the lobby plus two frames when that is more:
+// nothing has run yet, so that is no jump. When a tick is due and an
+// input is still missing, the game stalls and the delay grows by the
+// stall up to the target, so that it goes on at normal speed afterwards;
+// a longer stall (a player lost for seconds) is caught up instead, at most
+// Config.MaxCatchUp new ticks per Update (the article's 4: no spiral of
+// death).
 //
 // # Rollback
 //

@@ -2,6 +2,7 @@ package lockstep
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,13 +11,21 @@ import (
 	"github.com/netphys/netphys/transport/tcpsim"
 )
 
+// errBacklog: a stream pipe could not take a message because the peer
+// has not acknowledged enough of the stream.
+var errBacklog = errors.New("lockstep: stream backlog full")
+
 // A pipe carries the messages of one peer: one message per datagram over
 // a reliable.Endpoint (Datagrams), or framed in a byte stream over the TCP
 // model (Stream). The session logic above it is the same.
 type pipe interface {
 	// send hands one message to the peer and transmits what is due through
-	// out. The token names the message in acks.
+	// out. The token names the message in acks. errBacklog means the
+	// message was not taken: the stream's buffer is full.
 	send(now time.Time, msg []byte, out func([]byte)) (token uint16, err error)
+	// ordered reports whether every message sent is delivered, in order
+	// (a stream): then each input is sent once, not until acknowledged.
+	ordered() bool
 	// receive takes one datagram and hands every message it completes to
 	// deliver, whose error it returns.
 	receive(now time.Time, datagram []byte, deliver func(msg []byte) error) error
@@ -62,6 +71,8 @@ func (p *datagramPipe) send(now time.Time, msg []byte, out func([]byte)) (uint16
 	return uint16(seq), nil
 }
 
+func (p *datagramPipe) ordered() bool { return false }
+
 func (p *datagramPipe) receive(now time.Time, d []byte, deliver func([]byte) error) error {
 	_, payload, err := p.ep.ReceivePacket(now, d)
 	if err != nil || payload == nil {
@@ -101,7 +112,8 @@ func (p *streamPipe) send(now time.Time, msg []byte, out func([]byte)) (uint16, 
 	p.frame = binary.LittleEndian.AppendUint16(p.frame[:0], uint16(len(msg)))
 	p.frame = append(p.frame, msg...)
 	if err := p.conn.Write(p.frame); err != nil {
-		return 0, err
+		p.conn.Flush(now, out)
+		return 0, fmt.Errorf("%w: %w", errBacklog, err)
 	}
 	p.conn.Flush(now, out)
 	p.token++
@@ -109,30 +121,34 @@ func (p *streamPipe) send(now time.Time, msg []byte, out func([]byte)) (uint16, 
 	return p.token, nil
 }
 
+func (p *streamPipe) ordered() bool { return true }
+
 func (p *streamPipe) receive(now time.Time, d []byte, deliver func([]byte) error) error {
 	if err := p.conn.Receive(now, d); err != nil {
 		return err
 	}
 	p.partial = p.conn.ReadAppend(p.partial)
+	off := 0
 	var err error
-	for len(p.partial) >= 2 {
-		n := int(binary.LittleEndian.Uint16(p.partial))
+	for len(p.partial)-off >= 2 {
+		n := int(binary.LittleEndian.Uint16(p.partial[off:]))
 		if n > netmodel.MaxDatagram {
 			// The stream is ordered: past a bad frame nothing can be
 			// found again, and the peer will time out.
 			p.partial = p.partial[:0]
 			return fmt.Errorf("%w: %d-byte frame in the stream", ErrMalformed, n)
 		}
-		if len(p.partial) < 2+n {
+		if len(p.partial)-off < 2+n {
 			break
 		}
-		if e := deliver(p.partial[2 : 2+n]); e != nil && err == nil {
+		if e := deliver(p.partial[off+2 : off+2+n]); e != nil && err == nil {
 			err = e
 		}
-		p.partial = p.partial[2+n:]
+		off += 2 + n
 	}
-	// Keep the tail at the front so the buffer never grows past a frame.
-	p.partial = append(p.partial[:0:0], p.partial...)
+	// Keep the incomplete frame at the front: the buffer never holds more
+	// than one frame and what one datagram delivers.
+	p.partial = p.partial[:copy(p.partial, p.partial[off:])]
 	return err
 }
 

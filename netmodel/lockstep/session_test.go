@@ -134,3 +134,231 @@ func TestDesyncStopsTheSession(t *testing.T) {
 		t.Fatalf("desync %+v does not name player 2 at a checksum tick", d)
 	}
 }
+
+// stallsAfter runs x for warm then for d, and returns every client's
+// stalls during d.
+func (x *match) stallsAfter(t *testing.T, warm, d time.Duration) []uint64 {
+	t.Helper()
+	if err := x.m.Run(warm); err != nil {
+		t.Fatal(err)
+	}
+	before := make([]uint64, len(x.clients))
+	for i, c := range x.clients {
+		before[i] = c.Stats().Stalled
+	}
+	if err := x.m.Run(d); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range x.clients {
+		before[i] = c.Stats().Stalled - before[i]
+	}
+	return before
+}
+
+// TestTenMinutesAtTwoSecondsAndQuarterLoss is the article's claim for
+// redundant inputs over UDP: 4 players, 2 s RTT, 25 % loss each way, and
+// once the delay has adapted the session runs without a stall, every
+// checksum equal. -short plays 2 minutes instead of 10.
+func TestTenMinutesAtTwoSecondsAndQuarterLoss(t *testing.T) {
+	d := 10 * time.Minute
+	if testing.Short() {
+		d = 2 * time.Minute
+	}
+	x := newMatch(t, DefaultConfig(), netsim.Conditions{Latency: time.Second, Loss: 0.25}, 7)
+	stalls := x.stallsAfter(t, 20*time.Second, d)
+	for i, n := range stalls {
+		if n != 0 {
+			t.Errorf("client %d stalled %d times after the delay adapted", i, n)
+		}
+		if s := x.clients[i].Stats(); s.InputDelay > 3*time.Second {
+			t.Errorf("client %d: input delay %v at 2 s RTT", i, s.InputDelay)
+		}
+	}
+	x.check(t)
+	st := x.server.Stats(x.m.Now())
+	if want := uint64(d/time.Second) - 5; st.Verified < want || st.Desync != nil {
+		t.Fatalf("server verified %d ticks, want at least %d; desync %v", st.Verified, want, st.Desync)
+	}
+}
+
+// TestRollbackRepairsPredictions plays 4 players at 250 ms RTT and 5 %
+// loss in rollback mode: one tick of input delay, predictions corrected
+// by re-simulation within the window, every checksum equal.
+func TestRollbackRepairsPredictions(t *testing.T) {
+	cfg := DefaultRollbackConfig()
+	x := newMatch(t, cfg, netsim.Conditions{Latency: 125 * time.Millisecond, Loss: 0.05}, 8)
+	stalls := x.stallsAfter(t, 5*time.Second, 30*time.Second)
+	for i, c := range x.clients {
+		s := c.Stats()
+		if stalls[i] != 0 || s.Rollbacks == 0 || s.MaxResimulated > cfg.Rollback || s.MaxResimulated < 10 {
+			t.Errorf("client %d: %d stalls, %d rollbacks, at most %d re-simulated (window %d)",
+				i, stalls[i], s.Rollbacks, s.MaxResimulated, cfg.Rollback)
+		}
+		if s.InputDelay != cfg.MinDelay {
+			t.Errorf("client %d: input delay %v, want the minimum %v", i, s.InputDelay, cfg.MinDelay)
+		}
+	}
+	x.check(t)
+}
+
+// TestStreamStallsWhereDatagramsDoNot is the article's comparison at
+// 100 ms RTT and 1 % loss: the same session over the TCP model stalls
+// while redundant datagrams do not.
+func TestStreamStallsWhereDatagramsDoNot(t *testing.T) {
+	cond := netsim.Conditions{Latency: 50 * time.Millisecond, Loss: 0.01}
+	udp := newMatch(t, DefaultConfig(), cond, 4)
+	for i, n := range udp.stallsAfter(t, 10*time.Second, time.Minute) {
+		if n != 0 {
+			t.Errorf("datagrams: client %d stalled %d times", i, n)
+		}
+	}
+	tcp := newMatch(t, DefaultStreamConfig(), cond, 4)
+	total := uint64(0)
+	for _, n := range tcp.stallsAfter(t, 10*time.Second, time.Minute) {
+		total += n
+	}
+	if total == 0 {
+		t.Error("the TCP model never stalled at 1 % loss")
+	}
+	udp.check(t)
+	tcp.check(t)
+}
+
+// skewed runs a client on a clock that goes rate times as fast as the
+// simulator's.
+type skewed struct {
+	*Client[stick, *stick]
+	rate float64
+}
+
+func (s skewed) at(now time.Time) time.Time {
+	return simmatch.Epoch.Add(time.Duration(float64(now.Sub(simmatch.Epoch)) * s.rate))
+}
+func (s skewed) Receive(now time.Time, d []byte) error { return s.Client.Receive(s.at(now), d) }
+func (s skewed) Update(now time.Time, send func([]byte)) error {
+	return s.Client.Update(s.at(now), send)
+}
+
+// TestClockDriftIsAbsorbed gives two players clocks 0.3 % fast and slow:
+// slewing follows the server's clock and nobody stalls.
+func TestClockDriftIsAbsorbed(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 3
+	srv, _ := NewServer[stick](cfg, simmatch.Epoch)
+	m, _ := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 3, Conditions: netsim.Conditions{Latency: 40 * time.Millisecond}}}, srv)
+	x := &match{m: m, server: srv}
+	for p, rate := range []float64{1, 1.003, 0.997} {
+		g := &recorder{particles: newParticles(cfg.Players + 2)}
+		c, err := NewClient[stick](cfg, g, bot(p), simmatch.Epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Join(skewed{c, rate}); err != nil {
+			t.Fatal(err)
+		}
+		x.clients, x.games = append(x.clients, c), append(x.games, g)
+	}
+	for i, n := range x.stallsAfter(t, 10*time.Second, 3*time.Minute) {
+		s := x.clients[i].Stats()
+		if n != 0 || s.InputDelay > 200*time.Millisecond {
+			t.Errorf("client %d: %d stalls, delay %v", i, n, s.InputDelay)
+		}
+	}
+	// Everyone is at the same point of the session, whatever its clock.
+	for _, c := range x.clients[1:] {
+		if d := c.Tick() - x.clients[0].Tick(); d < -3 || d > 3 {
+			t.Errorf("ticks %d and %d after 3 minutes", x.clients[0].Tick(), c.Tick())
+		}
+	}
+	x.check(t)
+}
+
+// TestLostPlayerTimesOut cuts one player off: its client gives up with
+// ErrTimeout, the server disconnects it and feeds its idle input, and the
+// others play on after catching up.
+func TestLostPlayerTimesOut(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 3
+	x := newMatch(t, cfg, netsim.Conditions{Latency: 30 * time.Millisecond}, 6)
+	if err := x.m.Run(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	dead := netsim.Conditions{Loss: 1}
+	if err := x.m.SetLink(1, dead, dead); err != nil {
+		t.Fatal(err)
+	}
+	err := x.m.Run(time.Minute)
+	if !errors.Is(err, ErrTimeout) || x.m.Elapsed() > 5*time.Second+cfg.Timeout+time.Second {
+		t.Fatalf("Run = %v at %v, want client 1's timeout after %v", err, x.m.Elapsed(), cfg.Timeout)
+	}
+	x.m.Leave(1)
+	x.clients = []*Client[stick, *stick]{x.clients[0], x.clients[2]}
+	stalls := x.stallsAfter(t, 10*time.Second, 20*time.Second)
+	st := x.server.Stats(x.m.Now())
+	if st.Disconnected != 1 || st.Players[1].Connected || stalls[0]+stalls[1] != 0 {
+		t.Fatalf("disconnected %d, player 1 connected %v, stalls %v", st.Disconnected, st.Players[1].Connected, stalls)
+	}
+	if st.Desync != nil || x.clients[0].Tick() < 60*30 {
+		t.Fatalf("desync %v, tick %d", st.Desync, x.clients[0].Tick())
+	}
+}
+
+// tolerant is a server whose Update errors are recorded instead of
+// stopping the match, so that the clients can be seen to learn them.
+type tolerant struct {
+	*Server[stick, *stick]
+	err error
+}
+
+func (s *tolerant) Update(now time.Time, send func(int, []byte)) error {
+	if err := s.Server.Update(now, send); err != nil && s.err == nil {
+		s.err = err
+	}
+	return nil
+}
+
+// TestClientsLearnTheDesync lets the server go on telling the players
+// after a desync: every client's Update returns the same error.
+func TestClientsLearnTheDesync(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 2
+	srv, _ := NewServer[stick](cfg, simmatch.Epoch)
+	tol := &tolerant{Server: srv}
+	m, _ := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 1}}, tol)
+	games := []*particles{newParticles(4), newParticles(4)}
+	for p, g := range games {
+		c, _ := NewClient[stick](cfg, g, bot(p), simmatch.Epoch)
+		if _, err := m.Join(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	games[0].p[1].vy++
+	err := m.Run(5 * time.Second)
+	var want, got *DesyncError
+	if !errors.As(tol.err, &want) || !errors.As(err, &got) || *got != *want {
+		t.Fatalf("server %v, client %v: want the same desync", tol.err, err)
+	}
+}
+
+// TestSilentPlayerLeavesTheLobby: a client that joins and never answers
+// frees its place.
+func TestSilentPlayerLeavesTheLobby(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 2
+	srv, _ := NewServer[stick](cfg, simmatch.Epoch)
+	if err := srv.Join(simmatch.Epoch, 9); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Update(simmatch.Epoch.Add(cfg.Timeout+time.Second), func(int, []byte) {}); err != nil {
+		t.Fatal(err)
+	}
+	if st := srv.Stats(simmatch.Epoch); len(st.Players) != 0 {
+		t.Fatalf("the silent player is still in the lobby: %+v", st.Players)
+	}
+	if err := srv.Join(simmatch.Epoch, 9); err != nil {
+		t.Fatalf("joining again: %v", err)
+	}
+}

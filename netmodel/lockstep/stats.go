@@ -29,6 +29,7 @@ type Stats struct {
 	LongestStall time.Duration
 
 	Steps       uint64 // ticks simulated the first time
+	Saves       uint64 // game states saved before ticks that rest on predictions
 	Rollbacks   uint64 // restores after a wrong prediction
 	Resimulated uint64 // ticks simulated again after a restore
 	// LastResimulated and MaxResimulated are the ticks re-simulated in the
@@ -48,6 +49,9 @@ type Stats struct {
 	// and stale ones too); Rejected those whose message was malformed or
 	// forged.
 	Dropped, Rejected uint64
+	// Backlogged counts messages a stream could not take (Transport
+	// Stream only): the server has not acknowledged enough of it.
+	Backlogged uint64
 }
 
 // PlayerStats are the server's figures for one player.
@@ -62,6 +66,7 @@ type PlayerStats struct {
 	BytesSent, BytesReceived     uint64
 	MaxPacket                    int
 	Dropped, Rejected            uint64
+	Backlogged                   uint64
 }
 
 // ServerStats are the server's figures.

@@ -12,7 +12,7 @@ var ErrConfig = errors.New("tcpsim: invalid config")
 // Config sets the TCP behaviours the model keeps. The defaults are Linux's
 // where Linux has one.
 type Config struct {
-	// MSS is the most payload bytes per segment. Default 1200, what fits a
+	// MSS is the most payload bytes per segment. Default 1192, what fits a
 	// netcode payload with the segment header.
 	MSS int
 	// InitialRTO is the retransmission timeout before any RTT sample:
@@ -38,7 +38,7 @@ type Config struct {
 // DefaultConfig returns the defaults above.
 func DefaultConfig() Config {
 	return Config{
-		MSS:             1200,
+		MSS:             MaxSegment - HeaderSize,
 		InitialRTO:      time.Second,
 		MinRTO:          200 * time.Millisecond,
 		MaxRTO:          120 * time.Second,

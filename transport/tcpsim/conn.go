@@ -48,14 +48,14 @@ type Conn struct {
 	deadline          time.Time // retransmission timer; zero when stopped
 
 	// Receive side.
-	rcvNxt    uint32
-	ooo       []oooSegment // out of order, sorted by seq
-	oooBytes  int
-	readable  []byte // in order, not yet read
-	ackOwed   bool   // in-order data arrived: acknowledge it
-	dupOwed   int    // out-of-order or duplicate segments: one ack each
-	out       []byte // the segment being built
-	stats     Stats
+	rcvNxt   uint32
+	ooo      []oooSegment // out of order, sorted by seq
+	oooBytes int
+	readable []byte // in order, not yet read
+	ackOwed  bool   // in-order data arrived: acknowledge it
+	dupOwed  int    // out-of-order or duplicate segments: one ack each
+	out      []byte // the segment being built
+	stats    Stats
 }
 
 type oooSegment struct {

@@ -77,7 +77,7 @@ func (t *tree2) code(s wire.Stream, v *uint32) error {
 		if err := t[node].code(s, &bit); err != nil {
 			return err
 		}
-		node = node<<1 | uint32(b2i(bit))
+		node = node<<1 | uint32(boolIndex(bit))
 	}
 	*v = node - 4
 	return nil
@@ -90,8 +90,7 @@ const expBits = 24
 // signedModel codes a signed residual that is usually small: a zero flag,
 // a sign, then |v| = 1·m in an Exp-Golomb code, the exponent in unary
 // under models and the mantissa m in plain bits but for its top bit.
-// wire.SignedModel does the same with wire.Prob and models for the top
-// mantissa bits. Here the models are chosen by the trend: the motion
+// The models are chosen by the trend: the motion
 // predicted on the coded axis. A residual tends to have the sign opposite
 // to the trend (the cube slows down) and an axis with no trend tends to
 // have no residual. Residuals fall off with their magnitude, so within
@@ -117,7 +116,7 @@ func (m *signedModel) code(s wire.Stream, v *int64, trend int64) error {
 	if s.Mode() != wire.Reading && (*v >= 1<<expBits || *v <= -(1<<expBits)) {
 		return fmt.Errorf("snapshot: residual %d beyond ±2^%d: %w", *v, expBits, wire.ErrRange)
 	}
-	moving := b2i(trend != 0)
+	moving := boolIndex(trend != 0)
 	zero := *v == 0
 	if err := m.zero[moving].code(s, &zero); err != nil {
 		return err
@@ -127,7 +126,7 @@ func (m *signedModel) code(s wire.Stream, v *int64, trend int64) error {
 		return nil
 	}
 	neg := *v < 0
-	if err := m.sign[b2i(trend > 0)+2*b2i(trend < 0)].code(s, &neg); err != nil {
+	if err := m.sign[boolIndex(trend > 0)+2*boolIndex(trend < 0)].code(s, &neg); err != nil {
 		return err
 	}
 	x := max(*v, -*v)
@@ -155,7 +154,7 @@ func (m *signedModel) code(s wire.Stream, v *int64, trend int64) error {
 		} else if err := wire.SerializeBool(s, &bit); err != nil {
 			return err
 		}
-		mag = mag<<1 | int64(b2i(bit))
+		mag = mag<<1 | int64(boolIndex(bit))
 	}
 	if neg {
 		mag = -mag

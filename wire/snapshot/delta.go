@@ -32,7 +32,7 @@ var posClasses = wire.Classes{3, 5, 8, 11}
 var rotClasses = wire.Classes{2, 4, 7}
 
 func (c Codec) serializeDelta(s wire.Stream, snap *Snapshot, ref Reference) error {
-	cfg := c.Config
+	cfg := c.stageConfig()
 	cur, err := cfg.codingTarget(s, snap)
 	if err != nil {
 		return err
@@ -65,7 +65,7 @@ func (c Codec) serializeDelta(s wire.Stream, snap *Snapshot, ref Reference) erro
 	return nil
 }
 
-func (c Codec) serializeChangedBits(s wire.Stream, cur, base []qcube) error {
+func (c Codec) serializeChangedBits(s wire.Stream, cur, base []quantizedCube) error {
 	for i := range cur {
 		changed := cur[i] != base[i]
 		if err := wire.SerializeBool(s, &changed); err != nil {
@@ -75,7 +75,7 @@ func (c Codec) serializeChangedBits(s wire.Stream, cur, base []qcube) error {
 			cur[i] = base[i]
 			continue
 		}
-		if err := c.Config.serializeCube(s, &cur[i]); err != nil {
+		if err := c.stageConfig().serializeCube(s, &cur[i]); err != nil {
 			return fmt.Errorf("snapshot: cube %d: %w", i, err)
 		}
 		if cur[i] == base[i] {
@@ -85,7 +85,7 @@ func (c Codec) serializeChangedBits(s wire.Stream, cur, base []qcube) error {
 	return nil
 }
 
-func (c Codec) serializeChangedIndices(s wire.Stream, cur, base []qcube) error {
+func (c Codec) serializeChangedIndices(s wire.Stream, cur, base []quantizedCube) error {
 	n := len(cur)
 	count := 0
 	for i := range cur {
@@ -127,8 +127,8 @@ func (c Codec) serializeChangedIndices(s wire.Stream, cur, base []qcube) error {
 }
 
 // serializeChangedCube codes one changed cube of stages 6–8.
-func (c Codec) serializeChangedCube(s wire.Stream, q *qcube, base qcube) error {
-	cfg := c.Config
+func (c Codec) serializeChangedCube(s wire.Stream, q *quantizedCube, base quantizedCube) error {
+	cfg := c.stageConfig()
 	if c.Stage == ChangedIndices {
 		return cfg.serializeCube(s, q)
 	}

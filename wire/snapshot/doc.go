@@ -36,6 +36,11 @@
 //     may still be modified: a reference whose cubes changed is quantized
 //     afresh. References are only read, so several goroutines may code
 //     against the same snapshots at once.
+//   - Decoding is bounded: no allocation or loop is sized by the packet
+//     beyond the scene's cube count, and a stage-9 packet makes a codec
+//     with a Simulator run it for at most Config.MaxSimulatedTicks ticks
+//     (default 16, never more than 64): an older Base is predicted in
+//     straight lines by both ends.
 //   - Everything is deterministic (integer arithmetic, and float
 //     arithmetic written to be bit-identical on every platform), so
 //     sender and receiver compute the same predictions. A Simulator must

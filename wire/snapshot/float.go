@@ -76,15 +76,15 @@ func (c Codec) quantizeFloats(cube Cube) (Cube, error) {
 // serializeQuantized codes stages 3 and 4.
 func (c Codec) serializeQuantized(s wire.Stream, snap *Snapshot) error {
 	for i := range snap.Cubes {
-		var q qcube
+		var q quantizedCube
 		vel := snap.Cubes[i].LinearVelocity
 		if s.Mode() != wire.Reading {
 			var err error
-			if q, err = c.Config.quantize(snap.Cubes[i]); err != nil {
+			if q, err = c.stageConfig().quantize(snap.Cubes[i]); err != nil {
 				return fmt.Errorf("snapshot: cube %d: %w", i, err)
 			}
 		}
-		if err := c.Config.serializeCube(s, &q); err != nil {
+		if err := c.stageConfig().serializeCube(s, &q); err != nil {
 			return fmt.Errorf("snapshot: cube %d: %w", i, err)
 		}
 		if c.Stage == QuantizedPosition {
@@ -95,7 +95,7 @@ func (c Codec) serializeQuantized(s wire.Stream, snap *Snapshot) error {
 			vel = vecmath.Vec3{}
 		}
 		if s.Mode() == wire.Reading {
-			snap.Cubes[i] = c.Config.cube(q)
+			snap.Cubes[i] = c.stageConfig().cube(q)
 			snap.Cubes[i].LinearVelocity = vel
 		}
 	}

@@ -125,11 +125,12 @@ func extrapolate(b, p int64, num, den int64) int64 {
 
 // predictor holds what both sides derive from the reference.
 type predictor struct {
-	base, prev []qcube
-	num, den   int64   // BaseAge, PrevAge; den == 0: no prediction
-	bits       int     // smallest-three bits per component
-	drop       int64   // ballistic correction of a cube in flight, in steps (≥ 0)
-	sim        []qcube // the Simulator's prediction; nil: straight lines
+	base, prev []quantizedCube
+	num, den   int64           // BaseAge, PrevAge; den == 0: no prediction
+	bits       int             // smallest-three bits per component
+	drop       int64           // ballistic correction of a cube in flight, in steps (≥ 0)
+	sim        []quantizedCube // the Simulator's prediction; nil: straight lines
+	age        int64           // ticks from Base to the coded snapshot; 0: keyframe
 }
 
 // moving reports whether cube i moved or turned from Prev to Base, or is

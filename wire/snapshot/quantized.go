@@ -9,50 +9,63 @@ import (
 
 // qcube is a cube of stages 3–9 in integer form: what those stages send.
 // Comparing two qcubes is exact, which is what "not changed" must mean.
-type qcube struct {
+type quantizedCube struct {
 	pos         [3]int64 // quantized position indices, [0, steps] per axis
 	rot         wire.SmallestThree
+	vel         [3]int64 // quantized velocity indices when the config sends them, else 0
 	interacting bool
 }
 
 // quantize returns the integer form of c.
-func (cfg Config) quantize(c Cube) (qcube, error) {
+func (cfg Config) quantize(c Cube) (quantizedCube, error) {
 	idx, err := cfg.Position.Index(c.Position)
 	if err != nil {
-		return qcube{}, fmt.Errorf("snapshot: position: %w", err)
+		return quantizedCube{}, fmt.Errorf("snapshot: position: %w", err)
 	}
 	rot, err := wire.QuantizeQuat(c.Orientation, cfg.OrientationBits)
 	if err != nil {
-		return qcube{}, fmt.Errorf("snapshot: orientation: %w", err)
+		return quantizedCube{}, fmt.Errorf("snapshot: orientation: %w", err)
 	}
-	return qcube{pos: [3]int64{int64(idx[0]), int64(idx[1]), int64(idx[2])}, rot: rot, interacting: c.Interacting}, nil
+	q := quantizedCube{pos: [3]int64{int64(idx[0]), int64(idx[1]), int64(idx[2])}, rot: rot, interacting: c.Interacting}
+	if cfg.sendsVelocity() {
+		v, err := cfg.Velocity.Index(cfg.Velocity.Clamp(c.LinearVelocity))
+		if err != nil {
+			return quantizedCube{}, fmt.Errorf("snapshot: velocity: %w", err)
+		}
+		q.vel = [3]int64{int64(v[0]), int64(v[1]), int64(v[2])}
+	}
+	return q, nil
 }
 
 // cube returns the visual state q decodes to.
-func (cfg Config) cube(q qcube) Cube {
-	return Cube{
+func (cfg Config) cube(q quantizedCube) Cube {
+	c := Cube{
 		Position:    cfg.Position.Value([3]uint64{uint64(q.pos[0]), uint64(q.pos[1]), uint64(q.pos[2])}),
 		Orientation: q.rot.Quat(cfg.OrientationBits),
 		Interacting: q.interacting,
 	}
+	if cfg.sendsVelocity() {
+		c.LinearVelocity = cfg.Velocity.Value([3]uint64{uint64(q.vel[0]), uint64(q.vel[1]), uint64(q.vel[2])})
+	}
+	return c
 }
 
 // memo remembers the integer form of a snapshot's cubes.
 type memo struct {
 	cfg   Config
 	cubes []Cube // copy of the cubes q was computed from
-	q     []qcube
+	q     []quantizedCube
 }
 
 // remember records q as the integer form of snap's cubes under cfg.
-func (snap *Snapshot) remember(cfg Config, q []qcube) {
+func (snap *Snapshot) remember(cfg Config, q []quantizedCube) {
 	snap.memo = &memo{cfg: cfg, cubes: append([]Cube(nil), snap.Cubes...), q: q}
 }
 
 // referenceInts returns the integer form of a reference snapshot, from
 // its memo when the memo is still valid; the result must not be modified.
 // Nil for a nil snapshot.
-func (cfg Config) referenceInts(snap *Snapshot) ([]qcube, error) {
+func (cfg Config) referenceInts(snap *Snapshot) ([]quantizedCube, error) {
 	if snap == nil {
 		return nil, nil
 	}
@@ -72,8 +85,8 @@ func (cfg Config) referenceInts(snap *Snapshot) ([]qcube, error) {
 }
 
 // quantizeAll returns the integer form of every cube of snap.
-func (cfg Config) quantizeAll(snap *Snapshot) ([]qcube, error) {
-	q := make([]qcube, len(snap.Cubes))
+func (cfg Config) quantizeAll(snap *Snapshot) ([]quantizedCube, error) {
+	q := make([]quantizedCube, len(snap.Cubes))
 	for i, c := range snap.Cubes {
 		var err error
 		if q[i], err = cfg.quantize(c); err != nil {
@@ -85,9 +98,9 @@ func (cfg Config) quantizeAll(snap *Snapshot) ([]qcube, error) {
 
 // codingTarget returns the integer form of snap when s writes or
 // measures, and zeroed cubes to decode into when s reads.
-func (cfg Config) codingTarget(s wire.Stream, snap *Snapshot) ([]qcube, error) {
+func (cfg Config) codingTarget(s wire.Stream, snap *Snapshot) ([]quantizedCube, error) {
 	if s.Mode() == wire.Reading {
-		return make([]qcube, len(snap.Cubes)), nil
+		return make([]quantizedCube, len(snap.Cubes)), nil
 	}
 	return cfg.quantizeAll(snap)
 }
@@ -103,7 +116,7 @@ func (cfg Config) maxIndex() [3]int64 {
 
 // serializeCube codes q in full: position indices, smallest three,
 // interacting bit (the 80 bits of stage 4).
-func (cfg Config) serializeCube(s wire.Stream, q *qcube) error {
+func (cfg Config) serializeCube(s wire.Stream, q *quantizedCube) error {
 	top := cfg.maxIndex()
 	for i := range q.pos {
 		if err := wire.SerializeInt(s, &q.pos[i], 0, top[i]); err != nil {
@@ -121,9 +134,9 @@ func (cfg Config) serializeCube(s wire.Stream, q *qcube) error {
 // measure errors against.
 func (c Codec) Quantize(snap *Snapshot) (Snapshot, error) {
 	out := Snapshot{Cubes: make([]Cube, len(snap.Cubes))}
-	var ints []qcube
+	var ints []quantizedCube
 	if c.Stage > SmallestThreeOrientation && c.Stage <= numStages {
-		ints = make([]qcube, len(snap.Cubes))
+		ints = make([]quantizedCube, len(snap.Cubes))
 	}
 	for i, cube := range snap.Cubes {
 		switch c.Stage {
@@ -136,11 +149,11 @@ func (c Codec) Quantize(snap *Snapshot) (Snapshot, error) {
 			if c.Stage < 1 || c.Stage > numStages {
 				return out, fmt.Errorf("snapshot: stage %d: %w", c.Stage, ErrStage)
 			}
-			q, err := c.Config.quantize(cube)
+			q, err := c.stageConfig().quantize(cube)
 			if err != nil {
 				return out, fmt.Errorf("snapshot: cube %d: %w", i, err)
 			}
-			out.Cubes[i] = c.Config.cube(q)
+			out.Cubes[i] = c.stageConfig().cube(q)
 			ints[i] = q
 			if c.Stage == QuantizedPosition {
 				out.Cubes[i].LinearVelocity = f32Vec(cube.LinearVelocity)
@@ -148,7 +161,7 @@ func (c Codec) Quantize(snap *Snapshot) (Snapshot, error) {
 		}
 	}
 	if ints != nil {
-		out.remember(c.Config, ints)
+		out.remember(c.stageConfig(), ints)
 	}
 	return out, nil
 }

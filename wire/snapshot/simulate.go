@@ -29,15 +29,16 @@ type Simulator interface {
 	Predict(dst []Cube, ref Reference, inputs []uint32) error
 }
 
-// maxInputTicks bounds BaseAge for simulation: a reference older than that
-// is coded with the straight-line prediction, and the inputs a packet
-// carries stay few.
+// maxInputTicks is the hard bound on Config.MaxSimulatedTicks: the inputs
+// a packet carries stay few.
 const maxInputTicks = 64
 
-// simulates reports whether the codec runs its simulator against ref.
+// simulates reports whether the codec runs its simulator against ref:
+// never for a Base more than Config.MaxSimulatedTicks old, so that a
+// packet can make its receiver simulate at most that many ticks.
 func (c Codec) simulates(ref Reference) bool {
 	return c.Simulator != nil && ref.Base != nil && ref.Prev != nil &&
-		ref.BaseAge > 0 && ref.BaseAge <= maxInputTicks && ref.PrevAge > 0
+		ref.BaseAge > 0 && ref.BaseAge <= min(c.Config.MaxSimulatedTicks, maxInputTicks) && ref.PrevAge > 0
 }
 
 // serializeInputs codes snap.Inputs, the inputs of the ref.BaseAge ticks
@@ -79,13 +80,13 @@ func (c Codec) serializeInputs(s wire.Stream, snap *Snapshot, baseAge int) error
 // simulate runs the simulator and returns its prediction in integer form:
 // positions clamped into the bounds; a cube whose simulated state is not
 // finite or not a rotation keeps its Base state.
-func (c Codec) simulate(inputs []uint32, ref Reference, base []qcube) ([]qcube, error) {
-	cfg := c.Config
+func (c Codec) simulate(inputs []uint32, ref Reference, base []quantizedCube) ([]quantizedCube, error) {
+	cfg := c.stageConfig()
 	out := make([]Cube, len(ref.Base.Cubes))
 	if err := c.Simulator.Predict(out, ref, inputs); err != nil {
 		return nil, fmt.Errorf("snapshot: simulator: %w", err)
 	}
-	q := make([]qcube, len(out))
+	q := make([]quantizedCube, len(out))
 	for i, cube := range out {
 		q[i] = base[i]
 		if !cube.Position.IsFinite() {

@@ -171,3 +171,45 @@ func FuzzDecodeSimulated(f *testing.F) {
 		}
 	})
 }
+
+// countingSim counts the ticks it is asked to simulate.
+type countingSim struct {
+	driftSim
+	ticks *int
+}
+
+func (s countingSim) Predict(dst []Cube, ref Reference, inputs []uint32) error {
+	*s.ticks += len(inputs)
+	return s.driftSim.Predict(dst, ref, inputs)
+}
+
+// TestSimulationBounded: a packet against a Base older than
+// MaxSimulatedTicks is predicted in straight lines by both ends, so no
+// packet makes the receiver simulate more; one within it is simulated.
+func TestSimulationBounded(t *testing.T) {
+	ref, snap := fuzzReference(RangeCoded)
+	for _, age := range []int{5, 16, 17, 40} {
+		r := ref
+		r.BaseAge = age
+		cur := *snap
+		cur.Inputs = make([]uint32, age)
+		var sent, got int
+		enc := Codec{Stage: RangeCoded, Config: DefaultConfig(), Simulator: countingSim{driftSim{6}, &sent}}
+		dec := Codec{Stage: RangeCoded, Config: DefaultConfig(), Simulator: countingSim{driftSim{6}, &got}}
+		pkt, err := enc.Encode(make([]byte, 4096), &cur, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := &Snapshot{Cubes: make([]Cube, len(snap.Cubes))}
+		if err := dec.Decode(pkt, out, r); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if age <= DefaultConfig().MaxSimulatedTicks {
+			want = age
+		}
+		if sent != want || got != want {
+			t.Errorf("base %d ticks old: sender simulated %d ticks, receiver %d, want %d", age, sent, got, want)
+		}
+	}
+}

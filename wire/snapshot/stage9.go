@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/netphys/netphys/wire"
 )
@@ -19,6 +20,7 @@ type models struct {
 	ballistic   bitModel
 	pos         [buckets][3]signedModel  // [motion bucket][axis class]
 	rot         [buckets + 1]signedModel // [motion bucket or rotSwitched]
+	vel         [2]signedModel           // [vertical axis]
 }
 
 // rotSwitched selects the rotation residual model of a cube whose largest
@@ -48,35 +50,37 @@ func newModels() *models {
 }
 
 func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) error {
-	cfg := c.Config
+	cfg := c.stageConfig()
 	n := len(snap.Cubes)
 	cur, err := cfg.codingTarget(s, snap)
 	if err != nil {
 		return err
 	}
-	pr := predictor{bits: cfg.OrientationBits}
+	predictions := predictor{bits: cfg.OrientationBits}
 	keyframe := ref.Base == nil
 	if keyframe {
 		// No baseline: each cube is predicted from the two cubes before
 		// it, as if they were its Base and Prev one tick apart. The
 		// scene's cubes are laid out in order, so a resting grid costs a
 		// few bits per cube rather than stage 4's 80.
-		pr.base, pr.prev = make([]qcube, n), make([]qcube, n)
-		pr.num, pr.den = 1, 1
-	} else if pr.base, err = cfg.referenceInts(ref.Base); err != nil {
+		predictions.base, predictions.prev = make([]quantizedCube, n), make([]quantizedCube, n)
+		predictions.num, predictions.den = 1, 1
+	} else if predictions.base, err = cfg.referenceInts(ref.Base); err != nil {
 		return fmt.Errorf("snapshot: baseline: %w", err)
+	} else if ref.BaseAge > 0 && ref.BaseAge <= maxAge {
+		predictions.age = int64(ref.BaseAge)
 	}
 	if !keyframe && ref.Prev != nil && ref.BaseAge > 0 && ref.PrevAge > 0 && ref.BaseAge <= maxExtrapolation*ref.PrevAge && ref.BaseAge <= maxAge {
-		if pr.prev, err = cfg.referenceInts(ref.Prev); err != nil {
+		if predictions.prev, err = cfg.referenceInts(ref.Prev); err != nil {
 			return fmt.Errorf("snapshot: previous baseline: %w", err)
 		}
-		pr.num, pr.den = int64(ref.BaseAge), int64(ref.PrevAge)
-		pr.drop = cfg.ballisticDrop(pr.num, pr.den)
+		predictions.num, predictions.den = int64(ref.BaseAge), int64(ref.PrevAge)
+		predictions.drop = cfg.ballisticDrop(predictions.num, predictions.den)
 		if c.simulates(ref) {
 			if err := c.serializeInputs(s, snap, ref.BaseAge); err != nil {
 				return err
 			}
-			if pr.sim, err = c.simulate(snap.Inputs, ref, pr.base); err != nil {
+			if predictions.sim, err = c.simulate(snap.Inputs, ref, predictions.base); err != nil {
 				return err
 			}
 		}
@@ -85,12 +89,12 @@ func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) 
 	prevChanged := false
 	for i := range cur {
 		if keyframe && i > 0 {
-			pr.base[i], pr.prev[i] = cur[i-1], pr.base[i-1]
+			predictions.base[i], predictions.prev[i] = cur[i-1], predictions.base[i-1]
 		}
-		if err := c.serializePredictedCube(s, m, &pr, i, &cur[i], prevChanged); err != nil {
+		if err := c.serializePredictedCube(s, m, &predictions, i, &cur[i], prevChanged); err != nil {
 			return fmt.Errorf("snapshot: cube %d: %w", i, err)
 		}
-		prevChanged = cur[i] != pr.base[i]
+		prevChanged = cur[i] != predictions.base[i]
 	}
 	if s.Mode() == wire.Reading {
 		for i := range cur {
@@ -101,19 +105,20 @@ func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) 
 	return nil
 }
 
-func b2i(b bool) int {
+// boolIndex is 1 for true and 0 for false: a bool as a model index.
+func boolIndex(b bool) int {
 	if b {
 		return 1
 	}
 	return 0
 }
 
-func (c Codec) serializePredictedCube(s wire.Stream, m *models, pr *predictor, i int, q *qcube, prevChanged bool) error {
-	base := pr.base[i]
-	mv := b2i(pr.moving(i))
-	bi := b2i(base.interacting)
+func (c Codec) serializePredictedCube(s wire.Stream, m *models, predictions *predictor, i int, q *quantizedCube, prevChanged bool) error {
+	base := predictions.base[i]
+	moving := boolIndex(predictions.moving(i))
+	baseInteracting := boolIndex(base.interacting)
 	changed := *q != base
-	if err := m.changed[mv<<2|bi<<1|b2i(prevChanged)].code(s, &changed); err != nil {
+	if err := m.changed[moving<<2|baseInteracting<<1|boolIndex(prevChanged)].code(s, &changed); err != nil {
 		return err
 	}
 	if !changed {
@@ -121,23 +126,28 @@ func (c Codec) serializePredictedCube(s wire.Stream, m *models, pr *predictor, i
 		return nil
 	}
 	posChanged, rotChanged := q.pos != base.pos, q.rot != base.rot
-	if err := m.posChanged[mv].code(s, &posChanged); err != nil {
+	if err := m.posChanged[moving].code(s, &posChanged); err != nil {
 		return err
 	}
-	if err := m.rotChanged[b2i(pr.spinning(i))<<1|b2i(posChanged)].code(s, &rotChanged); err != nil {
+	if err := m.rotChanged[boolIndex(predictions.spinning(i))<<1|boolIndex(posChanged)].code(s, &rotChanged); err != nil {
 		return err
 	}
 	if !posChanged {
 		q.pos = base.pos
-	} else if err := c.serializePositionResidual(s, m, pr, i, &q.pos); err != nil {
+	} else if err := c.serializePositionResidual(s, m, predictions, i, &q.pos); err != nil {
 		return err
 	}
 	if !rotChanged {
 		q.rot = base.rot
-	} else if err := c.serializeRotationResidual(s, m, pr, i, &q.rot); err != nil {
+	} else if err := c.serializeRotationResidual(s, m, predictions, i, &q.rot); err != nil {
 		return err
 	}
-	if err := m.interacting[mv<<1|bi].code(s, &q.interacting); err != nil {
+	if c.stageConfig().sendsVelocity() {
+		if err := c.serializeVelocityResidual(s, m, predictions, i, q); err != nil {
+			return err
+		}
+	}
+	if err := m.interacting[moving<<1|baseInteracting].code(s, &q.interacting); err != nil {
 		return err
 	}
 	// Canonical form: what the flags say changed must have changed.
@@ -147,17 +157,17 @@ func (c Codec) serializePredictedCube(s wire.Stream, m *models, pr *predictor, i
 	return nil
 }
 
-func (c Codec) serializePositionResidual(s wire.Stream, m *models, pr *predictor, i int, pos *[3]int64) error {
+func (c Codec) serializePositionResidual(s wire.Stream, m *models, predictions *predictor, i int, pos *[3]int64) error {
 	top := c.Config.maxIndex()
-	pred := pr.position(i, top)
-	mv := bucket(displacement(pred, pr.base[i].pos), 8)
-	trend := [3]int64{pred[0] - pr.base[i].pos[0], pred[1] - pr.base[i].pos[1], pred[2] - pr.base[i].pos[2]}
+	pred := predictions.position(i, top)
+	motion := bucket(displacement(pred, predictions.base[i].pos), 8)
+	trend := [3]int64{pred[0] - predictions.base[i].pos[0], pred[1] - predictions.base[i].pos[1], pred[2] - predictions.base[i].pos[2]}
 	// Falling by the gravity drop that a straight line through two points
 	// of a parabola misses is right for a cube in free flight and wrong
 	// for one riding a pile or the katamari ball, which the height change
 	// alone cannot tell apart: the encoder says which guess is nearer.
-	flight := pr.sim == nil && pr.inFlight(i) && pr.drop > 0
-	straight, fall := pred[1], max(pred[1]-pr.drop, 0)
+	flight := predictions.sim == nil && predictions.inFlight(i) && predictions.drop > 0
+	straight, fall := pred[1], max(pred[1]-predictions.drop, 0)
 	nearer := func(y int64) bool { return max(y-fall, fall-y) < max(y-straight, straight-y) }
 	ballistic := flight && nearer(pos[1])
 	if flight {
@@ -173,11 +183,11 @@ func (c Codec) serializePositionResidual(s wire.Stream, m *models, pr *predictor
 		ctx := axisHorizontal // x and z share their models
 		if a == 1 {
 			ctx = axisGroundY
-			if pr.inFlight(i) {
+			if predictions.inFlight(i) {
 				ctx = axisFlightY
 			}
 		}
-		if err := m.pos[mv][ctx].code(s, &r, trend[a]); err != nil {
+		if err := m.pos[motion][ctx].code(s, &r, trend[a]); err != nil {
 			return err
 		}
 		pos[a] = pred[a] + r
@@ -192,22 +202,22 @@ func (c Codec) serializePositionResidual(s wire.Stream, m *models, pr *predictor
 	return nil
 }
 
-func (c Codec) serializeRotationResidual(s wire.Stream, m *models, pr *predictor, i int, rot *wire.SmallestThree) error {
+func (c Codec) serializeRotationResidual(s wire.Stream, m *models, predictions *predictor, i int, rot *wire.SmallestThree) error {
 	bits := c.Config.OrientationBits
-	base := pr.base[i].rot
-	pred := pr.rotation(i)
-	mv := b2i(pr.moving(i))
+	base := predictions.base[i].rot
+	pred := predictions.rotation(i)
+	moving := boolIndex(predictions.moving(i))
 	same := rot.Largest == pred.Largest
-	if err := m.sameLargest[mv].code(s, &same); err != nil {
+	if err := m.sameLargest[moving].code(s, &same); err != nil {
 		return err
 	}
-	mb := rotSwitched
+	rotModel := rotSwitched
 	var trend [3]int64 // predicted turn per component, where comparable
 	if same {
 		rot.Largest = pred.Largest
-		mb = 3
+		rotModel = 3
 		if pred.Largest == base.Largest {
-			mb = bucket(displacement(pred.C, base.C), 2)
+			rotModel = bucket(displacement(pred.C, base.C), 2)
 			for a := range trend {
 				trend[a] = int64(pred.C[a]) - int64(base.C[a])
 			}
@@ -226,7 +236,7 @@ func (c Codec) serializeRotationResidual(s wire.Stream, m *models, pr *predictor
 	k := int64(1)<<(bits-1) - 1
 	for a := range rot.C {
 		r := int64(rot.C[a]) - int64(pred.C[a])
-		if err := m.rot[mb].code(s, &r, trend[a]); err != nil {
+		if err := m.rot[rotModel].code(s, &r, trend[a]); err != nil {
 			return err
 		}
 		v := int64(pred.C[a]) + r
@@ -237,6 +247,36 @@ func (c Codec) serializeRotationResidual(s wire.Stream, m *models, pr *predictor
 	}
 	if !rot.Valid(bits) {
 		return fmt.Errorf("snapshot: orientation %+v: %w", *rot, wire.ErrInvalid)
+	}
+	return nil
+}
+
+// serializeVelocityResidual codes the velocity of a changed cube (when the
+// configuration sends velocities) as a residual from a prediction both
+// sides can make once the position is decoded: the mean velocity since
+// Base for a cube that moved, Base's velocity otherwise.
+func (c Codec) serializeVelocityResidual(s wire.Stream, m *models, predictions *predictor, i int, q *quantizedCube) error {
+	cfg := c.stageConfig()
+	base := &predictions.base[i]
+	pred := base.vel
+	if predictions.age > 0 && cfg.TickRate > 0 && q.pos != base.pos {
+		for a := range pred {
+			moved := float64(float64(q.pos[a]-base.pos[a]) * cfg.Position.Res)
+			mps := float64(moved*float64(cfg.TickRate)) / float64(predictions.age)
+			steps := float64(mps-cfg.Velocity.Min.Comp(a)) / cfg.Velocity.Res
+			top := float64(cfg.Velocity.Axis(a).Steps())
+			pred[a] = int64(math.Floor(max(0, min(top, steps)) + 0.5))
+		}
+	}
+	for a := range q.vel {
+		r := q.vel[a] - pred[a]
+		if err := m.vel[boolIndex(a == 1)].code(s, &r, 0); err != nil {
+			return err
+		}
+		q.vel[a] = pred[a] + r
+		if top := int64(cfg.Velocity.Axis(a).Steps()); q.vel[a] < 0 || q.vel[a] > top {
+			return fmt.Errorf("snapshot: velocity index %d outside [0, %d]: %w", q.vel[a], top, wire.ErrInvalid)
+		}
 	}
 	return nil
 }

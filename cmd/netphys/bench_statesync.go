@@ -1,0 +1,347 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/simmatch"
+	"github.com/netphys/netphys/netmodel/statesync"
+	"github.com/netphys/netphys/physics"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/transport/netsim"
+)
+
+func init() {
+	register(&command{
+		name:    "bench statesync",
+		summary: "state sync with distributed authority: host + 3 guests play the scripted VR match under four network conditions",
+		setup:   setupBenchStatesync,
+	})
+}
+
+// statesyncCondition is one row of the report.
+type statesyncCondition struct {
+	name string
+	c    netsim.Conditions
+}
+
+func statesyncConditions() []statesyncCondition {
+	return []statesyncCondition{
+		{"0 / 0", netsim.Conditions{}},
+		{"100 ms / 5 %", netsim.Conditions{Latency: 50 * time.Millisecond, Loss: 0.05}},
+		{"250 ms / 25 %", netsim.Conditions{Latency: 125 * time.Millisecond, Loss: 0.25}},
+		{"1 s / 50 % bursts", netsim.Conditions{Latency: 500 * time.Millisecond, Burst: netsim.BurstLoss(0.5, 10)}},
+	}
+}
+
+func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
+	kbps := fs.Int("kbps", 256, "packet budget each way per player, in kbps at 60 packets per second")
+	seconds := fs.Int("seconds", scene.VRMatchSeconds, "seconds of the scripted match to play (the script lasts 120)")
+	settle := fs.Int("settle", 30, "seconds to wait after play for every guest to hold the host's bits")
+	seed := fs.Uint64("seed", 1, "seed of the network simulator")
+	only := fs.String("condition", "", "run only the condition whose name starts with this (e.g. 250)")
+	return func(ctx context.Context, args []string) error {
+		var rows []statesyncRow
+		for _, c := range statesyncConditions() {
+			if *only != "" && !startsWith(c.name, *only) {
+				continue
+			}
+			slog.Info("bench statesync", "condition", c.name)
+			r, err := runStatesync(ctx, c, statesyncRun{kbps: *kbps, play: *seconds * 60, settle: *settle * 60, seed: *seed})
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			rows = append(rows, r)
+		}
+		printStatesync(os.Stdout, *kbps, rows)
+		return nil
+	}
+}
+
+func startsWith(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
+
+type statesyncRun struct {
+	kbps, play, settle int // kbps budget, ticks of play, ticks to settle
+	seed               uint64
+}
+
+// statesyncRow is what one condition measured.
+type statesyncRow struct {
+	name                    string
+	up, down, hostTotal     float64 // kbps: per guest (mean) and the host's sum both ways
+	errMoving, errRest      float64 // mean position error on guests, m
+	restToBits              []float64
+	converged               bool
+	convergedAfter          float64 // s after play stopped
+	restSpeed               float64 // max speed on guests of cubes resting on the host, m/s
+	towerSpeed              float64 // max speed on any machine of the cubes still standing in their towers, m/s
+	standing                int     // tower cubes nobody touched that never moved 5 cm on any machine
+	lost                    int
+	host, guests            statesync.Counters
+	pops                    float64 // per guest per minute
+	cpuPerTick              time.Duration
+	predictable, predicted  uint64
+	grabsWon, grabsLost     uint64
+	overruled, heldElsewhre uint64
+}
+
+// timedServer measures the host's CPU time.
+type timedServer struct {
+	*statesync.Host
+	spent time.Duration
+}
+
+func (t *timedServer) Receive(now time.Time, slot int, d []byte) error {
+	start := time.Now()
+	err := t.Host.Receive(now, slot, d)
+	t.spent += time.Since(start)
+	return err
+}
+
+func (t *timedServer) Update(now time.Time, send func(int, []byte)) error {
+	start := time.Now()
+	err := t.Host.Update(now, send)
+	t.spent += time.Since(start)
+	return err
+}
+
+// restEvent follows one cube from its rest on its authority's machine to
+// the same bits on every machine.
+type restEvent struct {
+	moving  bool
+	pending bool
+	since   int
+}
+
+func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (statesyncRow, error) {
+	row := statesyncRow{name: c.name}
+	vcfg := scene.DefaultVRConfig()
+	worlds := make([]*scene.VR, statesync.MaxPlayers)
+	bots := make([]*scene.VRBot, statesync.MaxPlayers)
+	for p := range worlds {
+		v, err := scene.NewVR(vcfg, statesync.Player(p), nil)
+		if err != nil {
+			return row, err
+		}
+		bots[p] = scene.NewVRBot(p, scene.VRMatch(v, p))
+		if worlds[p], err = scene.NewVR(vcfg, statesync.Player(p), bots[p]); err != nil {
+			return row, err
+		}
+	}
+	cfg := statesync.DefaultConfig()
+	cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
+	cfg.PacketBytes = statesync.BudgetFor(run.kbps, 60)
+	host, err := statesync.NewHost(cfg, worlds[0])
+	if err != nil {
+		return row, err
+	}
+	ts := &timedServer{Host: host}
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: run.seed, Conditions: c.c}}, ts)
+	if err != nil {
+		return row, err
+	}
+	nodes := []interface {
+		Authority(int) (statesync.Owner, statesync.Owner, statesync.Version)
+		Counters() statesync.Counters
+	}{host}
+	var guests []*statesync.Guest
+	for p := 1; p < statesync.MaxPlayers; p++ {
+		gcfg := cfg
+		gcfg.Player = statesync.Player(p)
+		g, err := statesync.NewGuest(gcfg, worlds[p], m.Now())
+		if err != nil {
+			return row, err
+		}
+		if _, err := m.Join(g); err != nil {
+			return row, err
+		}
+		guests = append(guests, g)
+		nodes = append(nodes, g)
+	}
+	cubes := worlds[0].Objects()
+	// standing: the cube is in one of the towers, has stayed within 5 cm of
+	// where the match started on every machine, and no machine ever gave
+	// anyone authority over it (nobody touched it).
+	standing := make([]bool, cubes)
+	start := make([]physics.BodyState, cubes)
+	for k := range vcfg.Towers {
+		for _, i := range worlds[0].Tower(k) {
+			standing[i] = true
+		}
+	}
+	for i := range start {
+		start[i] = worlds[0].Object(i)
+	}
+	standingSpeed := make([]float64, cubes) // fastest seen while standing
+	quantSpeed := func(s physics.BodyState) float64 {
+		v, _ := cfg.Spec.LinearVelocity.Quantize(cfg.Spec.LinearVelocity.Clamp(s.LinearVelocity))
+		return v.Length()
+	}
+	events := make([]restEvent, cubes)
+	restedFor := make([]int, cubes)
+	guestRest := make([][]bool, len(worlds)) // at rest on the guest in the last frame
+	for p := range guestRest {
+		guestRest[p] = make([]bool, cubes)
+	}
+	var errMoving, errRest float64
+	var nMoving, nRest int
+	frame := time.Second / 60
+	total := run.play + run.settle
+	for tick := 1; tick <= total; tick++ {
+		if err := ctx.Err(); err != nil {
+			return row, err
+		}
+		if err := m.Run(frame); err != nil {
+			return row, err
+		}
+		if tick%(10*60) == 0 {
+			slog.Info("bench statesync", "condition", c.name, "seconds", tick/60, "of", total/60)
+		}
+		same := true
+		for i := range cubes {
+			hs := worlds[0].Object(i)
+			auth, _, _ := host.Authority(i)
+			ap := 0
+			if pl, ok := auth.Player(); ok {
+				ap = int(pl)
+			}
+			identical := hs.AtRest
+			for p := 1; p < len(worlds); p++ {
+				gs := worlds[p].Object(i)
+				d := gs.Position.Sub(hs.Position).Length()
+				if hs.AtRest {
+					errRest += d
+					nRest++
+				} else {
+					errMoving += d
+					nMoving++
+				}
+				identical = identical && gs == hs
+				// Jitter: a cube resting on the host and on this guest,
+				// under nobody's authority, that moves on the guest.
+				if ga, gh, _ := nodes[p].Authority(i); hs.AtRest && restedFor[i] >= 60 && guestRest[p][i] &&
+					ga == statesync.Nobody && gh == statesync.Nobody {
+					// What the next step starts from: the quantized velocity.
+					row.restSpeed = max(row.restSpeed, quantSpeed(gs))
+				}
+				guestRest[p][i] = gs.AtRest
+			}
+			if hs.AtRest {
+				restedFor[i]++
+			} else {
+				restedFor[i] = 0
+			}
+			same = same && identical
+			for p := range worlds {
+				s := worlds[p].Object(i)
+				a, h, _ := nodes[p].Authority(i)
+				if standing[i] && (s.Position.Sub(start[i].Position).Length() > 0.05 || a != statesync.Nobody || h != statesync.Nobody) {
+					standing[i] = false
+				}
+			}
+			if standing[i] {
+				for p := range worlds {
+					standingSpeed[i] = max(standingSpeed[i], quantSpeed(worlds[p].Object(i)))
+				}
+			}
+			e := &events[i]
+			onAuthority := worlds[ap].Object(i)
+			switch {
+			case !onAuthority.AtRest:
+				e.moving, e.pending = true, false
+			case e.moving && !e.pending:
+				e.moving, e.pending, e.since = false, true, tick
+			}
+			if e.pending && identical {
+				row.restToBits = append(row.restToBits, float64(tick-e.since)/60)
+				e.pending = false
+			}
+		}
+		if tick > run.play && same && !row.converged {
+			row.converged, row.convergedAfter = true, float64(tick-run.play)/60
+			break
+		}
+	}
+	for i := range cubes {
+		if p := worlds[0].Object(i).Position; p.Y < -1 || p.Length() > 200 {
+			row.lost++
+		}
+		if standing[i] {
+			row.standing++
+			row.towerSpeed = max(row.towerSpeed, standingSpeed[i])
+		}
+	}
+	if nMoving > 0 {
+		row.errMoving = errMoving / float64(nMoving)
+	}
+	if nRest > 0 {
+		row.errRest = errRest / float64(nRest)
+	}
+	el := m.Elapsed()
+	for slot := range guests {
+		tr := m.Traffic(slot)
+		row.up += tr.UpKbps(el) / float64(len(guests))
+		row.down += tr.DownKbps(el) / float64(len(guests))
+		row.hostTotal += tr.UpKbps(el) + tr.DownKbps(el)
+	}
+	row.host = host.Counters()
+	for _, g := range guests {
+		gc := g.Counters()
+		row.pops += float64(gc.Pops)
+		row.overruled += gc.Overruled
+		row.grabsLost += gc.GrabsLost
+		row.predictable += gc.Predictable
+		row.predicted += gc.Predicted
+	}
+	row.pops /= float64(len(guests)) * el.Minutes()
+	row.predictable += row.host.Predictable
+	row.predicted += row.host.Predicted
+	row.cpuPerTick = ts.spent / time.Duration(max(row.host.Steps, 1))
+	return row, nil
+}
+
+// percentile returns the p-quantile (0-1) of xs, sorted in place.
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	return xs[min(len(xs)-1, int(float64(p*float64(len(xs)))))]
+}
+
+func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
+	fmt.Fprintf(w, "netphys bench statesync: host + 3 guests, scripted VR match, budget %d kbps per player each way (%d-byte packets at 60/s)\n\n",
+		kbps, statesync.BudgetFor(kbps, 60))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tpops/min\thost µs/tick\t")
+	for _, r := range rows {
+		conv := "no"
+		if r.converged {
+			conv = fmt.Sprintf("yes, %.1f s", r.convergedAfter)
+		}
+		hit := 0.0
+		if r.predictable > 0 {
+			hit = 100 * float64(r.predicted) / float64(r.predictable)
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%.1f %%\t%.1f\t%.0f\t\n",
+			r.name, r.up, r.down, r.hostTotal, 100*r.errMoving, 1000*r.errRest,
+			percentile(r.restToBits, 0.5), percentile(r.restToBits, 0.95), percentile(r.restToBits, 1),
+			conv, r.standing, r.towerSpeed, r.restSpeed, r.lost,
+			fmt.Sprintf("grabs %d won %d lost, %d overruled, %d stale", r.host.GrabsWon, r.host.GrabsLost+r.grabsLost, r.overruled, r.host.Stale),
+			hit, r.pops, float64(r.cpuPerTick.Microseconds()))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nerr: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
+	fmt.Fprintln(w, "its authority's machine to the same bits on every machine; converged: every guest holds the host's bits after play stops;")
+	fmt.Fprintln(w, "standing: tower cubes nobody ever had authority over on any machine and that never moved 5 cm; tower speed: fastest any")
+	fmt.Fprintln(w, "machine ever moved one of them")
+	fmt.Fprintln(w, "(quantized velocity, what the next step starts from; must be 0: towers never jitter);")
+	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s); lost: cubes off the table.")
+}

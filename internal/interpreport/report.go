@@ -1,0 +1,372 @@
+package interpreport
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/netmodel/interp"
+	"github.com/netphys/netphys/netmodel/simmatch"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/wire"
+	"github.com/netphys/netphys/wire/snapshot"
+)
+
+// Condition is one network condition of the table, each way.
+type Condition struct {
+	Name string
+	netsim.Conditions
+}
+
+// Mode is one way a client draws.
+type Mode struct {
+	Name          string
+	Interpolation interp.Interpolation
+	Extrapolate   bool
+	Buffering     interp.Buffering
+	SentVelocity  bool
+}
+
+// Config sets up a report run.
+type Config struct {
+	Seconds    float64 // of the scripted minute, from its start
+	Warmup     float64 // seconds before the figures count: the delay estimate settles
+	Seed       uint64
+	Rates      []int // snapshots per second
+	Modes      []Mode
+	Conditions []Condition
+	// Anchors are extra clients at AnchorRate under every condition: the
+	// article's and Mirror's buffering.
+	Anchors    []Mode
+	AnchorRate int
+	// VelocityRates are the rates at which a server whose codec sends
+	// velocities (Velocity) feeds Hermite clients that use them, under
+	// VelocityCondition (an index into Conditions): what sent velocities
+	// cost and buy against the derived ones.
+	VelocityRates     []int
+	VelocityCondition int
+	Velocity          wire.Bounds
+	// Model is the model's configuration; PPS, Interpolation,
+	// Extrapolate and Buffering are set per row.
+	Model interp.Config
+}
+
+// DefaultConfig is the table: {10, 30, 60} pps × {linear,
+// Hermite, Hermite + extrapolation} × {50 ms RTT / 0 %, 100 ms / 5 % with
+// 10 ms jitter, 250 ms / 25 %}, over the first 20 s of the scripted
+// minute (walk, katamari, blast), and the two anchors' buffering at
+// 30 pps, 100 ms / 5 %.
+func DefaultConfig() Config {
+	return Config{
+		Seconds: 20, Warmup: 3, Seed: 1,
+		Rates: []int{10, 30, 60},
+		Modes: []Mode{
+			{Name: "linear", Interpolation: interp.Linear},
+			{Name: "hermite", Interpolation: interp.Hermite},
+			{Name: "hermite+extrap", Interpolation: interp.Hermite, Extrapolate: true},
+		},
+		Conditions: []Condition{
+			{"50ms/0%", netsim.Conditions{Latency: 25 * time.Millisecond}},
+			{"100ms/5%/10ms", netsim.Conditions{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05}},
+			{"250ms/25%", netsim.Conditions{Latency: 125 * time.Millisecond, Loss: 0.25}},
+		},
+		Anchors: []Mode{
+			{Name: "hermite, article's fixed delay", Interpolation: interp.Hermite, Buffering: interp.Fixed},
+			{Name: "hermite, Mirror's buffer", Interpolation: interp.Hermite, Buffering: interp.Mirror},
+		},
+		AnchorRate:    30,
+		VelocityRates: []int{10, 30}, VelocityCondition: 1,
+		Velocity: snapshot.VelocityBounds(32, 1.0/32),
+		Model:    interp.DefaultConfig(),
+	}
+}
+
+// Row is one line of the table.
+type Row struct {
+	PPS       int
+	Mode      string
+	Condition string
+	// DelayMean and DelayP95: the render delay the model adds, the time
+	// shown behind the server's minus the network's one-way latency.
+	DelayMean, DelayP95 time.Duration
+	DryPercent          float64 // rendered frames with no snapshot after the render time
+	// Visual error of the moving cubes against the server's real state
+	// at the time shown, m.
+	ErrMean, ErrP95, ErrMax float64
+	// Penetration: how much nearer the player's centre than in the
+	// server's real state at the time shown a cube touching the player
+	// is drawn, m: the deepest per frame, its mean over the frames with a
+	// cube at the player, and the deepest of all.
+	PenMean, PenMax float64
+	DownKbps        float64 // per client, UDP/IPv4 and netcode overhead included
+	UpKbps          float64
+	EncodeMicros    float64 // server CPU in Update per client per snapshot
+}
+
+// Result is the table and the server's own penetration for reference.
+type Result struct {
+	Rows              []Row
+	Anchors           []Row
+	Velocity          []Row   // Hermite with sent velocities
+	EncodingsPerPkt   float64 // bodies coded per packet sent: what sharing saves
+	Seconds, Warmup   float64
+	AnchorsRate       int
+	VelocityCondition string
+}
+
+// client is one measured client.
+type client struct {
+	mode  Mode
+	c     *interp.Client
+	slot  int
+	lat   time.Duration
+	stats *stats
+	dry   uint64
+}
+
+// match is one server at one rate under one condition.
+type match struct {
+	pps  int
+	cond Condition
+	m    *simmatch.Match
+	srv  *timedServer
+	cl   []*client
+}
+
+// timedServer measures the wall time of the server's Updates: the
+// encoding (the game's Step and Capture are copies here).
+type timedServer struct {
+	*interp.Server
+	spent time.Duration
+}
+
+func (s *timedServer) Update(now time.Time, send func(int, []byte)) error {
+	t := time.Now()
+	err := s.Server.Update(now, send)
+	s.spent += time.Since(t)
+	return err
+}
+
+var _ netmodel.Server = (*timedServer)(nil)
+
+// Run plays the script once and measures every row on it. progress, if
+// set, is called every simulated second.
+func Run(cfg Config, progress func(second, total int)) (*Result, error) {
+	sc, err := scene.New(scene.Cubes900, scene.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	objects := len(sc.Cubes) + 1
+	game := &sharedGame{cubes: make([]snapshot.Cube, objects)}
+	hist := newHistory(512, objects)
+	sc.Capture(game.cubes)
+	hist.put(0, sc)
+
+	var matches []*match
+	var anchors, sentVel []*client
+	for _, pps := range cfg.VelocityRates {
+		if cfg.VelocityCondition < 0 || cfg.VelocityCondition >= len(cfg.Conditions) {
+			break
+		}
+		vc := cfg
+		vc.Model.Codec.Config.Velocity = cfg.Velocity
+		mt, err := newMatch(vc, pps, cfg.Conditions[cfg.VelocityCondition], game, objects)
+		if err != nil {
+			return nil, err
+		}
+		cl, err := mt.join(vc, Mode{Name: "hermite, sent velocity", Interpolation: interp.Hermite, SentVelocity: true}, objects)
+		if err != nil {
+			return nil, err
+		}
+		sentVel = append(sentVel, cl)
+		matches = append(matches, mt)
+	}
+	for _, pps := range cfg.Rates {
+		for _, cond := range cfg.Conditions {
+			mt, err := newMatch(cfg, pps, cond, game, objects)
+			if err != nil {
+				return nil, err
+			}
+			modes := cfg.Modes
+			if pps == cfg.AnchorRate {
+				modes = append(append([]Mode(nil), modes...), cfg.Anchors...)
+			}
+			for i, mode := range modes {
+				cl, err := mt.join(cfg, mode, objects)
+				if err != nil {
+					return nil, err
+				}
+				if i >= len(cfg.Modes) {
+					anchors = append(anchors, cl)
+				}
+			}
+			matches = append(matches, mt)
+		}
+	}
+
+	model := cfg.Model
+	ticks := int64(cfg.Seconds * float64(model.TickRate))
+	warm := int64(cfg.Warmup * float64(model.TickRate))
+	for tick := int64(1); tick <= ticks; tick++ {
+		in := scene.PlayMinute.At(int(tick - 1))
+		sc.Step(in)
+		game.input = uint32(in.Bits())
+		sc.Capture(game.cubes)
+		hist.put(tick, sc)
+		for _, mt := range matches {
+			if err := mt.m.Run(model.TickInterval); err != nil {
+				return nil, fmt.Errorf("%d pps, %s: %w", mt.pps, mt.cond.Name, err)
+			}
+			if tick <= warm {
+				for _, cl := range mt.cl {
+					cl.dry = cl.c.Counters().Dry
+				}
+				continue
+			}
+			for _, cl := range mt.cl {
+				cl.measure(mt.m, hist, model.TickRate)
+			}
+		}
+		if progress != nil && tick%int64(model.TickRate) == 0 {
+			progress(int(tick)/model.TickRate, int(ticks)/model.TickRate)
+		}
+	}
+
+	res := &Result{Seconds: cfg.Seconds, Warmup: cfg.Warmup, AnchorsRate: cfg.AnchorRate}
+	if cfg.VelocityCondition >= 0 && cfg.VelocityCondition < len(cfg.Conditions) {
+		res.VelocityCondition = cfg.Conditions[cfg.VelocityCondition].Name
+	}
+	var enc, pkts uint64
+	for _, mt := range matches {
+		k := mt.srv.EncoderCounters()
+		enc, pkts = enc+k.Encodings, pkts+k.Packets
+		for _, cl := range mt.cl {
+			row := cl.row(mt, cfg)
+			switch {
+			case slices.Contains(anchors, cl):
+				res.Anchors = append(res.Anchors, row)
+			case slices.Contains(sentVel, cl):
+				res.Velocity = append(res.Velocity, row)
+			default:
+				res.Rows = append(res.Rows, row)
+			}
+		}
+	}
+	res.EncodingsPerPkt = float64(enc) / math.Max(1, float64(pkts))
+	return res, nil
+}
+
+func newMatch(cfg Config, pps int, cond Condition, game interp.Game, objects int) (*match, error) {
+	mc := cfg.Model
+	mc.PPS = pps
+	srv, err := interp.NewServer(mc, game, simmatch.Epoch)
+	if err != nil {
+		return nil, err
+	}
+	ts := &timedServer{Server: srv}
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: cfg.Seed, Conditions: cond.Conditions}, Frame: mc.TickInterval}, ts)
+	if err != nil {
+		return nil, err
+	}
+	return &match{pps: pps, cond: cond, m: m, srv: ts}, nil
+}
+
+func (mt *match) join(cfg Config, mode Mode, objects int) (*client, error) {
+	mc := cfg.Model
+	mc.PPS = mt.pps
+	mc.Interpolation, mc.Extrapolate, mc.Buffering, mc.SentVelocity = mode.Interpolation, mode.Extrapolate, mode.Buffering, mode.SentVelocity
+	c, err := interp.NewClient(mc, objects, simmatch.Epoch)
+	if err != nil {
+		return nil, err
+	}
+	slot, err := mt.m.Join(c)
+	if err != nil {
+		return nil, err
+	}
+	cl := &client{mode: mode, c: c, slot: slot, lat: mt.cond.Latency, stats: newStats()}
+	mt.cl = append(mt.cl, cl)
+	return cl, nil
+}
+
+// measure compares the client's frame with the real state at the time it
+// shows.
+func (cl *client) measure(m *simmatch.Match, hist *history, rate int) {
+	view, r, ok := cl.c.View()
+	k := cl.c.Counters()
+	dry := k.Dry != cl.dry
+	cl.dry = k.Dry
+	if !ok {
+		return
+	}
+	s := cl.stats
+	s.frames++
+	if dry {
+		s.dryFrames++
+	}
+	shown := time.Duration(r / float64(rate) * float64(time.Second))
+	s.delay(m.Elapsed() - shown - cl.lat)
+	t0 := int64(math.Floor(r))
+	a, b := hist.at(t0), hist.at(t0+1)
+	if a == nil || b == nil {
+		return
+	}
+	u := r - float64(t0)
+	player := trueAt(&a[0], &b[0], u).Position
+	near := false
+	deepest := 0.0
+	for i := range view {
+		pa, pb := a[i].Position, b[i].Position
+		if pa != pb { // resting cubes do not count
+			s.err(view[i].Position.Sub(pa.Lerp(pb, u)).Length())
+		}
+		if i == 0 {
+			continue
+		}
+		// A cube in contact with the player: how much nearer its centre
+		// than in the real state it is drawn. Linear interpolation cuts
+		// the chord of a cube moving around the player.
+		dist := pa.Lerp(pb, u).Sub(player).Length()
+		if dist > contactDistance {
+			continue
+		}
+		near = true
+		drawn := view[i].Position.Sub(view[0].Position).Length()
+		deepest = max(deepest, dist-drawn)
+	}
+	if near {
+		s.pen(deepest)
+	}
+}
+
+// contactDistance is the largest centre distance at which a cube (1 m)
+// can touch the player (1.5 m): the half diagonals added.
+var contactDistance = (0.5 + 0.75) * 1.7320508075688772
+
+// trueAt returns the real state between two ticks.
+func trueAt(a, b *snapshot.Cube, u float64) snapshot.Cube {
+	q := b.Orientation
+	if a.Orientation.Dot(q) < 0 {
+		q = q.Neg()
+	}
+	return snapshot.Cube{Position: a.Position.Lerp(b.Position, u), Orientation: a.Orientation.Nlerp(q, u)}
+}
+
+func (cl *client) row(mt *match, cfg Config) Row {
+	s := cl.stats
+	tr := mt.m.Traffic(cl.slot)
+	secs := mt.m.Elapsed()
+	snaps := mt.srv.Counters().Snapshots
+	clients := uint64(len(mt.cl))
+	return Row{
+		PPS: mt.pps, Mode: cl.mode.Name, Condition: mt.cond.Name,
+		DelayMean: s.delayMean(), DelayP95: s.delayQuantile(0.95),
+		DryPercent: 100 * float64(s.dryFrames) / math.Max(1, float64(s.frames)),
+		ErrMean:    s.errMean(), ErrP95: s.errQuantile(0.95), ErrMax: s.errMax,
+		PenMean: s.penMean(), PenMax: s.penMax,
+		DownKbps: tr.DownKbps(secs), UpKbps: tr.UpKbps(secs),
+		EncodeMicros: float64(mt.srv.spent.Microseconds()) / math.Max(1, float64(snaps*clients)),
+	}
+}

@@ -1,0 +1,203 @@
+package match
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/statesync"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/vecmath"
+	"github.com/netphys/netphys/viewer"
+)
+
+// Statesync registers state synchronization with distributed authority
+// (package netmodel/statesync) over the VR world (scene.VR). The host is
+// the VR table's player 0, played by its bot; each --players client is a
+// guest (at most three), so `--players 3` is the sample's table of four.
+// Cubes under a player's authority are drawn red, the avatars' heads and
+// hands as small blue cubes.
+func init() {
+	Register(&Model{
+		Name:    "statesync",
+		Summary: "state sync with distributed authority: the VR sample, a host (a bot) and up to 3 guests",
+		Flags:   statesyncFlags,
+	})
+}
+
+func statesyncFlags(fs *flag.FlagSet) func() (Sides, error) {
+	kbps := fs.Int("statesync-kbps", 256, "statesync: packet budget each way per player, in kbps at 60 packets per second")
+	return func() (Sides, error) {
+		cfg := statesync.DefaultConfig()
+		cfg.PacketBytes = statesync.BudgetFor(*kbps, 60)
+		vcfg := scene.DefaultVRConfig()
+		cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
+		return Sides{
+			NewHost: func(s Setup) (Host, error) {
+				world, err := scene.NewVR(vcfg, 0, nil)
+				if err != nil {
+					return nil, err
+				}
+				world, err = scene.NewVR(vcfg, 0, scene.NewVRBot(0, scene.VRMatch(world, 0)))
+				if err != nil {
+					return nil, err
+				}
+				h, err := statesync.NewHost(cfg, world)
+				if err != nil {
+					return nil, err
+				}
+				return &statesyncHost{Host: h, world: world}, nil
+			},
+			NewPlayer: func(s PlayerSetup) (Player, error) { return newStatesyncPlayer(cfg, vcfg, s) },
+		}, nil
+	}
+}
+
+// statesyncNode is what the views and figures read of a host or guest.
+type statesyncNode interface {
+	Authority(i int) (auth, holder statesync.Owner, ver statesync.Version)
+	Render(i int) vecmath.Transform
+	Counters() statesync.Counters
+	Tick() statesync.Tick
+}
+
+// vrView draws one machine's world: the cubes where it renders them
+// (smoothed), red under a player's authority, then the avatars, player me
+// last so that the page's camera follows it.
+func vrView(name string, w *scene.VR, n statesyncNode, me int, dst []viewer.Cube) viewer.View {
+	cubes := dst[:0]
+	half := float32(w.Config().CubeSize / 2)
+	for i := range w.Cubes {
+		pose := n.Render(i)
+		auth, holder, _ := n.Authority(i)
+		cubes = append(cubes, viewer.Cube{
+			ID:          uint32(i),
+			Position:    vec32(pose.Pos),
+			Rotation:    [4]float32{float32(pose.Rot.X), float32(pose.Rot.Y), float32(pose.Rot.Z), float32(pose.Rot.W)},
+			HalfExtents: [3]float32{half, half, half},
+			Interacting: auth != statesync.Nobody || holder != statesync.Nobody,
+			AtRest:      w.Object(i).AtRest,
+		})
+	}
+	for k := range scene.VRPlayers {
+		p := (me + 1 + k) % scene.VRPlayers
+		if !w.Present(p) {
+			continue
+		}
+		a := w.Avatar(statesync.Player(p))
+		for part, t := range []vecmath.Transform{a.Hands[0], a.Hands[1], a.Head} {
+			r := float32(w.Config().HandRadius)
+			if part == 2 {
+				r = float32(w.Config().HeadRadius)
+			}
+			cubes = append(cubes, viewer.Cube{
+				ID:       uint32(len(w.Cubes) + 3*p + part),
+				Position: vec32(t.Pos), Rotation: [4]float32{0, 0, 0, 1},
+				HalfExtents: [3]float32{r, r, r}, Player: true,
+			})
+		}
+	}
+	return viewer.View{Name: name, Cubes: cubes}
+}
+
+func vec32(v vecmath.Vec3) [3]float32 { return [3]float32{float32(v.X), float32(v.Y), float32(v.Z)} }
+
+func statesyncFigures(n statesyncNode, dst []viewer.Figure) []viewer.Figure {
+	c := n.Counters()
+	hit := 0.0
+	if c.Predictable > 0 {
+		hit = 100 * float64(c.Predicted) / float64(c.Predictable)
+	}
+	return append(dst,
+		viewer.Figure{Name: "tick", Value: float64(n.Tick())},
+		viewer.Figure{Name: "corrections", Value: float64(c.Corrections)},
+		viewer.Figure{Name: "pops", Value: float64(c.Pops)},
+		viewer.Figure{Name: "prediction", Value: hit, Unit: "%"},
+	)
+}
+
+func statesyncSummary(n statesyncNode, dst []Line) []Line {
+	c := n.Counters()
+	return append(dst,
+		Line{"ticks", fmt.Sprint(n.Tick())},
+		Line{"packets", fmt.Sprintf("%d sent, %d received, %d malformed", c.PacketsSent, c.PacketsReceived, c.Malformed)},
+		Line{"claims", fmt.Sprintf("%d accepted, %d stale, %d forged, %d on held cubes", c.Accepted, c.Stale, c.Forged, c.HeldElsewhere)},
+		Line{"grabs", fmt.Sprintf("%d won, %d lost", c.GrabsWon, c.GrabsLost)},
+		Line{"authority", fmt.Sprintf("%d overruled, %d rests confirmed, %d returned by leaves", c.Overruled, c.Confirmed, c.Returned)},
+		Line{"prediction", fmt.Sprintf("%d of %d moving cubes predicted exactly", c.Predicted, c.Predictable)},
+		Line{"corrections", fmt.Sprintf("%d, %d pops over %g cm", c.Corrections, c.Pops, 100*statesync.PopDistance)},
+	)
+}
+
+// statesyncHost is the host: player 0 of the table, played by its bot.
+type statesyncHost struct {
+	*statesync.Host
+	world *scene.VR
+	cubes []viewer.Cube
+}
+
+func (h *statesyncHost) Views(dst []viewer.View) []viewer.View {
+	v := vrView("host", h.world, h.Host, 0, h.cubes)
+	h.cubes = v.Cubes
+	return append(dst, v)
+}
+
+func (h *statesyncHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
+	return statesyncFigures(h.Host, dst)
+}
+
+func (h *statesyncHost) Summary(_ time.Time, dst []Line) []Line { return statesyncSummary(h.Host, dst) }
+
+// statesyncPlayer is a guest: netcode slot s is VR player s+1.
+type statesyncPlayer struct {
+	*statesync.Guest
+	world *scene.VR
+	me    int
+	ticks int
+	cubes []viewer.Cube
+}
+
+func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s PlayerSetup) (Player, error) {
+	me := s.Slot + 1
+	if me >= scene.VRPlayers {
+		return nil, fmt.Errorf("statesync: slot %d: the VR table seats the host and %d guests", s.Slot, scene.VRPlayers-1)
+	}
+	var ctl scene.VRController
+	if _, bot := s.Controls.(*Bot); bot {
+		layout, err := scene.NewVR(vcfg, statesync.Player(me), nil)
+		if err != nil {
+			return nil, err
+		}
+		ctl = scene.NewVRBot(me, scene.VRMatch(layout, me))
+	} else {
+		tick := 0
+		ctl = scene.NewVRKeys(me, func() scene.Input { tick++; return s.Controls.Input(me, tick) })
+	}
+	world, err := scene.NewVR(vcfg, statesync.Player(me), ctl)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Player = statesync.Player(me)
+	g, err := statesync.NewGuest(cfg, world, s.Now)
+	if err != nil {
+		return nil, err
+	}
+	return &statesyncPlayer{Guest: g, world: world, me: me, ticks: s.Ticks}, nil
+}
+
+func (p *statesyncPlayer) Views(dst []viewer.View) []viewer.View {
+	v := vrView(fmt.Sprintf("guest %d", p.me), p.world, p.Guest, p.me, p.cubes)
+	p.cubes = v.Cubes
+	return append(dst, v)
+}
+
+func (p *statesyncPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
+	return statesyncFigures(p.Guest, dst)
+}
+
+func (p *statesyncPlayer) Summary(_ time.Time, dst []Line) []Line {
+	return statesyncSummary(p.Guest, dst)
+}
+
+// Done: the guest has simulated the ticks it was asked to play.
+func (p *statesyncPlayer) Done() bool { return p.ticks > 0 && int(p.Tick()) >= p.ticks }

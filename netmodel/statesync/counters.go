@@ -1,0 +1,42 @@
+package statesync
+
+// Counters are what a host or a guest counts. Claims are a guest's
+// updates and grabs as the host judges them; a guest counts what the host
+// overruled.
+type Counters struct {
+	Steps           uint64
+	PacketsSent     uint64
+	PacketsReceived uint64
+	// Malformed counts packets that failed to decode or came from a seat
+	// the packet denies; none of their content was applied.
+	Malformed uint64
+	// Accepted counts guest updates the host applied; Stale those it
+	// dropped because its own claims were as new or newer (lost races,
+	// updates sent before the guest heard of a newer claim).
+	Accepted, Stale uint64
+	// Forged counts claims the host rejected as impossible from an honest
+	// guest: authority for another player, sequences far ahead, states
+	// outside the arena.
+	Forged uint64
+	// HeldElsewhere counts guest claims on an object another player holds.
+	HeldElsewhere uint64
+	// GrabsWon and GrabsLost count, on the host, grab claims accepted and
+	// refused; on a guest, GrabsLost counts its own grabs the host gave
+	// to another player.
+	GrabsWon, GrabsLost uint64
+	// Overruled counts, on a guest, objects under its authority that the
+	// host's newer claims took back.
+	Overruled uint64
+	// Confirmed counts returns of authority to the default after rest: on
+	// the host the confirmations it gave, on a guest those it received.
+	Confirmed uint64
+	// Returned counts objects whose authority or holder went back to the
+	// host when a guest left.
+	Returned uint64
+	// Predictable counts moving objects coded against a moving baseline,
+	// Predicted those the ballistic prediction matched bit for bit.
+	Predictable, Predicted uint64
+	// Corrections counts network states applied to objects, Pops those
+	// that moved an object by more than PopDistance.
+	Corrections, Pops uint64
+}

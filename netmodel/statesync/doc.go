@@ -1,0 +1,79 @@
+// Package statesync is the network model of the VR networked-physics
+// sample: state synchronization with distributed authority. A host and up
+// to three guests each simulate the whole world; a player who interacts
+// with an object takes authority over it and simulates it with no
+// latency, sending its state to the others; stacks at rest stand still on
+// every machine because every machine quantizes every object before every
+// step exactly as the network does; and the final resting state reaches
+// everyone, even under heavy loss, because a guest keeps authority over
+// what it moved until the host confirms the rest.
+//
+// Host implements netmodel.Server and Guest netmodel.Client. Each wraps a
+// Game, the small interface the model needs from a world (objects' states,
+// avatars, contacts, a step in which the local player acts); package scene
+// implements it for the VR cube world (scene.VR), and the tests plug in a
+// toy game of their own.
+//
+//	host, _ := statesync.NewHost(cfg, world)   // cfg.Player == 0
+//	guest, _ := statesync.NewGuest(gcfg, world2, now) // gcfg.Player == slot+1
+//	host.Join(now, slot)
+//	every frame: Receive what arrived, then Update(now, send)
+//
+// Update runs the fixed steps due by now (at most MaxStepsPerUpdate) and
+// sends one packet per peer; a guest's packets go only to the host, which
+// relays.
+//
+// # Authority and ownership
+//
+// Every object has an authority (Nobody, the default that the host
+// simulates, or a player), a holder (Nobody or a player) and a Version of
+// two 16-bit sequences that travel with every update: Own increments on
+// every grab, Auth when a player takes authority and when an object under
+// a player's authority comes to rest. Versions compare by Own first,
+// because holding beats touching.
+//
+//   - A player takes authority over what its avatar touches, unless
+//     someone holds it, and a moving object under its authority takes the
+//     default-authority objects it touches (a thrown cube takes the tower
+//     it hits). Objects under another player's authority are not taken by
+//     contact between objects, so two machines never fight over a pile.
+//   - A player grabs only what nobody holds as far as its machine knows;
+//     the grab takes ownership and authority. A held object travels inside
+//     its holder's avatar (id, pose in the hand, version) and is left out
+//     of the object updates (priority -1); when it is released it stays
+//     under the thrower's authority with a high priority, and the holder
+//     is cleared on every machine when regular updates for it resume.
+//   - An object under a player's authority that comes to rest returns to
+//     the default: on the host at once; on a guest the guest bumps Auth,
+//     keeps authority and sends the rest state until the host, having
+//     applied it, answers with the same version and authority Nobody.
+//   - The host judges every guest claim: it applies an update whose
+//     version is newer than its own, or as new from the player it already
+//     gives authority to; it grants a hold when nobody else holds the
+//     object and the claim is newer. Claims for another player, with
+//     sequences more than MaxSequenceLead ahead, or with states outside the
+//     arena are counted as forged; claims on an object another player holds
+//     are counted apart; nothing of either is applied.
+//   - A guest applies a host update that is newer than what it knows, or
+//     as new but naming another authority (the host decided a race, or
+//     confirmed a rest) — also for objects it thinks it owns, letting go
+//     of them — and, as new and naming the same authority, when that
+//     authority is not the guest itself (plain synchronization).
+//   - When a guest leaves, everything it had authority over or held
+//     returns to the host with a newer version.
+//
+// # Bandwidth
+//
+// Each packet is filled by a priority accumulator up to Config.PacketBytes
+// (BudgetFor converts kbps), measured with the same Serialize that writes.
+// Updates are delta coded against per-object baselines learnt from packet
+// acks (baseline.go): a "not changed" bit, small offsets, and a ballistic
+// prediction in fixed point with a "perfect prediction" bit (predict.go).
+//
+// # Avatars and smoothing
+//
+// Remote avatars are played back through a jitter buffer, Config.JitterDelay
+// behind the newest sample and interpolated at each step; corrections of
+// objects are hidden by a smoother that Render applies (the simulation is
+// never smoothed).
+package statesync

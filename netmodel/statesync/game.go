@@ -1,0 +1,79 @@
+package statesync
+
+import (
+	"github.com/netphys/netphys/physics"
+	"github.com/netphys/netphys/vecmath"
+)
+
+// Player numbers the players of a match: 0 is the host, 1 to 3 the guests
+// (netcode slot + 1).
+type Player uint8
+
+// MaxPlayers is the host and three guests, the VR sample's table.
+const MaxPlayers = 4
+
+// Owner names who has authority over an object, or holds it: Nobody (the
+// default authority, simulated by the host, white in the viewer) or a
+// player.
+type Owner uint8
+
+// Nobody is the default authority and the holder of an object nobody holds.
+const Nobody Owner = 0
+
+// OwnerOf returns the Owner value of player p.
+func OwnerOf(p Player) Owner { return Owner(p) + 1 }
+
+// Player returns the player o names; false for Nobody.
+func (o Owner) Player() (Player, bool) { return Player(o - 1), o != Nobody }
+
+// Held is what one hand of an avatar holds: an object, placed in the
+// hand's frame.
+type Held struct {
+	Holding  bool
+	Object   int
+	Relative vecmath.Transform // the object's pose in the hand's frame
+}
+
+// Avatar is a player's body in the world: a head and two hands, each a
+// pose, and what the hands hold.
+type Avatar struct {
+	Head  vecmath.Transform
+	Hands [2]vecmath.Transform
+	Held  [2]Held
+}
+
+// Game is what the model needs from a world to share it: every machine
+// runs its own copy, the model quantizes and corrects its objects, poses
+// the remote players' avatars and reads the local one.
+//
+// Objects are numbered 0 to Objects()-1 and never change. The local player
+// acts inside Step (a human's controllers or a bot), grabbing only what
+// the model allows; everything else about the player is read back from
+// Avatar.
+type Game interface {
+	// Objects is the number of synchronized objects.
+	Objects() int
+	// Object returns object i's state.
+	Object(i int) physics.BodyState
+	// SetObject overwrites object i's state. A state with AtRest and zero
+	// velocities must put the object to rest without waking its
+	// neighbours (physics.World.SetState does).
+	SetObject(i int, s physics.BodyState) error
+	// Avatar returns player p's avatar as this machine sees it.
+	Avatar(p Player) Avatar
+	// SetAvatar poses remote player p's avatar for the next Step, with the
+	// objects its hands hold attached.
+	SetAvatar(p Player, a Avatar)
+	// ClearAvatar removes remote player p's avatar from the world (the
+	// player left, or has not been heard from yet).
+	ClearAvatar(p Player)
+	// Drop makes the local player let go of object i at once, without
+	// throwing it: another player's grab won.
+	Drop(i int)
+	// Step advances the world one fixed step. The local player acts first
+	// and may grab object i only if mayGrab(i).
+	Step(mayGrab func(i int) bool)
+	// Touches reports the contacts of the last Step: every pair of
+	// touching objects, and every object an avatar's hands or head touch.
+	Touches(objects func(a, b int), avatar func(p Player, i int))
+}

@@ -1,0 +1,156 @@
+package statesync
+
+import (
+	"fmt"
+	"time"
+)
+
+// Guest is one guest of a match (netmodel.Client): players 1 to 3. It
+// simulates the whole world, sends its avatar and the objects it has
+// authority over, and follows the host for everything else, including
+// objects it thinks it owns when the host's claims are newer.
+type Guest struct {
+	*node
+	avatars [1]avatarSample
+}
+
+// NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
+// the host's did.
+func NewGuest(cfg Config, game Game, now time.Time) (*Guest, error) {
+	if cfg.Player == 0 {
+		return nil, fmt.Errorf("%w: a guest is player 1-%d", ErrConfig, MaxPlayers-1)
+	}
+	n, err := newNode(cfg, game, false)
+	if err != nil {
+		return nil, err
+	}
+	l, err := newLink(n, 0, now)
+	if err != nil {
+		return nil, err
+	}
+	n.links[0] = l
+	return &Guest{node: n}, nil
+}
+
+// Game returns the guest's world.
+func (g *Guest) Game() Game { return g.game }
+
+// Receive takes one datagram from the host.
+func (g *Guest) Receive(now time.Time, datagram []byte) error {
+	complete, err := g.links[0].receive(now, datagram)
+	if err != nil || !complete {
+		return err
+	}
+	in := &g.in
+	if in.player != g.cfg.Player {
+		return fmt.Errorf("%w: seated as player %d, configured as %d", ErrPlayer, in.player, g.cfg.Player)
+	}
+	g.absent(in.present)
+	for k := range in.avatars {
+		if a := &in.avatars[k]; a.player != g.cfg.Player {
+			g.remoteAvatar(a)
+		}
+	}
+	for k := range in.updates {
+		g.follow(&in.updates[k])
+	}
+	return nil
+}
+
+// absent removes the players the host no longer has.
+func (g *Guest) absent(present uint8) {
+	for p := range Player(MaxPlayers) {
+		if present&(1<<p) != 0 || OwnerOf(p) == g.me {
+			continue
+		}
+		g.remote[p].reset()
+		g.game.ClearAvatar(p)
+		for i := range g.objs {
+			if g.objs[i].holder == OwnerOf(p) {
+				g.objs[i].holder = Nobody
+			}
+		}
+	}
+}
+
+// remoteAvatar takes another player's avatar from the host. Its holds are
+// the host's verdicts: a hold as new as this guest's own claim on the
+// object means the host gave the object to that player, and this guest
+// lets go.
+func (g *Guest) remoteAvatar(a *avatarSample) {
+	p, them := a.player, OwnerOf(a.player)
+	var holds [2]int
+	for k := range a.avatar.Held {
+		holds[k] = -1
+		held := &a.avatar.Held[k]
+		if !held.Holding {
+			continue
+		}
+		i, claim := held.Object, a.held[k]
+		o := &g.objs[i]
+		switch c := claim.Compare(o.ver); {
+		case c < 0:
+			*held = Held{}
+			continue
+		case o.holder != them:
+			if o.holder == g.me {
+				g.game.Drop(i)
+				g.stats.GrabsLost++
+			}
+			o.holder, o.auth, o.restPending = them, them, false
+		}
+		o.ver = claim
+		holds[k] = i
+	}
+	for i := range g.objs {
+		if o := &g.objs[i]; o.holder == them && holds[0] != i && holds[1] != i {
+			o.holder = Nobody
+		}
+	}
+	g.remote[p].push(a.playTime(), a.avatar)
+}
+
+// follow applies the host's update of one object: always when its claims
+// are newer, or as new but naming another authority (the host decided a
+// race, or confirmed a rest); as new and naming the same authority, when
+// that authority is not this guest (plain synchronization).
+func (g *Guest) follow(u *update) {
+	o := &g.objs[u.id]
+	c := u.ver.Compare(o.ver)
+	switch {
+	case c < 0:
+		return
+	case c == 0 && u.auth == o.auth:
+		if o.auth == g.me {
+			return
+		}
+		o.holder = Nobody // regular updates resumed: whoever held it let go
+		g.apply(u.id, u.state)
+		return
+	}
+	if o.holder == g.me {
+		g.game.Drop(u.id)
+		g.stats.GrabsLost++
+	}
+	if o.auth == g.me && u.auth != g.me {
+		if c == 0 && u.auth == Nobody && o.restPending {
+			g.stats.Confirmed++
+		} else {
+			g.stats.Overruled++
+		}
+	}
+	o.auth, o.ver, o.holder, o.restPending = u.auth, u.ver, Nobody, false
+	if u.auth != g.me {
+		g.apply(u.id, u.state)
+	}
+}
+
+// Update runs the steps due by now and sends the host a packet.
+func (g *Guest) Update(now time.Time, send func(datagram []byte)) error {
+	steps, err := g.advance(now)
+	if err != nil || steps == 0 {
+		return err
+	}
+	g.avatars[0] = g.sample()
+	return g.links[0].send(now, g.cfg.Player, 1<<g.cfg.Player, g.avatars[:], send)
+}

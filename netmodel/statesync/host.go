@@ -1,0 +1,233 @@
+package statesync
+
+import (
+	"fmt"
+	"time"
+)
+
+// Host is the host of a match (netmodel.Server): player 0, the real
+// simulation and the arbiter. Every guest's traffic comes to it; it
+// accepts or rejects each claim by the claims' versions, and relays the
+// world and the avatars to every guest.
+type Host struct {
+	*node
+	avatars []avatarSample // scratch for a packet's avatars
+	// relay is each guest's newest avatar, as judged, if relayed.
+	relay   [MaxPlayers]avatarSample
+	relayed [MaxPlayers]bool
+}
+
+// NewHost returns the host of game; cfg.Player must be 0.
+func NewHost(cfg Config, game Game) (*Host, error) {
+	n, err := newNode(cfg, game, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Host{node: n}, nil
+}
+
+// Game returns the host's world.
+func (h *Host) Game() Game { return h.game }
+
+// seat maps a netcode slot to a guest.
+func seat(slot int) (Player, bool) {
+	if slot < 0 || slot >= MaxPlayers-1 {
+		return 0, false
+	}
+	return Player(slot + 1), true
+}
+
+// Join seats the client in slot as player slot+1.
+func (h *Host) Join(now time.Time, slot int) error {
+	p, ok := seat(slot)
+	if !ok {
+		return fmt.Errorf("%w: slot %d", ErrFull, slot)
+	}
+	l, err := newLink(h.node, p, now)
+	if err != nil {
+		return err
+	}
+	h.links[p] = l
+	return nil
+}
+
+// Leave unseats the guest in slot: its avatar goes, and everything it had
+// authority over or held returns to the host, with a newer version so that
+// every guest takes the host's state.
+func (h *Host) Leave(now time.Time, slot int) {
+	p, ok := seat(slot)
+	if !ok || h.links[p] == nil {
+		return
+	}
+	h.links[p] = nil
+	h.relayed[p] = false
+	h.remote[p].reset()
+	h.game.ClearAvatar(p)
+	for i := range h.objs {
+		o := &h.objs[i]
+		if o.auth == OwnerOf(p) || o.holder == OwnerOf(p) {
+			o.auth, o.holder = Nobody, Nobody
+			o.ver.Auth++
+			h.stats.Returned++
+		}
+	}
+}
+
+// Receive takes one datagram from the guest in slot and applies the
+// claims the rules accept.
+func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
+	p, ok := seat(slot)
+	if !ok || h.links[p] == nil {
+		return fmt.Errorf("%w: slot %d is not seated", ErrMalformed, slot)
+	}
+	l := h.links[p]
+	complete, err := l.receive(now, datagram)
+	if err != nil || !complete {
+		return err
+	}
+	in := &h.in
+	if in.player != p || len(in.avatars) > 1 || (len(in.avatars) == 1 && in.avatars[0].player != p) {
+		h.stats.Forged++
+		return fmt.Errorf("%w: player %d sent a packet as player %d", ErrForged, p, in.player)
+	}
+	if len(in.avatars) == 1 {
+		h.guestAvatar(l, &in.avatars[0])
+	}
+	for k := range in.updates {
+		h.arbitrate(p, &in.updates[k])
+	}
+	return nil
+}
+
+// guestAvatar judges the holds in a guest's avatar and queues it for
+// playback. A hold is granted when nobody else holds the object and the
+// claim is newer than the host's; the host's verdict is what it relays.
+func (h *Host) guestAvatar(l *link, a *avatarSample) {
+	p, me := a.player, OwnerOf(a.player)
+	if !h.avatarInArena(&a.avatar) {
+		h.stats.Forged++
+		return
+	}
+	if l.heard && int32(a.time-l.newest) <= 0 {
+		return // an older sample than one already judged
+	}
+	l.newest, l.heard = a.time, true
+	var holds [2]int
+	for k := range a.avatar.Held {
+		holds[k] = -1
+		held := &a.avatar.Held[k]
+		if !held.Holding {
+			continue
+		}
+		o, claim := &h.objs[held.Object], a.held[k]
+		switch {
+		case o.holder == me:
+			holds[k] = held.Object
+		case o.holder != Nobody:
+			h.stats.HeldElsewhere++
+			h.stats.GrabsLost++
+			*held = Held{}
+		case claim.lead(o.ver) > h.cfg.MaxSequenceLead:
+			h.stats.Forged++
+			*held = Held{}
+		case claim.Compare(o.ver) > 0:
+			o.holder, o.auth, o.ver, o.restPending = me, me, claim, false
+			h.stats.GrabsWon++
+			holds[k] = held.Object
+		default:
+			h.stats.GrabsLost++
+			*held = Held{}
+		}
+		a.held[k] = o.ver
+	}
+	// A hold the avatar no longer shows was released: the object is
+	// thrown, still under the guest's authority.
+	for i := range h.objs {
+		o := &h.objs[i]
+		if o.holder == me && holds[0] != i && holds[1] != i {
+			o.holder = Nobody
+			o.boost, o.boostUntil = h.cfg.ThrownPriority, h.tick+Tick(h.cfg.ThrownTicks)
+		}
+	}
+	h.remote[p].push(a.playTime(), a.avatar)
+	h.relay[p] = *a
+	h.relayed[p] = true
+}
+
+// arbitrate judges one object update from guest p. It is applied when the
+// claim is newer than the host's, or as new and from the player the host
+// already gives authority to; an update at rest then returns the object to
+// the default authority, which confirms the rest to the guest.
+func (h *Host) arbitrate(p Player, u *update) {
+	o, me := &h.objs[u.id], OwnerOf(p)
+	switch {
+	case u.auth != me || u.ver.lead(o.ver) > h.cfg.MaxSequenceLead || !h.inArena(h.q.body(u.state).Position):
+		h.stats.Forged++
+		return
+	case o.holder != Nobody && o.holder != me:
+		h.stats.HeldElsewhere++
+		return
+	}
+	c := u.ver.Compare(o.ver)
+	if c < 0 || (c == 0 && o.auth != me) {
+		h.stats.Stale++
+		return
+	}
+	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
+	h.apply(u.id, u.state)
+	h.stats.Accepted++
+	if u.state.rest {
+		o.auth = Nobody
+		h.stats.Confirmed++
+	}
+}
+
+// Update runs the steps due by now and sends every guest a packet.
+func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error {
+	steps, err := h.advance(now)
+	if err != nil || steps == 0 {
+		return err
+	}
+	own := h.sample()
+	present := uint8(1)
+	for p, l := range h.links {
+		if l != nil {
+			present |= 1 << p
+		}
+	}
+	for p, l := range h.links {
+		if l == nil {
+			continue
+		}
+		h.avatars = append(h.avatars[:0], own)
+		for q := range h.relay {
+			r := &h.relay[q]
+			if q == p || !h.relayed[q] || h.links[q] == nil || (l.sentRelay[q] && int32(r.time-l.relayedAt[q]) <= 0) {
+				continue
+			}
+			h.avatars = append(h.avatars, h.relaySample(Player(q)))
+			l.sentRelay[q], l.relayedAt[q] = true, r.time
+		}
+		slot := p - 1
+		if err := l.send(now, Player(p), present, h.avatars, func(d []byte) { send(slot, d) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relaySample returns guest q's newest avatar with the holds the host
+// grants now.
+func (h *Host) relaySample(q Player) avatarSample {
+	a := h.relay[q]
+	for k := range a.avatar.Held {
+		held := &a.avatar.Held[k]
+		if held.Holding && h.objs[held.Object].holder != OwnerOf(q) {
+			*held = Held{}
+		}
+		if held.Holding {
+			a.held[k] = h.objs[held.Object].ver
+		}
+	}
+	return a
+}

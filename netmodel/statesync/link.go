@@ -1,0 +1,140 @@
+package statesync
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/netphys/netphys/transport/reliable"
+	"github.com/netphys/netphys/wire"
+)
+
+// link is one machine's connection to a peer: the packet-ack endpoint, the
+// baselines each way and the priority accumulator of what to send.
+type link struct {
+	n      *node
+	peer   Player
+	ep     *reliable.Endpoint
+	sent   sentLog
+	ring   receivedRing
+	acc    accumulator
+	factor func(i int) float64
+	// newest is the time of the newest avatar sample from the peer;
+	// relayedAt is, per player, the time of the newest sample of theirs
+	// this link has sent (the host's relay), if sentRelay.
+	newest    Tick
+	heard     bool
+	sentRelay [MaxPlayers]bool
+	relayedAt [MaxPlayers]Tick
+	out       packet
+	buf       []byte
+}
+
+func newLink(n *node, peer Player, now time.Time) (*link, error) {
+	ep, err := reliable.NewEndpoint(n.cfg.Reliable, now)
+	if err != nil {
+		return nil, err
+	}
+	objects := len(n.objs)
+	l := &link{n: n, peer: peer, ep: ep,
+		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
+		ring: newReceivedRing(objects), acc: newAccumulator(objects),
+		buf: make([]byte, n.cfg.PacketBytes+8)}
+	if n.host {
+		l.factor = l.hostFactor
+	} else {
+		l.factor = l.guestFactor
+	}
+	return l, nil
+}
+
+// hostFactor: the host sends a guest every object but those the guest
+// has authority over, which it knows better.
+func (l *link) hostFactor(i int) float64 {
+	if l.n.objs[i].auth == OwnerOf(l.peer) {
+		return -1
+	}
+	return l.n.priority(i)
+}
+
+// guestFactor: a guest sends only the objects it has authority over.
+func (l *link) guestFactor(i int) float64 {
+	if l.n.objs[i].auth != l.n.me {
+		return -1
+	}
+	return l.n.priority(i)
+}
+
+// send builds one packet: the avatars, then objects in accumulator order
+// while they fit in the budget, measured with the same Serialize that
+// writes them.
+func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarSample, out func([]byte)) error {
+	n := l.n
+	p := &l.out
+	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, avatars, p.updates[:0]
+	var m wire.Measurer
+	if err := n.wc.serializePacket(&m, p, nil); err != nil {
+		return err
+	}
+	budget := n.cfg.PacketBytes*8 - m.BitCount()
+	seq := l.ep.NextSequence()
+	for _, i := range l.acc.candidates() {
+		o := &n.objs[i]
+		u := update{id: i, auth: o.auth, ver: o.ver, state: n.cur[i]}
+		u.base, u.age = l.sent.base(i, seq)
+		var um wire.Measurer
+		if err := n.wc.serializeUpdate(&um, &u, n.tick, nil); err != nil {
+			return fmt.Errorf("statesync: measuring object %d: %w", i, err)
+		}
+		if um.BitCount() > budget {
+			continue
+		}
+		budget -= um.BitCount()
+		p.updates = append(p.updates, u)
+		l.acc.sent(i)
+	}
+	w := wire.NewWriter(l.buf)
+	if err := n.wc.serializePacket(w, p, nil); err != nil {
+		return fmt.Errorf("statesync: writing a packet: %w", err)
+	}
+	seq, datagrams, err := l.ep.SendPacket(now, w.Bytes())
+	if err != nil {
+		return err
+	}
+	l.sent.record(seq, n.tick, p.updates)
+	for _, d := range datagrams {
+		out(d)
+	}
+	n.stats.PacketsSent++
+	return nil
+}
+
+// receive decodes one datagram into n.in. It returns false with a nil
+// error for a fragment that completes nothing. Every state decoded is
+// kept as a possible baseline (the endpoint acks the packet whether or not
+// the rules accept its claims), and the peer's acks turn into baselines.
+func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
+	n := l.n
+	seq, payload, err := l.ep.ReceivePacket(now, datagram)
+	if err != nil {
+		n.stats.Malformed++
+		return false, err
+	}
+	if payload == nil {
+		return false, nil
+	}
+	for _, a := range l.ep.Acks() {
+		l.sent.ack(a)
+	}
+	l.ep.ClearAcks()
+	p := &n.in
+	find := func(id, age int) (*baseline, error) { return l.ring.find(id, seq, age) }
+	if err := n.wc.serializePacket(wire.NewReader(payload), p, find); err != nil {
+		n.stats.Malformed++
+		return false, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	for _, u := range p.updates {
+		l.ring.store(u.id, baseline{seq: seq, tick: p.tick, state: u.state, auth: u.auth, ver: u.ver})
+	}
+	n.stats.PacketsReceived++
+	return true, nil
+}

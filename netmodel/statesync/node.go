@@ -1,0 +1,347 @@
+package statesync
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/netphys/netphys/physics"
+	"github.com/netphys/netphys/vecmath"
+)
+
+// object is what a machine knows about the claims on one object.
+type object struct {
+	auth   Owner
+	holder Owner
+	ver    Version
+	// restPending: a guest's object came to rest under its authority and
+	// the host has not confirmed the return to the default yet; the guest
+	// keeps sending it until it does.
+	restPending bool
+	// boost and boostUntil raise the priority after a throw or a
+	// high-energy collision.
+	boost      float64
+	boostUntil Tick
+	lastLin    vecmath.Vec3
+}
+
+// node is one machine of the match, host or guest: its copy of the world
+// and the rules it applies to it every step.
+type node struct {
+	cfg     Config
+	game    Game
+	me      Owner
+	host    bool
+	q       quantizer
+	wc      wireCodec
+	objs    []object
+	cur     []qstate // every object's state as of the last step, quantized
+	tick    Tick
+	next    time.Time
+	started bool
+	remote  [MaxPlayers]jitterBuffer
+	smooth  smoother
+	links   [MaxPlayers]*link // by peer; a guest's only link is [0]
+	stats   Counters
+	mayGrab func(i int) bool
+	pairs   [][2]int // touching objects of the last step
+	in      packet   // decoding scratch
+}
+
+func newNode(cfg Config, game Game, host bool) (*node, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if host != (cfg.Player == 0) {
+		return nil, fmt.Errorf("%w: the host is player 0 and guests are 1-%d, not %d", ErrConfig, MaxPlayers-1, cfg.Player)
+	}
+	q, err := newQuantizer(cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	n := game.Objects()
+	if n < 1 || n > 1<<16 {
+		return nil, fmt.Errorf("%w: %d objects", ErrConfig, n)
+	}
+	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
+		objs: make([]object, n), cur: make([]qstate, n), smooth: newSmoother(&cfg, n)}
+	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
+	nd.mayGrab = func(i int) bool { return nd.objs[i].holder == Nobody }
+	for i := range nd.cur {
+		if nd.cur[i], err = q.quantize(game.Object(i)); err != nil {
+			return nil, fmt.Errorf("%w: object %d: %w", ErrConfig, i, err)
+		}
+	}
+	return nd, nil
+}
+
+// advance runs the steps due by now, at most MaxStepsPerUpdate; a machine
+// further behind drops the backlog rather than spiral. It returns the
+// number of steps.
+func (n *node) advance(now time.Time) (int, error) {
+	if !n.started {
+		n.next, n.started = now, true
+	}
+	steps := 0
+	for !now.Before(n.next) && steps < n.cfg.MaxStepsPerUpdate {
+		if err := n.step(); err != nil {
+			return steps, err
+		}
+		n.next = n.next.Add(n.cfg.TimeStep)
+		steps++
+	}
+	if !now.Before(n.next) {
+		n.next = now.Add(n.cfg.TimeStep)
+	}
+	return steps, nil
+}
+
+// step is one fixed step: pose the remote avatars, quantize every object
+// as the network does, let the game step (the local player acts), then
+// apply the authority rules to what happened.
+func (n *node) step() error {
+	delay := float64(n.cfg.JitterDelay) / float64(n.cfg.TimeStep)
+	for p := range Player(MaxPlayers) {
+		if OwnerOf(p) == n.me {
+			continue
+		}
+		if a, ok := n.remote[p].next(delay); ok {
+			n.game.SetAvatar(p, n.heldByRules(p, a))
+		}
+	}
+	for i := range n.objs {
+		if err := n.quantizeObject(i); err != nil {
+			return err
+		}
+	}
+	before := n.game.Avatar(n.cfg.Player).Held
+	n.game.Step(n.mayGrab)
+	n.tick++
+	n.stats.Steps++
+	n.grabsAndReleases(before, n.game.Avatar(n.cfg.Player).Held)
+	n.spread()
+	for i := range n.objs {
+		s := n.game.Object(i)
+		q, err := n.q.quantize(s)
+		if err != nil {
+			return fmt.Errorf("statesync: object %d: %w", i, err)
+		}
+		n.cur[i] = q
+		n.afterStep(i, s)
+	}
+	n.smooth.step()
+	for _, l := range n.links {
+		if l != nil {
+			l.acc.accumulate(l.factor)
+		}
+	}
+	return nil
+}
+
+// quantizeObject snaps object i to the network's grid before a step, so
+// that every machine extrapolates from the bits the network carries.
+func (n *node) quantizeObject(i int) error {
+	s := n.game.Object(i)
+	q, err := n.q.quantize(s)
+	if err != nil {
+		return fmt.Errorf("statesync: object %d: %w", i, err)
+	}
+	if b := n.q.body(q); b != s {
+		return n.game.SetObject(i, b)
+	}
+	return nil
+}
+
+// heldByRules keeps in a remote avatar only the holds the claims table
+// grants it: a hold the host refused, or one that regular updates have
+// since ended, is not drawn.
+func (n *node) heldByRules(p Player, a Avatar) Avatar {
+	for h := range a.Held {
+		if a.Held[h].Holding && n.objs[a.Held[h].Object].holder != OwnerOf(p) {
+			a.Held[h] = Held{}
+		}
+	}
+	return a
+}
+
+// grabsAndReleases applies the local player's grabs (ownership, which
+// also takes authority) and releases (a throw: the object stays under the
+// player's authority, with the thrown priority).
+func (n *node) grabsAndReleases(before, after [2]Held) {
+	for h := range before {
+		b, a := before[h], after[h]
+		if b.Holding && (!a.Holding || a.Object != b.Object) {
+			o := &n.objs[b.Object]
+			if o.holder == n.me {
+				o.holder = Nobody
+				o.boost, o.boostUntil = n.cfg.ThrownPriority, n.tick+Tick(n.cfg.ThrownTicks)
+			}
+		}
+	}
+	for h := range after {
+		b, a := before[h], after[h]
+		if a.Holding && (!b.Holding || a.Object != b.Object) {
+			o := &n.objs[a.Object]
+			o.holder, o.auth = n.me, n.me
+			o.ver.Own++
+			o.ver.Auth++
+			o.restPending = false
+		}
+	}
+}
+
+// take gives the local player authority over object i.
+func (n *node) take(i int) {
+	o := &n.objs[i]
+	if o.auth != n.me {
+		o.auth = n.me
+		o.ver.Auth++
+	}
+	o.restPending = false
+}
+
+// spread applies the contacts of the last step. What the local player's
+// avatar touches comes first; then authority spreads through the touching
+// pairs: an object under the local player's authority takes each
+// default-authority object it touches when either of the two moves (a
+// thrown cube takes the tower it hits; a cube put on a stack takes the
+// cubes it wakes), passing on until nothing changes, so that a chain of
+// contacts is taken in the step it moves. Objects under another player's
+// authority are left to that player, so that two machines never fight
+// over a pile step after step.
+func (n *node) spread() {
+	n.pairs = n.pairs[:0]
+	n.game.Touches(func(a, b int) { n.pairs = append(n.pairs, [2]int{a, b}) }, n.touchAvatar)
+	for changed := true; changed; {
+		changed = false
+		for _, p := range n.pairs {
+			if !n.game.Object(p[0]).AtRest || !n.game.Object(p[1]).AtRest {
+				changed = n.spreadPair(p[0], p[1]) || n.spreadPair(p[1], p[0]) || changed
+			}
+		}
+	}
+}
+
+// spreadPair lets x take y, and reports whether it did.
+func (n *node) spreadPair(x, y int) bool {
+	ox, oy := &n.objs[x], &n.objs[y]
+	if ox.auth != n.me || oy.auth != Nobody || oy.holder != Nobody {
+		return false
+	}
+	n.take(y)
+	return true
+}
+
+// touchAvatar: what the local player's avatar touches, it takes authority
+// over, unless someone holds it.
+func (n *node) touchAvatar(p Player, i int) {
+	if OwnerOf(p) == n.me && n.objs[i].holder == Nobody {
+		n.take(i)
+	}
+}
+
+// afterStep updates object i's rest and collision bookkeeping. An object
+// under the local player's authority that comes to rest returns to the
+// default at once on the host; a guest bumps the authority sequence and
+// keeps authority until the host confirms.
+func (n *node) afterStep(i int, s physics.BodyState) {
+	o := &n.objs[i]
+	if d := s.LinearVelocity.Sub(o.lastLin); d.LengthSq() > n.cfg.CollisionSpeed*n.cfg.CollisionSpeed &&
+		!(n.tick < o.boostUntil && o.boost >= n.cfg.CollisionPriority) {
+		o.boost, o.boostUntil = n.cfg.CollisionPriority, n.tick+Tick(n.cfg.CollisionTicks)
+	}
+	o.lastLin = s.LinearVelocity
+	if o.auth != n.me || o.holder != Nobody {
+		return
+	}
+	switch {
+	case s.AtRest && n.host:
+		o.auth = Nobody
+		o.ver.Auth++
+	case s.AtRest && !o.restPending:
+		o.restPending = true
+		o.ver.Auth++
+	case !s.AtRest && o.restPending:
+		o.restPending = false
+		o.ver.Auth++
+	}
+}
+
+// priority is object i's factor before the link's own exclusions.
+func (n *node) priority(i int) float64 {
+	o := &n.objs[i]
+	if o.holder != Nobody {
+		return -1 // held objects travel inside their holder's avatar
+	}
+	if n.tick < o.boostUntil {
+		return o.boost
+	}
+	return 1
+}
+
+// apply sets object i to a state from the network, for the smoother to
+// hide.
+func (n *node) apply(i int, st qstate) {
+	before := n.game.Object(i)
+	if q, err := n.q.quantize(before); err == nil && q == st {
+		return // already there: the next step starts from these bits
+	}
+	after := n.q.body(st)
+	if err := n.game.SetObject(i, after); err != nil {
+		return // a quantized state is always finite; nothing to undo
+	}
+	n.cur[i] = st
+	n.stats.Corrections++
+	if n.smooth.correct(i, before, after) {
+		n.stats.Pops++
+	}
+}
+
+// sample returns the local player's avatar as sent.
+func (n *node) sample() avatarSample {
+	a := avatarSample{player: n.cfg.Player, time: n.tick, avatar: n.game.Avatar(n.cfg.Player)}
+	for h, held := range a.avatar.Held {
+		if held.Holding {
+			a.held[h] = n.objs[held.Object].ver
+		}
+	}
+	return a
+}
+
+// inArena reports whether every position of a guest's claim lies in the
+// arena.
+func (n *node) inArena(p vecmath.Vec3) bool {
+	a := n.cfg.Arena
+	return p.X >= a.Min.X && p.X <= a.Max.X && p.Y >= a.Min.Y && p.Y <= a.Max.Y && p.Z >= a.Min.Z && p.Z <= a.Max.Z
+}
+
+func (n *node) avatarInArena(a *Avatar) bool {
+	ok := n.inArena(a.Head.Pos)
+	for _, h := range a.Hands {
+		ok = ok && n.inArena(h.Pos)
+	}
+	return ok
+}
+
+// Authority returns who has authority over object i, who holds it and the
+// version of those claims, as this machine knows them.
+func (n *node) Authority(i int) (auth, holder Owner, ver Version) {
+	o := &n.objs[i]
+	return o.auth, o.holder, o.ver
+}
+
+// Render returns where to draw object i: its simulated pose plus the
+// decaying error of recent corrections.
+func (n *node) Render(i int) vecmath.Transform {
+	s := n.game.Object(i)
+	return n.smooth.render(i, vecmath.Transform{Pos: s.Position, Rot: s.Rotation})
+}
+
+// Counters returns what the machine counted.
+func (n *node) Counters() Counters {
+	c := n.stats
+	c.Predictable, c.Predicted = n.wc.predictable, n.wc.predicted
+	return c
+}
+
+// Tick returns the steps simulated so far.
+func (n *node) Tick() Tick { return n.tick }

@@ -1,0 +1,169 @@
+package scene
+
+import (
+	"github.com/netphys/netphys/netmodel/statesync"
+	"github.com/netphys/netphys/physics"
+	"github.com/netphys/netphys/vecmath"
+)
+
+// This file makes VR a statesync.Game.
+
+// Objects implements statesync.Game: the cubes.
+func (v *VR) Objects() int { return len(v.Cubes) }
+
+// state returns a body's state; the VR world's handles are always valid.
+func (v *VR) state(id physics.BodyID) physics.BodyState { return bodyState(v.World, id) }
+
+// Object implements statesync.Game.
+func (v *VR) Object(i int) physics.BodyState { return v.state(v.Cubes[i]) }
+
+// SetObject implements statesync.Game.
+func (v *VR) SetObject(i int, s physics.BodyState) error { return v.World.SetState(v.Cubes[i], s) }
+
+// Avatar implements statesync.Game.
+func (v *VR) Avatar(p statesync.Player) statesync.Avatar { return v.avatars[p] }
+
+// SetAvatar implements statesync.Game: the avatar moves there during the
+// next step, carrying what it holds.
+func (v *VR) SetAvatar(p statesync.Player, a statesync.Avatar) {
+	v.avatars[p], v.present[p] = a, true
+}
+
+// ClearAvatar implements statesync.Game: the avatar goes back to its
+// parking place outside the table, holding nothing.
+func (v *VR) ClearAvatar(p statesync.Player) {
+	v.present[p] = false
+	v.avatars[p] = v.Rest(int(p))
+}
+
+// Drop implements statesync.Game: the local hands let go of cube i.
+func (v *VR) Drop(i int) {
+	for h := range v.avatars[v.local].Held {
+		if held := &v.avatars[v.local].Held[h]; held.Holding && held.Object == i {
+			*held = statesync.Held{}
+		}
+	}
+}
+
+// Step implements statesync.Game: the local player's controller acts, the
+// avatars move to their poses (kinematic bodies, so they push cubes), held
+// cubes follow their hands, and the world steps.
+func (v *VR) Step(mayGrab func(i int) bool) {
+	dt := v.cfg.Physics.TimeStep
+	if v.controller != nil {
+		v.act(v.controller.Control(v), mayGrab, dt)
+	}
+	for p := range VRPlayers {
+		v.pose(p, dt)
+	}
+	v.World.Step()
+	v.pairs, v.pokes = v.pairs[:0], v.pokes[:0]
+	n := uint64(len(v.Cubes))
+	v.World.Touching(func(a, b physics.BodyID) {
+		ua, ub := v.World.UserData(a), v.World.UserData(b)
+		switch {
+		case ua >= 1 && ua <= n && ub >= 1 && ub <= n:
+			v.pairs = append(v.pairs, [2]int{int(ua - 1), int(ub - 1)})
+		case ua&avatarTag != 0 && ub >= 1 && ub <= n:
+			v.pokes = append(v.pokes, [2]int{int(ua>>8) & 0xff, int(ub - 1)})
+		case ub&avatarTag != 0 && ua >= 1 && ua <= n:
+			v.pokes = append(v.pokes, [2]int{int(ub>>8) & 0xff, int(ua - 1)})
+		}
+	})
+}
+
+// Touches implements statesync.Game.
+func (v *VR) Touches(objects func(a, b int), avatar func(p statesync.Player, i int)) {
+	for _, p := range v.pairs {
+		objects(p[0], p[1])
+	}
+	for _, p := range v.pokes {
+		avatar(statesync.Player(p[0]), p[1])
+	}
+}
+
+// act applies the local player's controls: hands move to their targets
+// (no faster than MaxHandSpeed), a gripping empty hand takes the nearest
+// cube in reach that nobody holds and the model allows, and a hand that
+// opens throws what it held with its own velocity.
+func (v *VR) act(c VRControls, mayGrab func(int) bool, dt float64) {
+	me := &v.avatars[v.local]
+	me.Head = c.Head
+	for h := range me.Hands {
+		cur := v.state(v.bodies[v.local][h+1]).Position
+		step := c.Hands[h].Pos.Sub(cur)
+		if l, limit := step.Length(), float64(v.cfg.MaxHandSpeed*dt); l > limit {
+			step = step.Scale(limit / l)
+		}
+		target := vecmath.Transform{Pos: cur.Add(step), Rot: c.Hands[h].Rot}
+		held := &me.Held[h]
+		switch {
+		case c.Grip[h] && !held.Holding:
+			if i, ok := v.reachable(cur, mayGrab); ok {
+				s := v.Object(i)
+				hand := vecmath.Transform{Pos: cur, Rot: target.Rot}
+				*held = statesync.Held{Holding: true, Object: i,
+					Relative: hand.Inverse().Mul(vecmath.Transform{Pos: s.Position, Rot: s.Rotation})}
+			}
+		case !c.Grip[h] && held.Holding:
+			s := v.Object(held.Object)
+			s.LinearVelocity, s.AngularVelocity, s.AtRest = step.Scale(1/dt), vecmath.Vec3{}, false
+			_ = v.SetObject(held.Object, s)
+			*held = statesync.Held{}
+		}
+		me.Hands[h] = target
+	}
+}
+
+// reachable returns the nearest cube within GrabReach of the hand that no
+// avatar holds and mayGrab allows.
+func (v *VR) reachable(hand vecmath.Vec3, mayGrab func(int) bool) (int, bool) {
+	best, bestD := -1, v.cfg.GrabReach*v.cfg.GrabReach
+	for i, id := range v.Cubes {
+		d := v.state(id).Position.Sub(hand).LengthSq()
+		if d < bestD && !v.held(i) && mayGrab(i) {
+			best, bestD = i, d
+		}
+	}
+	return best, best >= 0
+}
+
+// held reports whether any present avatar holds cube i.
+func (v *VR) held(i int) bool {
+	for p := range VRPlayers {
+		for _, h := range v.avatars[p].Held {
+			if v.present[p] && h.Holding && h.Object == i {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pose moves player p's kinematic head and hands towards the avatar's
+// poses over the step, and sets what they hold at their hands. A move
+// faster than MaxHandSpeed (an avatar appearing, or a remote one whose
+// samples were lost) is a jump, not a sweep that would bat cubes away.
+func (v *VR) pose(p int, dt float64) {
+	a := &v.avatars[p]
+	targets := [3]vecmath.Transform{a.Head, a.Hands[0], a.Hands[1]}
+	for part, id := range v.bodies[p] {
+		t := targets[part]
+		if !v.present[p] {
+			t = vecmath.Transform{Pos: v.parked(p, part), Rot: vecmath.QuatIdentity}
+		}
+		cur := v.state(id).Position
+		vel := t.Pos.Sub(cur).Scale(1 / dt)
+		if step := float64(v.cfg.MaxHandSpeed * dt); t.Pos.Sub(cur).LengthSq() > float64(step*step) {
+			cur, vel = t.Pos, vecmath.Vec3{}
+		}
+		_ = v.World.SetState(id, physics.BodyState{Position: cur, Rotation: t.Rot, LinearVelocity: vel})
+		if part == 0 || !v.present[p] {
+			continue
+		}
+		if held := a.Held[part-1]; held.Holding {
+			pose := vecmath.Transform{Pos: cur, Rot: t.Rot}.Mul(held.Relative)
+			_ = v.SetObject(held.Object, physics.BodyState{Position: pose.Pos, Rotation: pose.Rot, LinearVelocity: vel})
+		}
+	}
+}

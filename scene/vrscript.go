@@ -1,0 +1,77 @@
+package scene
+
+import "github.com/netphys/netphys/vecmath"
+
+// VRMatchSeconds is the length of VRMatch's script.
+const VRMatchSeconds = 120
+
+// Ticks of the scripted match's events, at 60 steps per second.
+const (
+	vrCatchAt     = 40 * 60
+	vrContestAt   = 60*60 + 40 // both players grip in this very tick
+	vrKnockAt     = 75 * 60
+	vrTopple30At  = 88 * 60
+	vrRestAt      = 100 * 60
+	vrThrowFlight = 1.1
+)
+
+// VRMatch returns player p's part of the scripted two-minute match of the
+// statesync benchmark: every player stacks three of its loose cubes in
+// front of it; at 40 s player 1 throws its last loose cube to player 2,
+// who catches it and puts it on its stack; at about 61 s players 0 and 1
+// grab the contested cube in the same tick; at 75 s player 2 throws a cube
+// into player 3's tower; at 88 s player 3 throws one at the tall tower;
+// from 100 s everyone rests.
+func VRMatch(v *VR, p int) []VRAct {
+	f := vrForward(p)
+	spot := f.Scale(-(v.cfg.PlayerRadius - 1.5))
+	handAbove := float64(v.cfg.CubeSize/2) + v.cfg.HandRadius + 0.05
+	level := func(k int) vecmath.Vec3 {
+		return vecmath.V3(spot.X, float64(float64(k)*v.cfg.CubeSize)+float64(v.cfg.CubeSize/2)+handAbove+0.02, spot.Z)
+	}
+	// stack puts what hand holds on level k of the player's stack.
+	stack := func(acts []VRAct, hand, k int) []VRAct {
+		above := level(k + 1).Add(vecmath.V3(0, 1, 0))
+		return append(acts,
+			VRAct{Kind: ActLift, Hand: hand, To: above},
+			VRAct{Kind: ActMove, Hand: hand, To: above},
+			VRAct{Kind: ActPlace, Hand: hand, To: level(k)},
+			VRAct{Kind: ActMove, Hand: hand, To: above})
+	}
+	acts := []VRAct{{Kind: ActWait, At: 60 + 30*p}}
+	for k := range 3 {
+		acts = append(acts, VRAct{Kind: ActGrab, Hand: 1, Cube: v.loose[p][k]})
+		acts = stack(acts, 1, k)
+	}
+	lastLoose := v.loose[p][len(v.loose[p])-1]
+	catchAt := v.Home(2).Add(vrForward(2).Scale(1.2)).Add(vecmath.V3(0, -0.3, 0))
+	throw := func(acts []VRAct, at int, to vecmath.Vec3) []VRAct {
+		return append(acts,
+			VRAct{Kind: ActWait, At: at - 150},
+			VRAct{Kind: ActGrab, Hand: 0, Cube: lastLoose},
+			VRAct{Kind: ActMove, Hand: 0, To: v.Home(p).Add(f.Scale(0.8)).Add(vecmath.V3(0, 0.3, 0))},
+			VRAct{Kind: ActWait, At: at},
+			VRAct{Kind: ActThrow, Hand: 0, To: to, Flight: vrThrowFlight})
+	}
+	contested := v.Object(v.contested).Position
+	switch p {
+	case 1:
+		acts = throw(acts, vrCatchAt, catchAt)
+	case 2:
+		acts = append(acts, VRAct{Kind: ActWait, At: vrCatchAt - 60},
+			VRAct{Kind: ActCatch, Hand: 0, To: catchAt, At: vrCatchAt + 240})
+		acts = stack(acts, 0, 3)
+		acts = throw(acts, vrKnockAt, v.Object(v.towers[1+3][4]).Position)
+	case 3:
+		acts = throw(acts, vrTopple30At, v.Object(v.towers[0][8]).Position)
+	}
+	if p == 0 || p == 1 {
+		side := f.Scale(-0.25)
+		acts = append(acts,
+			VRAct{Kind: ActWait, At: vrContestAt - 240},
+			VRAct{Kind: ActMove, Hand: 0, To: contested.Add(vecmath.V3(0, 1.5, 0)).Add(side)},
+			VRAct{Kind: ActGrab, Hand: 0, Cube: v.contested, At: vrContestAt})
+		acts = stack(acts, 0, 3)
+	}
+	return append(acts, VRAct{Kind: ActWait, At: vrRestAt})
+}
