@@ -144,7 +144,8 @@ type Client struct {
 	pending     bool // a reconcile is due for newest
 	inputs      []Input
 	view        View
-	offset      vecmath.Vec3 // visual correction still to decay
+	shownBefore []wire.CubeState // the view of the tick before, for Rendered
+	offset      vecmath.Vec3     // visual correction still to decay
 	seen        []SeenHit
 	stats       ClientStats
 	pkt         *statePacket
