@@ -362,3 +362,14 @@ func TestSilentPlayerLeavesTheLobby(t *testing.T) {
 		t.Fatalf("joining again: %v", err)
 	}
 }
+
+func TestLossMargin(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		want int
+	}{{0, 0}, {0.001, 1}, {0.01, 2}, {0.05, 3}, {0.1, 4}, {0.25, 5}, {0.5, 10}, {0.9, 20}, {1, 20}} {
+		if got := lossMargin(c.p); got != c.want {
+			t.Errorf("lossMargin(%v) = %d, want %d", c.p, got, c.want)
+		}
+	}
+}
