@@ -224,7 +224,7 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 				if slot == 0 && cfg.Viewer != nil && !cfg.Script {
 					ps.Controls, dp.label = Keys{cfg.Viewer}, fmt.Sprintf("player %d (keys)", slot+1)
 				} else {
-					ps.Controls, dp.label = &Bot{}, fmt.Sprintf("player %d (bot)", slot+1)
+					ps.Controls, ps.Bot, dp.label = &Bot{}, true, fmt.Sprintf("player %d (bot)", slot+1)
 				}
 				var err error
 				dp.side, err = cfg.Sides.NewPlayer(ps)
