@@ -34,7 +34,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		return err
 	}
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
-		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report}
+		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report, Status: out}
 	if metricsAddr != "" {
 		sc.Listening = func(srv *transport.Server) (func(), error) { return startMetrics(metricsAddr, srv) }
 	}
