@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -37,7 +38,8 @@ type ServeConfig struct {
 }
 
 // Serve runs the model's server side until ctx ends or the model stops,
-// and returns the summary of the last match. A match ends when every
+// and returns the summary of the last match (none if it is a match nobody
+// joined after an earlier one). A match ends when every
 // player that joined it has left; Serve then prints its summary to
 // Status and waits for the players of a new one, with a new Host.
 func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
@@ -126,6 +128,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		}
 		return false, nil
 	}, srv)
+	if matches > 1 && !slices.Contains(played, true) {
+		return Summary{}, err // the match nobody joined: its predecessors printed theirs
+	}
 	return matchSummary(cfg.Model.Name, host, srv, played, time.Since(start)), err
 }
 
