@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/viewer"
@@ -272,5 +273,25 @@ func TestUnknownModel(t *testing.T) {
 	f := DeclareFlags(fs, Defaults{Model: "nope", Players: 2})
 	if _, _, err := f.Sides(); !errors.Is(err, ErrModel) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+func TestKeysAutoPlayWhileNoKeyIsHeld(t *testing.T) {
+	v := viewer.New(viewer.Config{Logger: quiet})
+	defer v.Close()
+	k := &Keys{Viewer: v, AutoPlay: 60}
+	var b Bot
+	for tick := 100; tick < 400; tick++ {
+		got := k.Input(2, tick)
+		want := scene.Input{} // no page holds a key
+		if tick >= 160 {
+			want = b.Input(2, tick-160)
+		}
+		if got != want {
+			t.Fatalf("tick %d: input %+v, want %+v", tick, got, want)
+		}
+	}
+	if (&Keys{Viewer: v}).Input(0, 1000) != (scene.Input{}) {
+		t.Fatal("keys without AutoPlay played")
 	}
 }

@@ -66,7 +66,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		if cfg.Bot {
 			ps.Controls = &Bot{}
 		} else {
-			ps.Controls = Keys{cfg.Viewer}
+			ps.Controls = &Keys{Viewer: cfg.Viewer}
 		}
 		p, err := cfg.Sides.NewPlayer(ps)
 		player = p
