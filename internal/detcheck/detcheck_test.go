@@ -16,19 +16,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
 
 // simulationRoots are the module directories whose packages run inside a
 // deterministic step, with every package below them.
-var simulationRoots = []string{"vecmath", "physics", "scene", "wire", "models", "netmodel"}
-
-// drivers are the packages below the simulation roots that put the cores
-// on real sockets and the wall clock: they never run inside a step, and
-// reading the clock is what they are for.
-var drivers = []string{"netmodel/udpdrive"}
+// netmodel/statesync quantizes every state before each step, as the network
+// does; the other models' float math (render clocks, playout delays,
+// smoothing) never feeds a step, and their drivers read the clock.
+var simulationRoots = []string{"vecmath", "physics", "scene", "wire", "netmodel/statesync"}
 
 // forbiddenCalls are functions whose result is not bit-identical across
 // architectures or runs; vecmath has the deterministic replacements.
@@ -77,12 +74,9 @@ func goList(t *testing.T) (sim []listedPackage, exports map[string]string) {
 		if err != nil || p.Standard {
 			continue
 		}
-		if slices.Contains(drivers, filepath.ToSlash(rel)) {
-			continue
-		}
-		first := strings.Split(filepath.ToSlash(rel), "/")[0]
+		rel = filepath.ToSlash(rel)
 		for _, r := range simulationRoots {
-			if first == r {
+			if rel == r || strings.HasPrefix(rel, r+"/") {
 				sim = append(sim, p)
 			}
 		}

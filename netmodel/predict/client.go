@@ -144,7 +144,8 @@ type Client struct {
 	pending     bool // a reconcile is due for newest
 	inputs      []Input
 	view        View
-	offset      vecmath.Vec3 // visual correction still to decay
+	shownBefore []wire.CubeState // the view of the tick before, for Rendered
+	offset      vecmath.Vec3     // visual correction still to decay
 	seen        []SeenHit
 	stats       ClientStats
 	pkt         *statePacket
@@ -207,7 +208,8 @@ func (c *Client) Delay() int { return c.delay }
 // Game returns the client's predicting game (between calls only).
 func (c *Client) Game() Game { return c.game }
 
-// TakeSeenHits appends the hits seen since the last call to dst.
+// TakeSeenHits appends the hits seen since the last call to dst (at most
+// the newest 4096).
 func (c *Client) TakeSeenHits(dst []SeenHit) []SeenHit {
 	dst = append(dst, c.seen...)
 	c.seen = c.seen[:0]
@@ -498,6 +500,10 @@ func (c *Client) predict() error {
 		target, hit := c.game.Shot(c.you, in, c.view.Bodies, c.view.Present)
 		if hit && c.synced && !after(c.syncedFrom, t) {
 			c.stats.HitsSeen++
+			if len(c.seen) == maxCommitted {
+				// Nobody drains them: keep the newest.
+				c.seen = c.seen[:copy(c.seen, c.seen[1:])]
+			}
 			c.seen = append(c.seen, SeenHit{Tick: t, Target: target})
 		}
 	}

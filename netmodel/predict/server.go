@@ -322,14 +322,15 @@ func (s *Server) takeInput(now time.Time, slot int, p *peer, t Tick, raw Input, 
 	if f.received[slot] {
 		return // a redundant copy
 	}
-	in, changed := raw.sanitize(uint8(s.behind))
-	if changed {
-		if raw.Shoot && raw.Behind > uint8(s.behind) {
-			s.counters.BehindClamped++
-		}
-		if in.Behind == raw.Behind {
-			s.counters.InputsClamped++
-		}
+	in, _ := raw.sanitize(uint8(s.behind))
+	if raw.Shoot && raw.Behind > uint8(s.behind) {
+		s.counters.BehindClamped++
+	}
+	// Anything else clamped is the move or the pitch.
+	other := in
+	other.Behind = raw.Behind
+	if other != raw {
+		s.counters.InputsClamped++
 	}
 	if d < 0 {
 		s.counters.InputsLate++
@@ -392,7 +393,7 @@ func (s *Server) Update(now time.Time, send func(slot int, datagram []byte)) err
 // rewind re-simulates from the oldest tick a late input changed, for the
 // clients whose budget allows it.
 func (s *Server) rewind() error {
-	from, any := s.tick, false
+	from, found := s.tick, false
 	for _, p := range s.peers {
 		if p == nil || !p.late {
 			continue
@@ -407,12 +408,12 @@ func (s *Server) rewind() error {
 			continue
 		}
 		p.budget -= cost
-		if !any || s.offset(p.lateFrom) < s.offset(from) {
+		if !found || s.offset(p.lateFrom) < s.offset(from) {
 			from = p.lateFrom
 		}
-		any = true
+		found = true
 	}
-	if !any {
+	if !found {
 		return nil
 	}
 	now := s.tick

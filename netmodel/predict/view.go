@@ -15,6 +15,7 @@ func (c *Client) observe(t Tick) {
 		worst = max(worst, g)
 	}
 	c.delay = min(worst+c.cfg.InterpExtra, len(c.states)-1)
+	c.shownBefore = append(c.shownBefore[:0], c.view.Bodies...)
 	v := t - Tick(c.delay)
 	c.view.Tick, c.view.You = v, c.you
 	if sf := c.stateAt(v); sf.valid && sf.tick == v {
@@ -69,15 +70,23 @@ func (c *Client) fillView(a, b *stateFrame, x float64) {
 // the game. It is valid until the next Update.
 func (c *Client) Shown() *View { return &c.view }
 
-// Rendered returns the bodies as the client draws them now: the others as
-// Shown, its own player where it predicts it between its last two ticks,
-// minus the correction still being smoothed away.
+// Rendered returns the bodies as the client draws them now, between its
+// last two ticks: the others between the last two views, its own player
+// between its last two predictions, minus the correction still being
+// smoothed away.
 func (c *Client) Rendered(dst []wire.CubeState) []wire.CubeState {
 	dst = append(dst[:0], c.view.Bodies...)
 	if !c.started {
 		return dst
 	}
 	x := max(0, min(1, c.clock-float64(c.tick)+1))
+	if len(c.shownBefore) == len(dst) {
+		for i := range dst {
+			a, b := &c.shownBefore[i], &c.view.Bodies[i]
+			dst[i].Position = a.Position.Lerp(b.Position, x)
+			dst[i].Orientation = a.Orientation.Nlerp(b.Orientation, x)
+		}
+	}
 	prev, cur := c.predAt(c.tick-1), c.predAt(c.tick)
 	own := cur.bodies[c.you]
 	if prev.tick == c.tick-1 {
