@@ -214,11 +214,20 @@ func (n *node) spread() {
 	for changed := true; changed; {
 		changed = false
 		for _, p := range n.pairs {
-			if !n.game.Object(p[0]).AtRest || !n.game.Object(p[1]).AtRest {
+			if n.moving(p[0]) || n.moving(p[1]) {
 				changed = n.spreadPair(p[0], p[1]) || n.spreadPair(p[1], p[0]) || changed
 			}
 		}
 	}
+}
+
+// moving reports whether object i moves fast enough to spread authority:
+// the settling of a pile after a correction (millimetres per second) is
+// not an interaction, and taking authority for it would pass a resting
+// pile back and forth between machines.
+func (n *node) moving(i int) bool {
+	v := n.game.Object(i).LinearVelocity
+	return v.LengthSq() > n.cfg.SpreadSpeed*n.cfg.SpreadSpeed
 }
 
 // spreadPair lets x take y, and reports whether it did.
@@ -260,7 +269,10 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 	case s.AtRest && !o.restPending:
 		o.restPending = true
 		o.ver.Auth++
-	case !s.AtRest && o.restPending:
+	case !s.AtRest && o.restPending && n.moving(i):
+		// Moved again before the host confirmed: take it afresh, or the
+		// host, having confirmed, would refuse its updates. Settling
+		// (a correction of a neighbour woke it) is not moving again.
 		o.restPending = false
 		o.ver.Auth++
 	}
