@@ -102,8 +102,13 @@ type VR struct {
 	avatars    [VRPlayers]statesync.Avatar
 	present    [VRPlayers]bool
 	bodies     [VRPlayers][3]physics.BodyID // head, left hand, right hand
-	pairs      [][2]int
-	pokes      [][2]int // player, cube
+	// holding and released follow each hand's holds, for the bodies to
+	// stand aside after a release (vrgame.go); tick counts Steps.
+	holding  [VRPlayers][2]bool
+	released [VRPlayers][2]int
+	tick     int
+	pairs    [][2]int
+	pokes    [][2]int // player, cube
 }
 
 // avatarTag marks the user data of avatar bodies: tag | player<<8 | part.
@@ -166,6 +171,9 @@ func NewVR(cfg VRConfig, local statesync.Player, c VRController) (*VR, error) {
 		v.avatars[p] = v.Rest(p)
 	}
 	v.present[local] = true
+	for p := range v.released {
+		v.released[p] = [2]int{-releaseTicks, -releaseTicks}
+	}
 	v.settle()
 	return v, nil
 }

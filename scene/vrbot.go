@@ -8,7 +8,8 @@ import (
 type VRActKind uint8
 
 const (
-	// ActWait keeps the hands at rest until tick At.
+	// ActWait keeps the empty hands at rest, and a holding hand where it
+	// is, until tick At.
 	ActWait VRActKind = iota
 	// ActGrab reaches above Cube with Hand and grips once there and at
 	// tick At or later; it ends when the hand holds something, or after
@@ -70,6 +71,9 @@ func (b *VRBot) Control(v *VR) VRControls {
 	for b.k < len(b.acts) && b.do(v, &b.acts[b.k]) {
 		b.k++
 		b.ticks = 0
+		if b.acts[b.k-1].Kind == ActThrow {
+			break // the throw's swing is this step's hand motion
+		}
 	}
 	b.ticks++
 	if b.Done() {
@@ -100,7 +104,9 @@ func (b *VRBot) do(v *VR, a *VRAct) bool {
 	switch a.Kind {
 	case ActWait:
 		for h := range b.hands {
-			b.move(h, restHand(v, b.player, h), dt)
+			if !v.avatars[v.local].Held[h].Holding {
+				b.move(h, restHand(v, b.player, h), dt)
+			}
 		}
 		return b.tick >= a.At
 	case ActGrab:

@@ -56,6 +56,7 @@ func (v *VR) Step(mayGrab func(i int) bool) {
 	for p := range VRPlayers {
 		v.pose(p, dt)
 	}
+	v.tick++
 	v.World.Step()
 	v.pairs, v.pokes = v.pairs[:0], v.pokes[:0]
 	n := uint64(len(v.Cubes))
@@ -90,7 +91,7 @@ func (v *VR) act(c VRControls, mayGrab func(int) bool, dt float64) {
 	me := &v.avatars[v.local]
 	me.Head = c.Head
 	for h := range me.Hands {
-		cur := v.state(v.bodies[v.local][h+1]).Position
+		cur := me.Hands[h].Pos // where the hand is, even while its body stands aside
 		step := c.Hands[h].Pos.Sub(cur)
 		if l, limit := step.Length(), float64(v.cfg.MaxHandSpeed*dt); l > limit {
 			step = step.Scale(limit / l)
@@ -140,6 +141,12 @@ func (v *VR) held(i int) bool {
 	return false
 }
 
+// releaseTicks is how long a hand's body stands aside after it lets go
+// (a quarter of a second): the cube leaves the hand cleanly, as VR games
+// make it, instead of hitting the sphere it was held under. Every machine
+// applies it, to remote avatars as well, when their holds end.
+const releaseTicks = 15
+
 // pose moves player p's kinematic head and hands towards the avatar's
 // poses over the step, and sets what they hold at their hands. A move
 // faster than MaxHandSpeed (an avatar appearing, or a remote one whose
@@ -149,6 +156,17 @@ func (v *VR) pose(p int, dt float64) {
 	targets := [3]vecmath.Transform{a.Head, a.Hands[0], a.Hands[1]}
 	for part, id := range v.bodies[p] {
 		t := targets[part]
+		if part > 0 {
+			h := part - 1
+			holding := a.Held[h].Holding && v.present[p]
+			if v.holding[p][h] && !holding {
+				v.released[p][h] = v.tick
+			}
+			v.holding[p][h] = holding
+			if v.tick-v.released[p][h] < releaseTicks {
+				t.Pos.Y = -2 // under the ground, out of the thrown cube's way
+			}
+		}
 		if !v.present[p] {
 			t = vecmath.Transform{Pos: v.parked(p, part), Rot: vecmath.QuatIdentity}
 		}

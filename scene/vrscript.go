@@ -44,12 +44,14 @@ func VRMatch(v *VR, p int) []VRAct {
 		acts = stack(acts, 1, k)
 	}
 	lastLoose := v.loose[p][len(v.loose[p])-1]
+	// Throws start beside the player, clear of its stack.
+	throwFrom := v.Home(p).Add(vecmath.V3(0, 1, 0).Cross(f).Scale(1.5)).Add(f.Scale(0.6)).Add(vecmath.V3(0, 0.4, 0))
 	catchAt := v.Home(2).Add(vrForward(2).Scale(1.2)).Add(vecmath.V3(0, -0.3, 0))
 	throw := func(acts []VRAct, at int, to vecmath.Vec3) []VRAct {
 		return append(acts,
 			VRAct{Kind: ActWait, At: at - 150},
 			VRAct{Kind: ActGrab, Hand: 0, Cube: lastLoose},
-			VRAct{Kind: ActMove, Hand: 0, To: v.Home(p).Add(f.Scale(0.8)).Add(vecmath.V3(0, 0.3, 0))},
+			VRAct{Kind: ActMove, Hand: 0, To: throwFrom},
 			VRAct{Kind: ActWait, At: at},
 			VRAct{Kind: ActThrow, Hand: 0, To: to, Flight: vrThrowFlight})
 	}
@@ -61,7 +63,7 @@ func VRMatch(v *VR, p int) []VRAct {
 		acts = append(acts, VRAct{Kind: ActWait, At: vrCatchAt - 60},
 			VRAct{Kind: ActCatch, Hand: 0, To: catchAt, At: vrCatchAt + 240})
 		acts = stack(acts, 0, 3)
-		acts = throw(acts, vrKnockAt, v.Object(v.towers[1+3][4]).Position)
+		acts = throw(acts, vrKnockAt, v.Object(v.towers[1+3][7]).Position)
 	case 3:
 		acts = throw(acts, vrTopple30At, v.Object(v.towers[0][8]).Position)
 	}

@@ -13,7 +13,7 @@ import (
 type rcMessage struct {
 	Bits    []bool
 	Raw     []uint64 // 13 bits each
-	Payload int // 0–1000 via SerializeInt on the same stream
+	Payload int      // 0–1000 via SerializeInt on the same stream
 }
 
 type rcModels struct {

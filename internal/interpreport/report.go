@@ -49,6 +49,13 @@ type Config struct {
 	VelocityRates     []int
 	VelocityCondition int
 	Velocity          wire.Bounds
+	// The cost rows: CostClients clients that only acknowledge, at
+	// CostRate under VelocityCondition, from CostFrom seconds into the
+	// script (the katamari), measured for CostSeconds after a second of
+	// warm-up, for the default codec and for stage 9 with the cube
+	// world's simulation. CostClients 0: no cost rows.
+	CostClients, CostRate int
+	CostFrom, CostSeconds float64
 	// Model is the model's configuration; PPS, Interpolation,
 	// Extrapolate and Buffering are set per row.
 	Model interp.Config
@@ -79,6 +86,7 @@ func DefaultConfig() Config {
 		},
 		AnchorRate:    30,
 		VelocityRates: []int{10, 30}, VelocityCondition: 1,
+		CostClients: 64, CostRate: 30, CostFrom: 5, CostSeconds: 3,
 		Velocity: snapshot.VelocityBounds(32, 1.0/32),
 		Model:    interp.DefaultConfig(),
 	}
@@ -110,7 +118,8 @@ type Row struct {
 type Result struct {
 	Rows              []Row
 	Anchors           []Row
-	Velocity          []Row   // Hermite with sent velocities
+	Velocity          []Row // Hermite with sent velocities
+	Cost              []CostRow
 	EncodingsPerPkt   float64 // bodies coded per packet sent: what sharing saves
 	Seconds, Warmup   float64
 	AnchorsRate       int
@@ -208,6 +217,11 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	}
 
 	model := cfg.Model
+	rate := float64(model.TickRate)
+	costStart := int64(cfg.CostFrom * rate)
+	costMeasure := costStart + int64(rate)
+	costEnd := costMeasure + int64(cfg.CostSeconds*rate)
+	var costs []*costMatch
 	ticks := int64(cfg.Seconds * float64(model.TickRate))
 	warm := int64(cfg.Warmup * float64(model.TickRate))
 	for tick := int64(1); tick <= ticks; tick++ {
@@ -216,6 +230,30 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		game.input = uint32(in.Bits())
 		sc.Capture(game.cubes)
 		hist.put(tick, sc)
+		if cfg.CostClients > 0 && tick == costStart {
+			names, codecs, err := costCodecs(cfg)
+			if err != nil {
+				return nil, err
+			}
+			for i := range names {
+				// Tick costStart is due one interval after this start.
+				c, err := newCostMatch(cfg, names[i], codecs[i], game, simmatch.Epoch.Add(time.Duration(tick-1)*model.TickInterval))
+				if err != nil {
+					return nil, err
+				}
+				costs = append(costs, c)
+			}
+		}
+		for _, c := range costs {
+			if tick == costMeasure {
+				c.startMeasuring()
+			}
+			if tick < costEnd {
+				if err := c.m.Run(model.TickInterval); err != nil {
+					return nil, fmt.Errorf("cost %s: %w", c.name, err)
+				}
+			}
+		}
 		for _, mt := range matches {
 			if err := mt.m.Run(model.TickInterval); err != nil {
 				return nil, fmt.Errorf("%d pps, %s: %w", mt.pps, mt.cond.Name, err)
@@ -256,6 +294,9 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		}
 	}
 	res.EncodingsPerPkt = float64(enc) / math.Max(1, float64(pkts))
+	for _, c := range costs {
+		res.Cost = append(res.Cost, c.row(cfg))
+	}
 	return res, nil
 }
 

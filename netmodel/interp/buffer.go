@@ -123,12 +123,14 @@ func (e *delayEstimator) dry(D, iv, p float64) float64 {
 
 // delay returns the render delay D (seconds, in the units of the samples)
 // the policy chooses for send interval iv; ok is false before any sample.
-func (e *delayEstimator) delay(policy Buffering, iv, target float64) (float64, bool) {
+// It is at most maxDelay (s) after the fastest delivery sampled.
+func (e *delayEstimator) delay(policy Buffering, iv, target, maxDelay float64) (float64, bool) {
 	if e.nd == 0 {
 		return 0, false
 	}
 	if !e.fresh {
-		e.cached, e.fresh = e.choose(policy, iv, target), true
+		lo, _, _ := e.stats()
+		e.cached, e.fresh = min(e.choose(policy, iv, target), lo+maxDelay), true
 	}
 	return e.cached, true
 }

@@ -187,7 +187,7 @@ func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
 // sets the scale from how far the clock is from its target.
 func (c *Client) advanceClock(now time.Time) {
 	iv := float64(c.cfg.interval()) / float64(c.cfg.TickRate)
-	d, ok := c.est.delay(c.cfg.Buffering, iv, c.cfg.DryTarget)
+	d, ok := c.est.delay(c.cfg.Buffering, iv, c.cfg.DryTarget, c.cfg.MaxDelay.Seconds())
 	if !ok {
 		return
 	}

@@ -17,9 +17,10 @@
 //		Save(slot int)          // rollback only: 0 ≤ slot < Config.Rollback
 //		Load(slot int)
 //	}
+//	cfg := lockstep.DefaultConfig()  // or DefaultRollbackConfig, DefaultStreamConfig (the TCP baseline)
 //	srv, _ := lockstep.NewServer[scene.Input](cfg, now)
 //	cl, _ := lockstep.NewClient[scene.Input](cfg, game, func(t lockstep.Tick) scene.Input { ... }, now)
-//	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player()
+//	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player(), cl.Running()
 //
 // The input function is called once per tick, in order: the keys of a
 // human player or a script for a bot. The session starts when

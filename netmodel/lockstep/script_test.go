@@ -22,8 +22,8 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 // style of etcd raft's interaction tests. -rewrite regenerates the
 // outputs. Commands:
 //
-//	new players=N [rollback=T] [tcp] [latency=D] [loss=P] [seed=S]
-//	link P [latency=D] [loss=P]   player P's link, both ways
+//	new players=N [rollback=T] [tcp] [latency=D] [jitter=D] [loss=P] [seed=S]
+//	link P [latency=D] [jitter=D] [loss=P]   player P's link, both ways
 //	run D                         advance virtual time; print the error, if any
 //	stats                         every side's figures
 //	perturb P                     change player P's world by one unit: a desync
@@ -175,6 +175,13 @@ func conditions(t *testing.T, args map[string]string) netsim.Conditions {
 			t.Fatal(err)
 		}
 		c.Latency = d
+	}
+	if j, ok := args["jitter"]; ok {
+		d, err := time.ParseDuration(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Jitter = d
 	}
 	if l, ok := args["loss"]; ok {
 		p, err := netsim.ParseProbability(l)
