@@ -115,6 +115,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	d := time.Since(start)
 	lines := player.Summary(time.Now(), nil)
 	lines = append(trafficLines(lines, c.Traffic(), d), costLine(c.Cost()))
+	lines = dropLines(lines, c)
 	s := Summary{Command: "play", Model: cfg.Model.Name, Duration: d, Sections: []Section{{Name: who, Lines: lines}}}
 	return s, err
 }
