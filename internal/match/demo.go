@@ -178,9 +178,10 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	}, sides...)
 	d := time.Since(start)
 	s := Summary{Command: "demo", Model: cfg.Model.Name, Duration: d}
-	s.Sections = append(s.Sections, Section{Name: "server", Lines: append(host.Summary(time.Now(), nil), costLine(srv.Cost()))})
+	s.Sections = append(s.Sections, Section{Name: "server", Lines: dropLines(append(host.Summary(time.Now(), nil), costLine(srv.Cost())), srv)})
 	for _, p := range players {
 		lines := append(trafficLines(p.side.Summary(time.Now(), nil), p.client.Traffic(), d), costLine(p.client.Cost()))
+		lines = dropLines(lines, p.client)
 		s.Sections = append(s.Sections, Section{Name: p.label, Lines: lines})
 	}
 	matchLines := []Line{{"simulated", fmt.Sprintf("latency %v, jitter %v, loss %.1f %% each way", cfg.Conditions.Latency, cfg.Conditions.Jitter, 100*cfg.Conditions.Loss)}}

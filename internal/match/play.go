@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -95,7 +96,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		if cfg.Viewer != nil {
 			views = player.Views(views[:0])
 			for i := range views {
-				views[i].Name = who + " " + views[i].Name
+				views[i].Name = strings.TrimSpace(who + " " + views[i].Name)
 			}
 			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
@@ -115,6 +116,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	d := time.Since(start)
 	lines := player.Summary(time.Now(), nil)
 	lines = append(trafficLines(lines, c.Traffic(), d), costLine(c.Cost()))
+	lines = dropLines(lines, c)
 	s := Summary{Command: "play", Model: cfg.Model.Name, Duration: d, Sections: []Section{{Name: who, Lines: lines}}}
 	return s, err
 }
@@ -123,7 +125,11 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 func figureAttrs(figs []viewer.Figure) []any {
 	attrs := make([]any, 0, len(figs))
 	for _, f := range figs {
-		attrs = append(attrs, slog.Float64(f.Name, f.Value))
+		if f.Text != "" {
+			attrs = append(attrs, slog.String(f.Name, f.Text))
+		} else {
+			attrs = append(attrs, slog.Float64(f.Name, f.Value))
+		}
 	}
 	return attrs
 }

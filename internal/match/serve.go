@@ -138,7 +138,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 // traffic of every slot that played in it.
 func matchSummary(model string, host Host, srv *udpdrive.Server, played []bool, d time.Duration) Summary {
 	s := Summary{Command: "serve", Model: model, Duration: d,
-		Sections: []Section{{Name: "server", Lines: append(host.Summary(time.Now(), nil), costLine(srv.Cost()))}}}
+		Sections: []Section{{Name: "server", Lines: dropLines(append(host.Summary(time.Now(), nil), costLine(srv.Cost())), srv)}}}
 	for slot, p := range played {
 		if p {
 			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d", slot+1), Lines: trafficLines(nil, srv.Traffic(slot), d)})

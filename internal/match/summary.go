@@ -96,6 +96,17 @@ func (m *meter) figures(dst []viewer.Figure, who string, cost bool) []viewer.Fig
 	return dst
 }
 
+// dropLines appends a line about what a driver dropped, if anything:
+// payloads that arrived while the model's goroutine was too far behind,
+// datagrams the connection refused to send.
+func dropLines(dst []Line, d interface{ Dropped() (inbox, send uint64) }) []Line {
+	inbox, send := d.Dropped()
+	if inbox == 0 && send == 0 {
+		return dst
+	}
+	return append(dst, Line{"driver drops", fmt.Sprintf("%d payloads while the model was behind, %d datagrams not sent", inbox, send)})
+}
+
 // costLine is the summary line of a side's Step cost.
 func costLine(c udpdrive.Cost) Line {
 	return Line{"cpu", fmt.Sprintf("%.3f ms mean per frame, %.1f ms max (model and sends, wall clock)", ms(c.Mean()), ms(c.Max))}

@@ -38,4 +38,10 @@
 // A process normally drives one side (`netphys serve`, `netphys play`);
 // the demo drives a server and all its players from one Run, stepped in
 // that order every frame as simmatch steps them in virtual time.
+//
+// Each side counts its Traffic (with netmodel.PacketOverhead per
+// datagram, as simmatch does), the wall time of its Steps (Cost: the
+// model's CPU per frame as the clock sees it) and what it dropped
+// (Dropped). Server.Replace hands the netcode server to a new model for
+// the next match once every client of the last one has left.
 package udpdrive
