@@ -12,9 +12,11 @@ import (
 
 	"github.com/netphys/netphys/internal/match"
 	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/netmodel/interp"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/reliable"
 	"github.com/netphys/netphys/viewer"
 )
 
@@ -39,6 +41,7 @@ func setupLoad(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	protocol := fs.String("protocol-id", defaultProtocolID, "protocol id of the game, decimal or 0x hex")
 	duration := fs.Duration("duration", 30*time.Second, "how long to play once every client is connected")
 	connectTimeout := fs.Duration("connect-timeout", 20*time.Second, "give up connecting a client after this long")
+	ackOnly := fs.Bool("ack-only", false, "interp only: clients that acknowledge every snapshot packet without decoding it; the server's work is the same, this process's far less")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("load: unexpected arguments %q", args)
@@ -49,6 +52,12 @@ func setupLoad(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		m, sides, err := models.Sides()
 		if err != nil {
 			return err
+		}
+		if *ackOnly {
+			if m.Name != "interp" {
+				return fmt.Errorf("load: --ack-only is for --model interp, whose clients send nothing but acks")
+			}
+			sides.NewPlayer = newAckPlayer
 		}
 		setup, err := models.Setup(slog.Default())
 		if err != nil {
@@ -154,3 +163,48 @@ func printLoad(w interface{ Write([]byte) (int, error) }, cs []*udpdrive.Client,
 	}
 	tw.Flush()
 }
+
+// ackPlayer acknowledges every packet of an interp server and decodes
+// nothing: what the server's baselines depend on, without the cost of 64
+// decoders in one process.
+type ackPlayer struct {
+	end   *reliable.Endpoint
+	due   bool
+	acked uint64
+}
+
+func newAckPlayer(s match.PlayerSetup) (match.Player, error) {
+	end, err := reliable.NewEndpoint(interp.DefaultConfig().Reliable, s.Now)
+	return &ackPlayer{end: end}, err
+}
+
+func (p *ackPlayer) Receive(now time.Time, d []byte) error {
+	_, payload, err := p.end.ReceivePacket(now, d)
+	if payload != nil {
+		p.due = true
+	}
+	return err
+}
+
+func (p *ackPlayer) Update(now time.Time, send func([]byte)) error {
+	if !p.due {
+		return nil
+	}
+	p.due = false
+	_, ds, err := p.end.SendPacket(now, nil)
+	for _, d := range ds {
+		send(d)
+	}
+	p.acked++
+	return err
+}
+
+func (p *ackPlayer) Views(dst []viewer.View) []viewer.View { return dst }
+
+func (p *ackPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
+	return append(dst, viewer.Figure{Name: "ack packets", Value: float64(p.acked)})
+}
+
+func (p *ackPlayer) Summary(_ time.Time, dst []match.Line) []match.Line { return dst }
+
+func (p *ackPlayer) Done() bool { return false }
