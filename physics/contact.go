@@ -84,6 +84,7 @@ func (w *World) updateContacts() {
 	if w.woken {
 		w.activateWoken()
 	}
+	w.loadRotations()
 	if w.samePairs() {
 		w.updateContactsInPlace()
 		return
@@ -134,6 +135,19 @@ func (w *World) updateContacts() {
 	w.scratch.wake = wake
 	if w.woken {
 		w.activateWoken()
+	}
+}
+
+// loadRotations fills scratch.rot with every live body's rotation matrix,
+// which the pair cache (and loadBodies) would otherwise compute once per
+// pair.
+func (w *World) loadRotations() {
+	s := &w.scratch
+	s.rot = reserveSlice(s.rot, len(w.info))[:len(w.info)]
+	for i := range w.info {
+		if w.info[i].live {
+			s.rot[i] = vecmath.QuatToMat3(w.rot[i])
+		}
 	}
 }
 
@@ -352,7 +366,7 @@ func (w *World) collide(c *contact) {
 func (w *World) anchorManifold(c *contact, xa, xb vecmath.Transform, relPos vecmath.Vec3, relRot vecmath.Quat, margin float64) {
 	pc := &c.cache
 	pc.valid, pc.relPos, pc.relRot, pc.margin = true, relPos, relRot, margin
-	ra, rb := vecmath.QuatToMat3(xa.Rot), vecmath.QuatToMat3(xb.Rot)
+	ra, rb := &w.scratch.rot[c.a], &w.scratch.rot[c.b]
 	n := c.m.Normal
 	pc.normal = ra.MulTVec(n)
 	for k := 0; k < c.m.Count; k++ {
@@ -369,7 +383,7 @@ func (w *World) anchorManifold(c *contact, xa, xb vecmath.Transform, relPos vecm
 // impulses stay.
 func (w *World) rebuildManifold(c *contact, xa, xb vecmath.Transform) {
 	pc := &c.cache
-	ra, rb := vecmath.QuatToMat3(xa.Rot), vecmath.QuatToMat3(xb.Rot)
+	ra, rb := &w.scratch.rot[c.a], &w.scratch.rot[c.b]
 	n := ra.MulVec(pc.normal)
 	c.m.Normal = n
 	for k := 0; k < c.m.Count; k++ {

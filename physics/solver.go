@@ -348,6 +348,10 @@ func (w *World) warmStart() {
 		if !k.ready {
 			k.finish(a, b)
 		}
+		if k.a == 0 {
+			k.warmStartOnStatic(b)
+			continue
+		}
 		bp := loadPair(a, b)
 		for p := range k.points[:k.count] {
 			if pt := &k.points[p]; pt.imp != 0 {
@@ -361,6 +365,28 @@ func (w *World) warmStart() {
 		}
 		bp.store(a, b)
 	}
+}
+
+// warmStartOnStatic is warmStart for a manifold whose body a is the static
+// dummy (see solveOnStatic): row.apply's terms of b only, written out.
+func (k *constraint) warmStartOnStatic(b *solverBody) {
+	vb, wb, mB := b.v, b.w, b.invMass
+	for p := range k.points[:k.count] {
+		if pt := &k.points[p]; pt.imp != 0 {
+			vb = vb.MulAdd(float64(pt.imp*mB), k.normal)
+			wb = wb.MulAdd(pt.imp, pt.n.iB)
+		}
+	}
+	if (k.fimp != patchImpulse{}) {
+		f := &k.fimp
+		vb = vb.MulAdd(float64(f.t1*mB), k.t1)
+		wb = wb.MulAdd(f.t1, k.ft1.iB)
+		vb = vb.MulAdd(float64(f.t2*mB), k.t2)
+		wb = wb.MulAdd(f.t2, k.ft2.iB)
+		vb = vb.MulAdd(float64(f.twist*mB), vecmath.Vec3{}) // as row.apply: the twist row's zero linear part
+		wb = wb.MulAdd(f.twist, k.twist.iB)
+	}
+	b.v, b.w = vb, wb
 }
 
 // solveContacts runs one Gauss-Seidel pass over every row: non-penetration
@@ -390,6 +416,10 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 		}
 		if !k.ready {
 			k.finish(a, b)
+		}
+		if k.a == 0 {
+			k.solveOnStatic(b, moved, useBias, soft, invH, maxPush)
+			continue
 		}
 		va, wa, vb, wb := a.v, a.w, b.v, b.w
 		mA, mB := a.invMass, b.invMass
@@ -478,6 +508,82 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 		k.fimp.twist = nt
 		a.v, a.w, b.v, b.w = va, wa, vb, wb
 	}
+}
+
+// solveOnStatic is solveContacts' pass over a manifold whose body a is the
+// static dummy (the ground, a sleeping or static body; a is the lower slot
+// of the pair, and the ground is usually slot 0): the same rows without
+// the terms of a, whose velocities and displacements are zero and stay
+// so. Half of the pass's arithmetic and a third of its live registers go,
+// and ground contacts are every manifold of a grid of boxes on the floor.
+func (k *constraint) solveOnStatic(b *solverBody, moved float64, useBias bool, soft softness, invH, maxPush float64) {
+	vb, wb, mB, dqB, n := b.v, b.w, b.invMass, b.dq, k.normal
+	total := 0.0
+	for p := range k.points[:k.count] {
+		pt := &k.points[p]
+		s := pt.separation + moved + pt.n.jB.Dot(dqB)
+		var bias float64
+		massScale, impulseScale := 1.0, 0.0
+		if s > 0 {
+			bias = float64(s * invH)
+		} else if useBias {
+			bias = float64(soft.biasRate * s)
+			if !(bias >= maxPush) {
+				bias = maxPush
+			}
+			massScale, impulseScale = soft.massScale, soft.impulseScale
+		}
+		vn := n.Dot(vb) + pt.n.jB.Dot(wb)
+		impulse := -float64(float64(pt.n.mass*massScale)*(vn+bias)) - float64(impulseScale*pt.imp)
+		acc := pt.imp + impulse
+		if !(acc > 0) {
+			acc = 0
+		}
+		total += acc
+		if acc == pt.imp {
+			continue
+		}
+		d := acc - pt.imp
+		vb = vb.MulAdd(float64(d*mB), n)
+		wb = wb.MulAdd(d, pt.n.iB)
+		pt.imp = acc
+		if acc > pt.maxNormal {
+			pt.maxNormal = acc
+		}
+	}
+	limit := float64(k.friction * total)
+	if limit == 0 && (k.fimp == patchImpulse{}) {
+		b.v, b.w = vb, wb
+		return
+	}
+	v1 := k.t1.Dot(vb) + k.ft1.jB.Dot(wb)
+	v2 := k.t2.Dot(vb) + k.ft2.jB.Dot(wb)
+	n1 := k.fimp.t1 - float64(k.ft1.mass*v1)
+	n2 := k.fimp.t2 - float64(k.ft2.mass*v2)
+	if l2 := float64(n1*n1) + float64(n2*n2); l2 > float64(limit*limit) {
+		f := 0.0
+		if l2 > 0 {
+			f = limit / math.Sqrt(l2)
+		}
+		n1, n2 = float64(n1*f), float64(n2*f)
+	}
+	d1, d2 := n1-k.fimp.t1, n2-k.fimp.t2
+	vb = vb.MulAdd(float64(d1*mB), k.t1)
+	wb = wb.MulAdd(d1, k.ft1.iB)
+	vb = vb.MulAdd(float64(d2*mB), k.t2)
+	wb = wb.MulAdd(d2, k.ft2.iB)
+	k.fimp.t1, k.fimp.t2 = n1, n2
+	twistLimit := float64(limit * k.twistRadius)
+	nt := k.fimp.twist - float64(k.twist.mass*k.twist.jB.Dot(wb))
+	if nt > twistLimit {
+		nt = twistLimit
+	}
+	if nt < -twistLimit {
+		nt = -twistLimit
+	}
+	wb = wb.MulAdd(nt-k.fimp.twist, k.twist.iB)
+	k.fimp.twist = nt
+	b.v, b.w = vb, wb
 }
 
 // applyRestitution makes points that approached faster than the threshold

@@ -10,8 +10,9 @@ type stepScratch struct {
 	contacts    []contact // the other buffer of the contact lists
 	moved       []contact // contacts changing lists
 	wake        []int32
-	bodies      []solverBody // [0] is the static dummy, then one per awake body
-	index       []int32      // per slot: index in bodies, 0 if not awake
+	bodies      []solverBody   // [0] is the static dummy, then one per awake body
+	index       []int32        // per slot: index in bodies, 0 if not awake
+	rot         []vecmath.Mat3 // per slot: rotation matrix of the live bodies this step
 	constraints []constraint
 	island      islandScratch
 }
@@ -43,6 +44,7 @@ func (w *World) reserve() {
 	s.wake = reserveSlice(s.wake, n)
 	s.bodies = reserveSlice(s.bodies, n+1)
 	s.index = reserveSlice(s.index, n)
+	s.rot = reserveSlice(s.rot, n)
 	s.constraints = reserveSlice(s.constraints, manifoldPerBody*n)
 	s.contacts = reserveSlice(s.contacts, pairsPerBody*n)
 	s.moved = reserveSlice(s.moved, pairsPerBody*n)
@@ -148,7 +150,7 @@ func (w *World) loadBodies() {
 		in := &w.info[i]
 		b := solverBody{v: w.linVel[i], w: w.angVel[i], invMass: in.invMass}
 		if in.typ == Dynamic {
-			b.invI = vecmath.RotateInertia(vecmath.QuatToMat3(w.rot[i]), in.invI)
+			b.invI = vecmath.RotateInertia(s.rot[i], in.invI) // loadRotations ran this step
 		}
 		s.index[i] = int32(len(s.bodies))
 		s.bodies = append(s.bodies, b)

@@ -14,4 +14,9 @@
 //		s.Step(sampleInput()) // one fixed step, 1/60 s by default
 //		render(s)
 //	}
+//
+// For deterministic lockstep, NewPlayers builds 2 to 4 player cubes, one
+// on each side of the layout, stepped by StepPlayers with one Input per
+// player; Lockstep wraps such a scene as a lockstep.Game, and PlayerBot
+// plays each player's turn of the scripted minute.
 package scene

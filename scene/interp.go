@@ -17,7 +17,8 @@ func (s *Scene) Capture(dst []snapshot.Cube) {
 }
 
 // InterpGame is the cube world as a snapshot-interpolation server's game
-// (netmodel/interp.Game): the scene played with a script's inputs.
+// (netmodel/interp.Game): the scene played with a script's inputs, over
+// and over.
 type InterpGame struct {
 	Scene  *Scene
 	Script Script
@@ -39,7 +40,10 @@ func (g *InterpGame) Objects() int { return len(g.Scene.Cubes) + 1 }
 // Step implements interp.Game: one tick of the script; the input is
 // Input.Bits, as Predictor replays it.
 func (g *InterpGame) Step() uint32 {
-	in := g.Script.At(g.tick)
+	var in Input
+	if n := g.Script.Len(); n > 0 {
+		in = g.Script.At(g.tick % n)
+	}
 	g.tick++
 	g.Scene.Step(in)
 	return uint32(in.Bits())

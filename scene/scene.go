@@ -241,10 +241,14 @@ func (s *Scene) applyInput(id physics.BodyID, in Input) {
 }
 
 // State returns the state of one of the scene's bodies (the player or a
-// cube). The scene never destroys them, so it panics only if someone did
-// through s.World, a broken invariant.
-func (s *Scene) State(id physics.BodyID) physics.BodyState {
-	st, err := s.World.State(id)
+// cube).
+func (s *Scene) State(id physics.BodyID) physics.BodyState { return bodyState(s.World, id) }
+
+// bodyState returns the state of a body the scene built. Scenes never
+// destroy their bodies, so it panics only if someone did through the
+// World, a broken invariant.
+func bodyState(w *physics.World, id physics.BodyID) physics.BodyState {
+	st, err := w.State(id)
 	if err != nil {
 		panic(fmt.Sprintf("scene: a scene body was destroyed: %v", err))
 	}

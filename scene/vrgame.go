@@ -12,10 +12,7 @@ import (
 func (v *VR) Objects() int { return len(v.Cubes) }
 
 // state returns a body's state; the VR world's handles are always valid.
-func (v *VR) state(id physics.BodyID) physics.BodyState {
-	s, _ := v.World.State(id)
-	return s
-}
+func (v *VR) state(id physics.BodyID) physics.BodyState { return bodyState(v.World, id) }
 
 // Object implements statesync.Game.
 func (v *VR) Object(i int) physics.BodyState { return v.state(v.Cubes[i]) }

@@ -40,9 +40,11 @@
 // # Range coding
 //
 // RangeEncoder, its measuring twin NewRangeMeasurer and RangeDecoder are
-// Streams too, and ModelStreams: SerializeModelBit, SerializeTree,
-// GolombModel and SignedModel code bits under adaptive probability
-// models (Prob), so a predictable bit costs a fraction of a bit. The same
+// Streams too, and ModelStreams: SerializeModelBit codes a bit under an
+// adaptive probability model (Prob), so a predictable bit costs a
+// fraction of a bit. The adaptive models built on it (counting start,
+// Exp-Golomb residuals, trees) are the snapshot codec's, in
+// wire/snapshot: one set, where they are used. The same
 // Serialize function runs on the bit packer (one bit per model bit) and
 // on the range coder. Models are plain values both sides reset at the
 // start of a message: a message must not depend on models adapted by

@@ -8,30 +8,21 @@ import (
 	"testing"
 )
 
-// rcMessage is a mixed sequence of model bits, raw bits, trees, Golomb
-// and signed values, coded through the Stream interfaces.
+// rcMessage is a mixed sequence of model bits and raw bits, coded
+// through the Stream interfaces.
 type rcMessage struct {
 	Bits    []bool
 	Raw     []uint64 // 13 bits each
-	Tree    []uint32 // 5 bits each
-	Golomb  []uint32
-	Signed  []int64
-	Payload int // 0–1000 via SerializeInt on the same stream
+	Payload int      // 0–1000 via SerializeInt on the same stream
 }
 
 type rcModels struct {
-	bit    [4]Prob
-	tree   [32]Prob
-	golomb GolombModel
-	signed SignedModel
+	bit [4]Prob
 }
 
 func newRCModels() *rcModels {
 	m := &rcModels{}
 	ResetProbs(m.bit[:])
-	ResetProbs(m.tree[:])
-	m.golomb.Reset()
-	m.signed.Reset()
 	return m
 }
 
@@ -53,21 +44,6 @@ func (msg *rcMessage) Serialize(s Stream) error {
 			return err
 		}
 	}
-	for i := range msg.Tree {
-		if err := SerializeTree(s, m.tree[:], &msg.Tree[i], 5); err != nil {
-			return err
-		}
-	}
-	for i := range msg.Golomb {
-		if err := m.golomb.Serialize(s, &msg.Golomb[i]); err != nil {
-			return err
-		}
-	}
-	for i := range msg.Signed {
-		if err := m.signed.Serialize(s, &msg.Signed[i]); err != nil {
-			return err
-		}
-	}
 	return SerializeInt(s, &msg.Payload, 0, 1000)
 }
 
@@ -76,12 +52,7 @@ func randomRCMessage(rng *rand.Rand, n int, p float64) rcMessage {
 	for range n {
 		msg.Bits = append(msg.Bits, rng.Float64() < p)
 		msg.Raw = append(msg.Raw, rng.Uint64N(1<<13))
-		msg.Tree = append(msg.Tree, uint32(rng.IntN(4)+rng.IntN(2)*28))
-		msg.Golomb = append(msg.Golomb, uint32(rng.ExpFloat64()*3))
-		msg.Signed = append(msg.Signed, int64(rng.NormFloat64()*4))
 	}
-	msg.Golomb = append(msg.Golomb, 0, math.MaxUint32, 1<<31)
-	msg.Signed = append(msg.Signed, 1<<32, -(1 << 32), 0)
 	return msg
 }
 
@@ -108,8 +79,7 @@ func encodeRC(t testing.TB, msg rcMessage) []byte {
 
 func decodeRC(b []byte, n int) (rcMessage, error) {
 	msg := rcMessage{
-		Bits: make([]bool, n), Raw: make([]uint64, n), Tree: make([]uint32, n),
-		Golomb: make([]uint32, n+3), Signed: make([]int64, n+3),
+		Bits: make([]bool, n), Raw: make([]uint64, n),
 	}
 	d := NewRangeDecoder(b)
 	if err := msg.Serialize(d); err != nil {
@@ -140,12 +110,7 @@ func equalRC(a, b rcMessage) bool {
 		return false
 	}
 	for i := range a.Bits {
-		if a.Bits[i] != b.Bits[i] || a.Raw[i] != b.Raw[i] || a.Tree[i] != b.Tree[i] {
-			return false
-		}
-	}
-	for i := range a.Golomb {
-		if a.Golomb[i] != b.Golomb[i] || a.Signed[i] != b.Signed[i] {
+		if a.Bits[i] != b.Bits[i] || a.Raw[i] != b.Raw[i] {
 			return false
 		}
 	}
@@ -229,8 +194,7 @@ func TestModelBitsOnBitPacker(t *testing.T) {
 	if err := msg.Serialize(w); err != nil {
 		t.Fatal(err)
 	}
-	got := rcMessage{Bits: make([]bool, 50), Raw: make([]uint64, 50), Tree: make([]uint32, 50),
-		Golomb: make([]uint32, 53), Signed: make([]int64, 53)}
+	got := rcMessage{Bits: make([]bool, 50), Raw: make([]uint64, 50)}
 	if err := got.Serialize(NewReader(w.Bytes())); err != nil || !equalRC(got, msg) {
 		t.Fatalf("bit-packed model message: %v", err)
 	}

@@ -53,14 +53,14 @@ var lsConditions = []lsCondition{
 }
 
 type lsMode struct {
-	name string
-	cfg  func() lockstep.Config
+	flag, name string
+	cfg        func() lockstep.Config
 }
 
 var lsModes = []lsMode{
-	{"UDP redundant", lockstep.DefaultConfig},
-	{"TCP baseline", lockstep.DefaultStreamConfig},
-	{"rollback", lockstep.DefaultRollbackConfig},
+	{"udp", "UDP redundant", lockstep.DefaultConfig},
+	{"tcp", "TCP baseline", lockstep.DefaultStreamConfig},
+	{"rollback", "rollback", lockstep.DefaultRollbackConfig},
 }
 
 type lsOptions struct {
@@ -68,9 +68,13 @@ type lsOptions struct {
 	warmup, measure     time.Duration
 	seed                uint64
 	conditions          []lsCondition
+	modes               []lsMode
 	cubeWarmup, vrSteps int
 	skipCubes           bool
-	stdout, progress    io.Writer
+	// game is the sessions' world: nil for inputChain, else a cube
+	// world of that layout in every client (a soak with the real worlds).
+	game             *scene.Layout
+	stdout, progress io.Writer
 }
 
 func setupBenchLockstep(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
@@ -82,6 +86,8 @@ func setupBenchLockstep(fs *flag.FlagSet) func(ctx context.Context, args []strin
 	cubeWarmup := fs.Int("cube-warmup", 300, "ticks of scripted play before rollback's cost is measured in the cube worlds")
 	vrSteps := fs.Int("vr-steps", 25, "re-simulated steps per frame to time in the cube worlds (the VR article's 25 at 90 Hz and 250 ms)")
 	skipCubes := fs.Bool("no-cubes", false, "skip the cube-world cost measurement")
+	modes := fs.String("modes", "all", "comma-separated rows to run, from udp,tcp,rollback")
+	game := fs.String("game", "inputs", "what every client steps: inputs (a hash of the inputs, free) or a cube-world layout (cubes900, tower20, pyramid10: each player steps its own world, slow)")
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q", args)
@@ -100,6 +106,23 @@ func setupBenchLockstep(fs *flag.FlagSet) func(ctx context.Context, args []strin
 		}
 		if len(o.conditions) == 0 {
 			return fmt.Errorf("--conditions %q: want all or some of %s", *conds, lsConditionNames())
+		}
+		for _, name := range strings.Split(*modes, ",") {
+			for _, m := range lsModes {
+				if name == "all" || name == m.flag {
+					o.modes = append(o.modes, m)
+				}
+			}
+		}
+		if len(o.modes) == 0 {
+			return fmt.Errorf("--modes %q: want all or some of udp,tcp,rollback", *modes)
+		}
+		if *game != "inputs" {
+			l, err := scene.ParseLayout(*game)
+			if err != nil {
+				return fmt.Errorf("--game: %w", err)
+			}
+			o.game = &l
 		}
 		return benchLockstep(ctx, o)
 	}
@@ -157,13 +180,16 @@ type lsResult struct {
 	// frames with a rollback.
 	resim         struct{ mean, p95, max float64 }
 	rollbackShare float64
+	// Game saves per client and frame: before every tick that rests on a
+	// prediction, re-simulated or new.
+	savesPerFrame float64
 	desyncs       int
 }
 
 func benchLockstep(ctx context.Context, o lsOptions) error {
 	var rows []lsResult
 	for _, c := range o.conditions {
-		for _, m := range lsModes {
+		for _, m := range o.modes {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -207,7 +233,13 @@ func runLockstepRow(o lsOptions, c lsCondition, mode lsMode) (lsResult, error) {
 	}
 	clients := make([]*lockstep.Client[scene.Input, *scene.Input], o.players)
 	for p := range clients {
-		if clients[p], err = lockstep.NewClient[scene.Input](cfg, &inputChain{}, scene.PlayerBot(p), simmatch.Epoch); err != nil {
+		var game lockstep.Game[scene.Input] = &inputChain{}
+		if o.game != nil {
+			if game, err = scene.NewLockstep(*o.game, scene.DefaultConfig(), o.players); err != nil {
+				return r, err
+			}
+		}
+		if clients[p], err = lockstep.NewClient[scene.Input](cfg, game, scene.PlayerBot(p), simmatch.Epoch); err != nil {
 			return r, err
 		}
 		if _, err := m.Join(clients[p]); err != nil {
@@ -256,13 +288,14 @@ func runLockstepRow(o lsOptions, c lsCondition, mode lsMode) (lsResult, error) {
 		}
 	}
 	window := m.Now().Sub(start)
-	var stalls, packets, bytes, ran float64
+	var stalls, packets, bytes, ran, saves float64
 	for p, cl := range clients {
 		s := cl.Stats()
 		stalls += float64(s.Stalled - before[p].Stalled)
 		packets += float64(s.PacketsSent - before[p].PacketsSent)
 		bytes += float64(s.BytesSent - before[p].BytesSent)
 		ran += float64(s.Tick - before[p].Tick)
+		saves += float64(s.Saves - before[p].Saves)
 		r.bytesMax = max(r.bytesMax, s.MaxPacket)
 		t := m.Traffic(p)
 		r.upKbps += float64(t.UpBytes-traffic[p].UpBytes) * 8 / 1000 / window.Seconds()
@@ -273,6 +306,7 @@ func runLockstepRow(o lsOptions, c lsCondition, mode lsMode) (lsResult, error) {
 	r.hitchesPerMin = float64(hitches) / n / window.Minutes()
 	r.ran = ran / n / (window.Seconds() * 60)
 	r.bytesMean = bytes / max(packets, 1)
+	r.savesPerFrame = saves / n / (window.Seconds() * 60)
 	r.upKbps, r.downKbps = r.upKbps/n, r.downKbps/n
 	if st := srv.Stats(m.Now()); st.Desync != nil {
 		r.desyncs = 1
@@ -364,12 +398,16 @@ func printLockstep(o lsOptions, rows []lsResult, costs []cubeCost) {
 	w := o.stdout
 	fmt.Fprintf(w, "lockstep: %d players, their scripted minutes (scene.PlayerBot), %.0f s measured after %v of warm-up, 60 Hz, RTT and loss each way as named, seed %d\n",
 		o.players, o.measure.Seconds(), o.warmup, o.seed)
-	fmt.Fprintf(w, "sessions step inputChain (a hash of the inputs: network figures do not depend on the game); bytes/packet: client datagrams without IP/UDP/netcode headers; kbps per player with them (%d bytes a datagram)\n",
-		netmodel.PacketOverhead)
+	world := "inputChain (a hash of the inputs: network figures do not depend on the game)"
+	if o.game != nil {
+		world = fmt.Sprintf("the %v cube world, one per player", *o.game)
+	}
+	fmt.Fprintf(w, "sessions step %s; bytes/packet: client datagrams without IP/UDP/netcode headers; kbps per player with them (%d bytes a datagram)\n",
+		world, netmodel.PacketOverhead)
 	var per *cubeCost
 	if len(costs) > 0 {
 		per = &costs[0]
-		fmt.Fprintf(w, "rollback CPU ms/frame: the row's re-simulations at the cost measured in the %v world below (step+save per tick, load per rollback)\n", per.layout)
+		fmt.Fprintf(w, "rollback CPU ms/frame: the row's re-simulated steps, saves and loads at the costs measured in the %v world below, on top of the frame's own step\n", per.layout)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -380,9 +418,11 @@ func printLockstep(o lsOptions, rows []lsResult, costs []cubeCost) {
 		if r.mode == "rollback" {
 			resMean, resP95, resMax = fmt.Sprintf("%.2f", r.resim.mean), fmt.Sprintf("%.0f", r.resim.p95), fmt.Sprintf("%.0f", r.resim.max)
 			if per != nil {
-				tick := ms(per.step + per.save)
-				cpuMean = fmt.Sprintf("%.1f", r.resim.mean*tick+r.rollbackShare*ms(per.load))
-				cpuMax = fmt.Sprintf("%.1f", r.resim.max*tick+ms(per.load))
+				// Every re-simulated tick steps; the saves (of new and
+				// re-simulated ticks alike) and the loads are counted apart.
+				base := r.savesPerFrame*ms(per.save) + r.rollbackShare*ms(per.load)
+				cpuMean = fmt.Sprintf("%.1f", r.resim.mean*ms(per.step)+base)
+				cpuMax = fmt.Sprintf("%.1f", r.resim.max*ms(per.step+per.save)+ms(per.save+per.load))
 			}
 		}
 		desync := fmt.Sprint(r.desyncs)

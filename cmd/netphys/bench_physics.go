@@ -17,7 +17,9 @@ import (
 
 // bench physics: the engine's report. Each scene of 900 boxes
 // (internal/benchscene, shared with the Go benchmarks) steps 600 times at
-// 60 Hz; the table gives the mean, 99th percentile and worst wall-clock
+// 60 Hz, three times over, and each step counts with its least time of the
+// three runs (a shared machine adds milliseconds at random to single
+// steps, never to the same step of every run); the table gives the mean, 99th percentile and worst wall-clock
 // time per step, the worst thread CPU time per step (which a busy machine
 // does not inflate by preempting the stepping thread), the first step,
 // the allocations per step once warmed up, the time of a Snapshot and of a
@@ -36,6 +38,7 @@ func init() {
 			fs.IntVar(&o.steps, "steps", 600, "steps per scene (60 Hz)")
 			fs.IntVar(&o.warmup, "warmup", 120, "steps before allocations are counted (the pose history fills during the first Config.HistoryTicks steps)")
 			fs.IntVar(&o.block, "block", 60, "steps per block: netphys and Bullet alternate blocks of this many steps")
+			fs.IntVar(&o.repeat, "repeat", 3, "runs of each scene; every step's time is its least over the runs, which filters out the moments a busy machine took the CPU away")
 			noSleep := fs.Bool("nosleep", false, "disable sleeping (Config.SleepFrames = 0, Bullet's DISABLE_DEACTIVATION): every step awake")
 			fs.StringVar(&o.peer, "peer", "auto", "comparison engine: bullet (build the harness if needed, fail without it), auto (Bullet if its harness is built) or none")
 			fs.StringVar(&o.bulletBin, "bullet-bin", "bench/bullet/bin/bullet-bench", "the Bullet harness binary, built by bench/bullet/build.sh")
@@ -43,8 +46,8 @@ func init() {
 				if len(args) > 0 {
 					return fmt.Errorf("unexpected arguments %q", args)
 				}
-				if o.steps < 1 || o.warmup < 0 || o.warmup >= o.steps || o.block < 1 {
-					return fmt.Errorf("need steps >= 1, 0 <= warmup < steps and block >= 1")
+				if o.steps < 1 || o.warmup < 0 || o.warmup >= o.steps || o.block < 1 || o.repeat < 1 {
+					return fmt.Errorf("need steps >= 1, 0 <= warmup < steps, block >= 1 and repeat >= 1")
 				}
 				o.cfg = physics.DefaultConfig()
 				if *noSleep {
@@ -59,6 +62,7 @@ func init() {
 type benchOptions struct {
 	cfg                  physics.Config
 	steps, warmup, block int
+	repeat               int
 	peer, bulletBin      string
 }
 
@@ -71,25 +75,42 @@ func (t *stepTimes) add(wall, cpu time.Duration) {
 	t.cpu = append(t.cpu, cpu)
 }
 
-// stepStats summarises a run: mean, 99th percentile and worst wall-clock
-// step, worst thread CPU step, and the first step.
-type stepStats struct{ mean, p99, worst, worstCPU, first time.Duration }
+// leastOf returns, step by step, the least time of the runs. The runs are
+// the same computation (the engines are deterministic), so what one run
+// took more than another is the machine's doing, not the step's.
+func leastOf(runs []stepTimes) stepTimes {
+	var t stepTimes
+	for i := range runs[0].wall {
+		wall, cpu := runs[0].wall[i], runs[0].cpu[i]
+		for _, r := range runs[1:] {
+			wall, cpu = min(wall, r.wall[i]), min(cpu, r.cpu[i])
+		}
+		t.add(wall, cpu)
+	}
+	return t
+}
 
-func (t *stepTimes) stats() stepStats {
+// stepStats summarises a run: mean, 99th percentile and worst wall-clock
+// step, mean and worst thread CPU step, and the first step's thread CPU.
+type stepStats struct{ mean, p99, worst, meanCPU, worstCPU, first time.Duration }
+
+func (t stepTimes) stats() stepStats {
 	if len(t.wall) == 0 {
 		return stepStats{}
 	}
-	var total time.Duration
-	for _, d := range t.wall {
+	var total, totalCPU time.Duration
+	for i, d := range t.wall {
 		total += d
+		totalCPU += t.cpu[i]
 	}
 	sorted := slices.Sorted(slices.Values(t.wall))
 	return stepStats{
 		mean:     total / time.Duration(len(t.wall)),
 		p99:      sorted[(len(sorted)*99+99)/100-1],
 		worst:    sorted[len(sorted)-1],
+		meanCPU:  totalCPU / time.Duration(len(t.cpu)),
 		worstCPU: slices.Max(t.cpu),
-		first:    t.wall[0],
+		first:    t.cpu[0],
 	}
 }
 
@@ -135,20 +156,21 @@ func printPhysics(stdout io.Writer, o benchOptions, results []sceneResult, withB
 	if withBullet {
 		fmt.Fprintf(stdout, "Bullet 3.24 (bench/bullet) in the same run, alternating blocks of %d steps\n", o.block)
 	}
-	fmt.Fprintln(stdout, "\nms per step (wall clock; cpu: the stepping thread's CPU time)")
+	fmt.Fprintf(stdout, "\nms per step, each step's least over %d runs: wall clock, and cpu, the stepping thread's CPU time\n", o.repeat)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "scene\tmean\tp99\tworst\tworst cpu\tfirst\tworst/mean\tallocs/step\tsnapshot µs\trestore µs\tawake at end\t"
+	head := "scene\tmean\tp99\tworst\tmean cpu\tworst cpu\tfirst cpu\tworst/mean cpu\tallocs/step\tsnapshot µs\trestore µs\tawake at end\t"
 	if withBullet {
-		head += "Bullet mean\tp99\tworst\tworst cpu\tawake at end\tBullet/netphys\t"
+		head += "Bullet mean\tp99\tworst\tmean cpu\tworst cpu\tawake at end\tBullet/netphys mean\tcpu\t"
 	}
 	fmt.Fprintln(tw, head)
 	for _, r := range results {
 		n := r.netphys
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.1f\t%.1f\t%d\t", r.scene, ms(n.mean), ms(n.p99), ms(n.worst),
-			ms(n.worstCPU), ms(n.first), ratio(n.worst, n.mean), r.allocsPerStep, us(r.snapshot), us(r.restore), r.awakeAtEnd)
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.1f\t%.1f\t%d\t", r.scene, ms(n.mean), ms(n.p99), ms(n.worst),
+			ms(n.meanCPU), ms(n.worstCPU), ms(n.first), ratio(n.worstCPU, n.meanCPU), r.allocsPerStep, us(r.snapshot), us(r.restore), r.awakeAtEnd)
 		if withBullet {
 			b := r.bullet
-			fmt.Fprintf(tw, "%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.2f\t", ms(b.mean), ms(b.p99), ms(b.worst), ms(b.worstCPU), r.bulletAwake, ratio(b.mean, n.mean))
+			fmt.Fprintf(tw, "%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.2f\t%.2f\t", ms(b.mean), ms(b.p99), ms(b.worst), ms(b.meanCPU), ms(b.worstCPU),
+				r.bulletAwake, ratio(b.mean, n.mean), ratio(b.meanCPU, n.meanCPU))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -166,42 +188,28 @@ func printPhysics(stdout io.Writer, o benchOptions, results []sceneResult, withB
 }
 
 func benchScene(ctx context.Context, prog *progress, s benchscene.Scene, o benchOptions, peer *bulletPeer) (sceneResult, error) {
-	w, err := benchscene.NewWorld(s, o.cfg)
-	if err != nil {
-		return sceneResult{}, err
-	}
 	r := sceneResult{scene: s, hasBullet: peer != nil}
-	if peer != nil {
-		if err := peer.load(w, o.cfg.SleepFrames != 0); err != nil {
+	var w *physics.World
+	mine, theirs := make([]stepTimes, o.repeat), make([]stepTimes, o.repeat)
+	for rep := range o.repeat {
+		var err error
+		if w, err = benchscene.NewWorld(s, o.cfg); err != nil {
 			return r, err
-		}
-	}
-	var mine, theirs stepTimes
-	runtime.GC()
-	clock := lockThreadClock()
-	defer clock.unlock()
-	for done := 0; done < o.steps; {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		k := min(o.block, o.steps-done)
-		for range k {
-			t0, c0 := time.Now(), clock.now()
-			w.Step()
-			c1, d := clock.now(), time.Since(t0)
-			mine.add(d, c1-c0)
 		}
 		if peer != nil {
-			if err := peer.run(k, &theirs); err != nil {
+			if err := peer.load(w, o.cfg.SleepFrames != 0); err != nil {
 				return r, err
 			}
 		}
-		done += k
-		prog.report("bench physics: %s %d/%d steps", s, done, o.steps)
+		if err := runInterleaved(ctx, prog, w, peer, o, &mine[rep], &theirs[rep]); err != nil {
+			return r, err
+		}
+		prog.report("bench physics: %s run %d/%d done", s, rep+1, o.repeat)
 	}
-	r.netphys = mine.stats()
+	r.netphys = leastOf(mine).stats()
 	if peer != nil {
-		r.bullet = theirs.stats()
+		r.bullet = leastOf(theirs).stats()
+		var err error
 		if r.bulletAwake, err = peer.awake(); err != nil {
 			return r, err
 		}
@@ -212,12 +220,39 @@ func benchScene(ctx context.Context, prog *progress, s benchscene.Scene, o bench
 		}
 	}
 	r.topLo, r.topHi = benchscene.StackTopRange(w)
-	r.snapshot, r.restore, err = snapshotTimes(w)
-	if err != nil {
+	var err error
+	if r.snapshot, r.restore, err = snapshotTimes(w); err != nil {
 		return r, err
 	}
 	r.allocsPerStep, err = allocsPerStep(s, o)
 	return r, err
+}
+
+// runInterleaved steps w and the peer's copy of the scene, o.block steps
+// each in turn, timing every step.
+func runInterleaved(ctx context.Context, prog *progress, w *physics.World, peer *bulletPeer, o benchOptions, mine, theirs *stepTimes) error {
+	runtime.GC()
+	clock := lockThreadClock()
+	defer clock.unlock()
+	for done := 0; done < o.steps; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := min(o.block, o.steps-done)
+		for range k {
+			t0, c0 := time.Now(), clock.now()
+			w.Step()
+			c1, d := clock.now(), time.Since(t0)
+			mine.add(d, c1-c0)
+		}
+		if peer != nil {
+			if err := peer.run(k, theirs); err != nil {
+				return err
+			}
+		}
+		done += k
+	}
+	return nil
 }
 
 // snapshotTimes returns the mean time of a Snapshot and of a Restore of w,

@@ -73,7 +73,7 @@ func TestConnectSaysWhatWentWrong(t *testing.T) {
 	t.Cleanup(func() { srv.Close() }) // after the parallel subtests
 	for _, tt := range []struct{ name, server, want string }{
 		{"wrong key", srv.Addr().String(), "private key"},
-		{"nothing listens", freeAddr(t, "udp"), "nothing listens at"},
+		{"nothing listens", freeAddrs(t, "udp", 1)[0], "nothing listens at"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -30,21 +30,25 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	script := fs.Bool("script", false, "drive the player with the scripted minute of play even with the viewer")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "`address` the viewer is served on")
 	autoplay := fs.Duration("autoplay", 5*time.Second, "with the viewer: after this long without a key, the scripted play drives the player until a key is pressed (0: never)")
-	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, Builtin: []string{"state"}})
+	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, ModelLayout: scene.Tower20, Builtin: []string{"state"}})
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("demo: unexpected arguments %q", args)
 		}
 		// Every flag is checked before anything starts or prints.
-		if *duration < 0 || *autoplay < 0 {
-			return fmt.Errorf("--duration %v, --autoplay %v: want 0 or more", *duration, *autoplay)
+		if *duration < 0 {
+			return fmt.Errorf("--duration %v: want 0 (until Ctrl-C) or more", *duration)
+		}
+		if *autoplay < 0 {
+			return fmt.Errorf("--autoplay %v: want 0 (never) or more", *autoplay)
 		}
 		if models.Model() != "state" {
 			cond, err := conditions()
 			if err != nil {
 				return err
 			}
-			return demoModel(ctx, stdoutOf(fs), models, cond, *seed, *duration, *headless, *script, *httpAddr)
+			return demoModel(ctx, stdoutOf(fs), models, match.DemoConfig{Conditions: cond, Seed: *seed,
+				Script: *script, AutoPlay: *autoplay, Duration: *duration}, *headless, *httpAddr)
 		}
 		cfg := def
 		var err error

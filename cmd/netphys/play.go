@@ -28,7 +28,7 @@ func init() {
 }
 
 func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
-	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900})
+	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
 	tokenText := fs.String("token", "", "connect token, base64 or hex (from netphys token)")
 	tokenFile := fs.String("token-file", "", "file holding the connect token (base64, hex or 2048 raw bytes)")
 	bot := fs.Bool("bot", false, "drive the player with the scripted minute of play instead of the page's keys")

@@ -26,10 +26,10 @@ func TestREADMERecipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(recipe)
-	for _, port := range []string{"40000", "40001", "40002"} {
-		text = strings.ReplaceAll(text, "127.0.0.1:"+port, freeAddr(t, "udp"))
+	for i, addr := range freeAddrs(t, "udp", 3) {
+		text = strings.ReplaceAll(text, "127.0.0.1:4000"+strconv.Itoa(i), addr)
 	}
-	text = strings.ReplaceAll(text, "127.0.0.1:9100", freeAddr(t, "tcp"))
+	text = strings.ReplaceAll(text, "127.0.0.1:9100", freeAddrs(t, "tcp", 1)[0])
 	t.Chdir(t.TempDir())
 
 	ctx, stop := context.WithCancel(context.Background())
@@ -88,26 +88,37 @@ func TestREADMERecipe(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback address with a port free for network now.
-func freeAddr(t *testing.T, network string) string {
+// freeAddrs returns n distinct loopback addresses with ports free for
+// network now: all are held open until all are chosen.
+func freeAddrs(t *testing.T, network string, n int) []string {
 	t.Helper()
-	var addr string
-	if network == "udp" {
-		c, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	var addrs []string
+	var closers []io.Closer
+	defer func() {
+		for _, c := range closers {
+			c.Close()
 		}
-		addr = c.LocalAddr().String()
-		c.Close()
-	} else {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	}()
+	for range n {
+		var c io.Closer
+		var addr string
+		if network == "udp" {
+			pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, addr = pc, pc.LocalAddr().String()
+		} else {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, addr = l, l.Addr().String()
 		}
-		addr = l.Addr().String()
-		l.Close()
+		closers = append(closers, c)
+		addrs = append(addrs, addr)
 	}
-	return addr
+	return addrs
 }
 
 // scrape fetches url, retrying while the server starts, and wants want in it.

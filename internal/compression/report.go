@@ -99,8 +99,6 @@ type stageStats struct {
 	tickBytes                       int
 	maxPos, maxRot                  float64
 	decoded                         int
-	clamped                         int
-	maxClamp                        float64
 }
 
 func (s *stageStats) addPacket(payload, wire int) {

@@ -14,5 +14,11 @@
 //	                                                             UDP ► netsim proxy ► UDP
 //	remote scene    ◄──apply────────  reliable ◄ netcode client ◄┘
 //
+// With a viewer, the player follows the keys held in the page; after
+// Config.AutoPlay without a key it follows the scripted minute of play until
+// a key is pressed, and the figures say which ("player"). The figures also
+// show the configured latency, loss and state rate, and "no estimate yet"
+// for the loss until the acks of enough packets came back.
+//
 // The demo is an application, not a library: package internal.
 package demo

@@ -20,7 +20,18 @@ func lengths(ls ...float64) []string {
 			smallest = min(smallest, l)
 		}
 	}
-	scale, unit := lengthScale(largest)
+	var scale float64
+	var unit string
+	switch {
+	case largest < 1e-3:
+		scale, unit = 1e6, "µm"
+	case largest < 1e-2:
+		scale, unit = 1e3, "mm"
+	case largest < 1:
+		scale, unit = 1e2, "cm"
+	default:
+		scale, unit = 1, "m"
+	}
 	decimals := 0
 	if largest > 0 {
 		decimals = max(sigDecimals(largest*scale, 3), sigDecimals(smallest*scale, 2))
@@ -31,19 +42,6 @@ func lengths(ls ...float64) []string {
 		out[i] = fmt.Sprintf("%.*f %s", decimals, l*scale, unit)
 	}
 	return out
-}
-
-// lengthScale returns the unit for lengths up to largest m, and its size.
-func lengthScale(largest float64) (scale float64, unit string) {
-	switch {
-	case largest < 1e-3:
-		return 1e6, "µm"
-	case largest < 1e-2:
-		return 1e3, "mm"
-	case largest < 1:
-		return 1e2, "cm"
-	}
-	return 1, "m"
 }
 
 // sigDecimals returns the decimals that show v > 0 to digits significant digits.

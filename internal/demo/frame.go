@@ -23,14 +23,12 @@ func (r *run) publish() {
 	if st.PacketLossSamples == 0 {
 		loss.Text = "no estimate yet"
 	}
-	// One unit for both errors, so that the mean reads beside the worst.
-	scale, unit := lengthScale(r.errMax)
 	player := "your keys"
 	switch {
 	case r.cfg.Script != nil:
 		player = "scripted"
 	case r.scripted:
-		player = "scripted: press a key"
+		player = "scripted, keys take over"
 	}
 	r.cfg.Viewer.Publish(viewer.Frame{
 		Views: []viewer.View{view("authority", r.authority), view("remote", r.remote)},
@@ -46,8 +44,11 @@ func (r *run) publish() {
 			{Name: "packets up", Value: float64(pu)},
 			loss,
 			{Name: "rtt", Value: ms(st.RTTAvg), Unit: "ms"},
-			{Name: "position error", Value: scale * r.errNow(), Unit: unit},
-			{Name: "worst error", Value: scale * r.errMax, Unit: unit},
+			// Millimetres for both: the page shows 3 decimals below 1 and
+			// whole numbers from 100, so a mean of 0.4 mm reads beside a
+			// worst of 2650 mm.
+			{Name: "position error", Value: 1000 * r.errNow(), Unit: "mm"},
+			{Name: "worst error", Value: 1000 * r.errMax, Unit: "mm"},
 		},
 	})
 }

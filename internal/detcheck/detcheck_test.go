@@ -22,7 +22,10 @@ import (
 
 // simulationRoots are the module directories whose packages run inside a
 // deterministic step, with every package below them.
-var simulationRoots = []string{"vecmath", "physics", "scene", "wire", "models", "netmodel"}
+// netmodel/statesync quantizes every state before each step, as the network
+// does; the other models' float math (render clocks, playout delays,
+// smoothing) never feeds a step, and their drivers read the clock.
+var simulationRoots = []string{"vecmath", "physics", "scene", "wire", "netmodel/statesync"}
 
 // forbiddenCalls are functions whose result is not bit-identical across
 // architectures or runs; vecmath has the deterministic replacements.
@@ -71,9 +74,9 @@ func goList(t *testing.T) (sim []listedPackage, exports map[string]string) {
 		if err != nil || p.Standard {
 			continue
 		}
-		first := strings.Split(filepath.ToSlash(rel), "/")[0]
+		rel = filepath.ToSlash(rel)
 		for _, r := range simulationRoots {
-			if first == r {
+			if rel == r || strings.HasPrefix(rel, r+"/") {
 				sim = append(sim, p)
 			}
 		}

@@ -15,19 +15,22 @@ func Print(w io.Writer, res *Result) {
 		line(w, r)
 	}
 	if len(res.Anchors) > 0 {
-		fmt.Fprintf(w, "\nbuffering anchors at %d pps, %s (adaptive rows above for comparison)\n", res.AnchorsRate, res.AnchorsCondition)
+		fmt.Fprintf(w, "\nbuffering: adaptive (the rows above) against the article's fixed delay and Mirror's buffer, %d pps\n", res.AnchorsRate)
 		header(w)
 		for _, r := range res.Rows {
-			if r.PPS == res.AnchorsRate && r.Condition == res.AnchorsCondition && r.Mode == "hermite" {
-				line(w, r)
+			if r.PPS != res.AnchorsRate || r.Mode != "hermite" {
+				continue
 			}
-		}
-		for _, r := range res.Anchors {
 			line(w, r)
+			for _, a := range res.Anchors {
+				if a.Condition == r.Condition {
+					line(w, a)
+				}
+			}
 		}
 	}
 	if len(res.Velocity) > 0 {
-		fmt.Fprintf(w, "\nHermite tangents sent (stage 9 codes each changed cube's velocity) or derived from the neighbouring snapshots, %s\n", res.AnchorsCondition)
+		fmt.Fprintf(w, "\nHermite tangents sent (stage 9 codes each changed cube's velocity) or derived from the neighbouring snapshots, %s\n", res.VelocityCondition)
 		header(w)
 		for _, v := range res.Velocity {
 			for _, r := range res.Rows {
@@ -36,6 +39,14 @@ func Print(w io.Writer, res *Result) {
 				}
 			}
 			line(w, v)
+		}
+	}
+	if len(res.Cost) > 0 {
+		c := res.Cost[0]
+		fmt.Fprintf(w, "\nserver cost: %d clients at %d pps, %s, the katamari segment (wall time of Update; clients that only acknowledge)\n", c.Clients, c.PPS, c.Condition)
+		fmt.Fprintf(w, "%-26s %16s %18s %16s\n", "codec", "µs/client/snap", "encodings/packet", "clients/core")
+		for _, c := range res.Cost {
+			fmt.Fprintf(w, "%-26s %16.1f %18.3f %16.0f\n", c.Codec, c.MicrosPerClient, c.EncodingsPerPkt, c.ClientsPerCore)
 		}
 	}
 	fmt.Fprintf(w, "\nencodings per packet: %.3f (clients with the same baselines share one)\n", res.EncodingsPerPkt)

@@ -38,17 +38,24 @@ type Config struct {
 	Rates      []int // snapshots per second
 	Modes      []Mode
 	Conditions []Condition
-	// Anchors are extra clients at AnchorRate under AnchorCondition (an
-	// index into Conditions): the article's and Mirror's buffering.
-	Anchors         []Mode
-	AnchorRate      int
-	AnchorCondition int
+	// Anchors are extra clients at AnchorRate under every condition: the
+	// article's and Mirror's buffering.
+	Anchors    []Mode
+	AnchorRate int
 	// VelocityRates are the rates at which a server whose codec sends
 	// velocities (Velocity) feeds Hermite clients that use them, under
-	// AnchorCondition: what sent velocities cost and buy against the
-	// derived ones.
-	VelocityRates []int
-	Velocity      wire.Bounds
+	// VelocityCondition (an index into Conditions): what sent velocities
+	// cost and buy against the derived ones.
+	VelocityRates     []int
+	VelocityCondition int
+	Velocity          wire.Bounds
+	// The cost rows: CostClients clients that only acknowledge, at
+	// CostRate under VelocityCondition, from CostFrom seconds into the
+	// script (the katamari), measured for CostSeconds after a second of
+	// warm-up, for the default codec and for stage 9 with the cube
+	// world's simulation. CostClients 0: no cost rows.
+	CostClients, CostRate int
+	CostFrom, CostSeconds float64
 	// Model is the model's configuration; PPS, Interpolation,
 	// Extrapolate and Buffering are set per row.
 	Model interp.Config
@@ -77,10 +84,11 @@ func DefaultConfig() Config {
 			{Name: "hermite, article's fixed delay", Interpolation: interp.Hermite, Buffering: interp.Fixed},
 			{Name: "hermite, Mirror's buffer", Interpolation: interp.Hermite, Buffering: interp.Mirror},
 		},
-		AnchorRate: 30, AnchorCondition: 1,
-		VelocityRates: []int{10, 30},
-		Velocity:      snapshot.VelocityBounds(32, 1.0/32),
-		Model:         interp.DefaultConfig(),
+		AnchorRate:    30,
+		VelocityRates: []int{10, 30}, VelocityCondition: 1,
+		CostClients: 64, CostRate: 30, CostFrom: 5, CostSeconds: 3,
+		Velocity: snapshot.VelocityBounds(32, 1.0/32),
+		Model:    interp.DefaultConfig(),
 	}
 }
 
@@ -108,13 +116,14 @@ type Row struct {
 
 // Result is the table and the server's own penetration for reference.
 type Result struct {
-	Rows             []Row
-	Anchors          []Row
-	Velocity         []Row   // Hermite with sent velocities
-	EncodingsPerPkt  float64 // bodies coded per packet sent: what sharing saves
-	Seconds, Warmup  float64
-	AnchorsCondition string
-	AnchorsRate      int
+	Rows              []Row
+	Anchors           []Row
+	Velocity          []Row // Hermite with sent velocities
+	Cost              []CostRow
+	EncodingsPerPkt   float64 // bodies coded per packet sent: what sharing saves
+	Seconds, Warmup   float64
+	AnchorsRate       int
+	VelocityCondition string
 }
 
 // client is one measured client.
@@ -168,12 +177,12 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	var matches []*match
 	var anchors, sentVel []*client
 	for _, pps := range cfg.VelocityRates {
-		if cfg.AnchorCondition < 0 || cfg.AnchorCondition >= len(cfg.Conditions) {
+		if cfg.VelocityCondition < 0 || cfg.VelocityCondition >= len(cfg.Conditions) {
 			break
 		}
 		vc := cfg
 		vc.Model.Codec.Config.Velocity = cfg.Velocity
-		mt, err := newMatch(vc, pps, cfg.Conditions[cfg.AnchorCondition], game, objects)
+		mt, err := newMatch(vc, pps, cfg.Conditions[cfg.VelocityCondition], game, objects)
 		if err != nil {
 			return nil, err
 		}
@@ -185,13 +194,13 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		matches = append(matches, mt)
 	}
 	for _, pps := range cfg.Rates {
-		for ci, cond := range cfg.Conditions {
+		for _, cond := range cfg.Conditions {
 			mt, err := newMatch(cfg, pps, cond, game, objects)
 			if err != nil {
 				return nil, err
 			}
 			modes := cfg.Modes
-			if pps == cfg.AnchorRate && ci == cfg.AnchorCondition {
+			if pps == cfg.AnchorRate {
 				modes = append(append([]Mode(nil), modes...), cfg.Anchors...)
 			}
 			for i, mode := range modes {
@@ -208,6 +217,11 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	}
 
 	model := cfg.Model
+	rate := float64(model.TickRate)
+	costStart := int64(cfg.CostFrom * rate)
+	costMeasure := costStart + int64(rate)
+	costEnd := costMeasure + int64(cfg.CostSeconds*rate)
+	var costs []*costMatch
 	ticks := int64(cfg.Seconds * float64(model.TickRate))
 	warm := int64(cfg.Warmup * float64(model.TickRate))
 	for tick := int64(1); tick <= ticks; tick++ {
@@ -216,6 +230,30 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		game.input = uint32(in.Bits())
 		sc.Capture(game.cubes)
 		hist.put(tick, sc)
+		if cfg.CostClients > 0 && tick == costStart {
+			names, codecs, err := costCodecs(cfg)
+			if err != nil {
+				return nil, err
+			}
+			for i := range names {
+				// Tick costStart is due one interval after this start.
+				c, err := newCostMatch(cfg, names[i], codecs[i], game, simmatch.Epoch.Add(time.Duration(tick-1)*model.TickInterval))
+				if err != nil {
+					return nil, err
+				}
+				costs = append(costs, c)
+			}
+		}
+		for _, c := range costs {
+			if tick == costMeasure {
+				c.startMeasuring()
+			}
+			if tick < costEnd {
+				if err := c.m.Run(model.TickInterval); err != nil {
+					return nil, fmt.Errorf("cost %s: %w", c.name, err)
+				}
+			}
+		}
 		for _, mt := range matches {
 			if err := mt.m.Run(model.TickInterval); err != nil {
 				return nil, fmt.Errorf("%d pps, %s: %w", mt.pps, mt.cond.Name, err)
@@ -236,8 +274,8 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	}
 
 	res := &Result{Seconds: cfg.Seconds, Warmup: cfg.Warmup, AnchorsRate: cfg.AnchorRate}
-	if cfg.AnchorCondition >= 0 && cfg.AnchorCondition < len(cfg.Conditions) {
-		res.AnchorsCondition = cfg.Conditions[cfg.AnchorCondition].Name
+	if cfg.VelocityCondition >= 0 && cfg.VelocityCondition < len(cfg.Conditions) {
+		res.VelocityCondition = cfg.Conditions[cfg.VelocityCondition].Name
 	}
 	var enc, pkts uint64
 	for _, mt := range matches {
@@ -256,6 +294,9 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		}
 	}
 	res.EncodingsPerPkt = float64(enc) / math.Max(1, float64(pkts))
+	for _, c := range costs {
+		res.Cost = append(res.Cost, c.row(cfg))
+	}
 	return res, nil
 }
 

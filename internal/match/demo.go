@@ -36,7 +36,10 @@ type DemoConfig struct {
 	// figures; player 1 follows its keys unless Script.
 	Viewer *viewer.Server
 	// Script makes player 1 a bot as well.
-	Script   bool
+	Script bool
+	// AutoPlay hands player 1 to its script after this long without a
+	// key, until a key is pressed (Keys.AutoPlay); 0: never.
+	AutoPlay time.Duration
 	Duration time.Duration // 0: until ctx ends
 	// Status receives a line of figures every StatusEvery; nil: none.
 	Status      io.Writer
@@ -131,6 +134,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		figs      []viewer.Figure
 		views     []viewer.View
 		hostMeter meter
+		warned    bool // that the sides need more than a frame
 	)
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
 		for i, p := range players {
@@ -141,8 +145,19 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 			}
 		}
 		status := cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery
-		if cfg.Viewer != nil || status {
-			figs = demoFigures(figs[:0], now, &cfg, host, &hostMeter, srv.Cost(), players, agree)
+		figs = demoFigures(figs[:0], now, &cfg, host, &hostMeter, srv.Cost(), players, agree)
+		if !warned && now.Sub(start) > 2*meterWindow {
+			// One goroutine steps every side: if they need more than a
+			// frame, every world runs slow, and the figures with them.
+			busy := hostMeter.cpu
+			for _, p := range players {
+				busy += p.meter.cpu
+			}
+			if frame := ms(udpdrive.DefaultFrame); busy > frame {
+				log.Warn("demo: the models need more than a frame, the worlds run slow; try fewer --players or a lighter --layout",
+					"ms_per_frame", busy, "frame_ms", frame)
+				warned = true
+			}
 		}
 		if cfg.Viewer != nil {
 			views = host.Views(views[:0])
@@ -210,9 +225,9 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 				ps.Now = time.Now()
 				dp.who = fmt.Sprintf("p%d ", slot+1)
 				if slot == 0 && cfg.Viewer != nil && !cfg.Script {
-					ps.Controls, dp.label = Keys{cfg.Viewer}, fmt.Sprintf("player %d (keys)", slot+1)
+					ps.Controls, dp.label = &Keys{Viewer: cfg.Viewer, AutoPlay: int(cfg.AutoPlay / udpdrive.DefaultFrame)}, fmt.Sprintf("player %d (keys)", slot+1)
 				} else {
-					ps.Controls, dp.label = &Bot{}, fmt.Sprintf("player %d (bot)", slot+1)
+					ps.Controls, ps.Bot, dp.label = &Bot{}, true, fmt.Sprintf("player %d (bot)", slot+1)
 				}
 				var err error
 				dp.side, err = cfg.Sides.NewPlayer(ps)

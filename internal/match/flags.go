@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/netphys/netphys/scene"
@@ -12,17 +13,21 @@ import (
 // Flags are the runtime's flags shared by serve, play and demo: --model,
 // --players, --layout, and every registered model's own flags.
 type Flags struct {
-	model   *string
-	players *int
-	layout  *string
-	sides   map[string]func() (Sides, error)
+	model    *string
+	players  *int
+	layout   *string
+	defaults Defaults
+	sides    map[string]func() (Sides, error)
 }
 
 // Defaults are a command's defaults for the runtime's flags.
 type Defaults struct {
 	Model   string
 	Players int
-	Layout  scene.Layout
+	// Layout is --layout's default for the builtin models, ModelLayout
+	// for the registered ones: the demo steps every player's world in one
+	// process, which the 900-cube world is too heavy for.
+	Layout, ModelLayout scene.Layout
 	// Builtin names models the command runs itself (serve's echo, demo's
 	// state), which are not registered here.
 	Builtin []string
@@ -34,7 +39,12 @@ func DeclareFlags(fs *flag.FlagSet, def Defaults) *Flags {
 	f := &Flags{sides: map[string]func() (Sides, error){}}
 	f.model = fs.String("model", def.Model, "network model: "+strings.Join(names, ", "))
 	f.players = fs.Int("players", def.Players, "players in the match, 1 to 4 for lockstep; every process of a match must agree")
-	f.layout = fs.String("layout", def.Layout.String(), "the cube world: cubes900, tower20 or pyramid10; every process of a match must agree")
+	usage := fmt.Sprintf("the cube world: cubes900, tower20 or pyramid10; every process of a match must agree (default %v", def.ModelLayout)
+	if def.Layout != def.ModelLayout {
+		usage += fmt.Sprintf(" for network models, %v for %s", def.Layout, strings.Join(def.Builtin, ", "))
+	}
+	f.layout = fs.String("layout", "", usage+")")
+	f.defaults = def
 	for _, n := range Names() {
 		m := models[n]
 		if m.Flags != nil {
@@ -50,8 +60,16 @@ func (f *Flags) Model() string { return *f.model }
 // Players is the --players given.
 func (f *Flags) Players() int { return *f.players }
 
-// Layout is the --layout given.
-func (f *Flags) Layout() (scene.Layout, error) { return scene.ParseLayout(*f.layout) }
+// Layout is the --layout given, or the default for the --model given.
+func (f *Flags) Layout() (scene.Layout, error) {
+	if *f.layout != "" {
+		return scene.ParseLayout(*f.layout)
+	}
+	if slices.Contains(f.defaults.Builtin, *f.model) {
+		return f.defaults.Layout, nil
+	}
+	return f.defaults.ModelLayout, nil
+}
 
 // Setup is the match the flags describe.
 func (f *Flags) Setup(log *slog.Logger) (Setup, error) {

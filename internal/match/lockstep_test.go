@@ -15,7 +15,7 @@ import (
 func lockstepSides(t *testing.T, args ...string) (*Model, Sides, Setup) {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "lockstep", Players: 4, Layout: scene.Tower20})
+	f := DeclareFlags(fs, Defaults{Model: "lockstep", Players: 4, ModelLayout: scene.Tower20})
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}

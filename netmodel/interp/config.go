@@ -112,6 +112,13 @@ type Config struct {
 	// the 0.5 % budget: the estimate has its own error, and a dry spell
 	// comes in runs of frames.
 	DryTarget float64
+	// MaxDelay caps the render delay, beyond the fastest delivery. The
+	// adaptive delay covers every delivery it sampled, since one late
+	// snapshot in Samples is already more than DryTarget; a server
+	// that stalls (an overloaded machine) sends a burst of late
+	// snapshots, and without a cap the delay would cover the stall for
+	// the next Samples snapshots. Default 1 s.
+	MaxDelay time.Duration
 	// MaxTimeScale bounds how much faster or slower than real time the
 	// render clock runs to reach its target: 0.05 is ±5 %. The clock
 	// never jumps after the first snapshot.
@@ -142,6 +149,7 @@ func DefaultConfig() Config {
 		ExtrapolationLimit: 200 * time.Millisecond,
 		BlendTime:          100 * time.Millisecond,
 		DryTarget:          0.001,
+		MaxDelay:           time.Second,
 		MaxTimeScale:       0.05,
 		MaxAhead:           2 * time.Second,
 	}
@@ -160,8 +168,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: MaxTicksPerUpdate %d", ErrConfig, c.MaxTicksPerUpdate)
 	case c.ExtrapolationLimit < 0 || c.ExtrapolationLimit > 200*time.Millisecond || c.BlendTime < 0:
 		return fmt.Errorf("%w: extrapolation limit %v (at most 200 ms), blend %v", ErrConfig, c.ExtrapolationLimit, c.BlendTime)
-	case !(c.DryTarget > 0 && c.DryTarget < 0.5) || !(c.MaxTimeScale > 0 && c.MaxTimeScale <= 0.05) || c.MaxAhead <= 0:
-		return fmt.Errorf("%w: dry target %g, time scale %g (at most 0.05), max ahead %v", ErrConfig, c.DryTarget, c.MaxTimeScale, c.MaxAhead)
+	case !(c.DryTarget > 0 && c.DryTarget < 0.5) || !(c.MaxTimeScale > 0 && c.MaxTimeScale <= 0.05) || c.MaxAhead <= 0 || c.MaxDelay <= 0:
+		return fmt.Errorf("%w: dry target %g, time scale %g (at most 0.05), max ahead %v, max delay %v", ErrConfig, c.DryTarget, c.MaxTimeScale, c.MaxAhead, c.MaxDelay)
 	case c.SentVelocity && c.Codec.Stage > snapshot.QuantizedPosition && !(c.Codec.Stage == snapshot.RangeCoded && c.Codec.Config.Velocity.Res > 0):
 		return fmt.Errorf("%w: SentVelocity with a codec that sends no velocity", ErrConfig)
 	case c.Reliable.FragmentSize+reliable.MaxHeaderSize+reliable.FragmentHeaderSize > netmodel.MaxDatagram ||

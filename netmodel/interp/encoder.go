@@ -13,7 +13,8 @@ import (
 // snapshot n, so the Encoder keeps one history of them for all peers, and
 // peers with the same baselines (most of them, on similar links) share one
 // encoding: the body is coded once per distinct (Base, Prev) pair and
-// snapshot, and the candidates' sizes once per pair too.
+// snapshot. The Prev candidates are coded in full rather than measured,
+// so the one kept costs nothing more.
 //
 //	e.Begin(n, &truth)                     // once per snapshot
 //	for each peer p {
@@ -31,7 +32,6 @@ type Encoder struct {
 
 	n     Number
 	truth *snapshot.Snapshot // the snapshot of Begin, its Inputs set per reference
-	sizes map[pairKey]int
 	codes map[pairKey][]byte
 	buf   []byte
 
@@ -42,8 +42,7 @@ type Encoder struct {
 type EncoderCounters struct {
 	Snapshots uint64 // Begin calls
 	Packets   uint64 // Encode calls
-	Encodings uint64 // bodies coded (the rest were shared)
-	Sizings   uint64 // candidate measurements (Codec.Size)
+	Encodings uint64 // bodies coded, Prev candidates included (the rest were shared)
 }
 
 type histEntry struct {
@@ -83,7 +82,6 @@ func NewEncoder(codec snapshot.Codec, interval int, maxPacket int) (*Encoder, er
 		inputs:   make([]uint32, Ring*interval),
 		spans:    spans,
 		n:        -1,
-		sizes:    map[pairKey]int{},
 		codes:    map[pairKey][]byte{},
 		buf:      make([]byte, maxPacket),
 	}, nil
@@ -108,7 +106,6 @@ func (e *Encoder) Begin(n Number, truth *snapshot.Snapshot) error {
 	}
 	e.hist[ringIndex(n)] = histEntry{n: n, valid: true, snap: q}
 	e.n, e.truth = n, truth
-	clear(e.sizes)
 	clear(e.codes)
 	e.counters.Snapshots++
 	return nil
@@ -141,15 +138,9 @@ func (e *Encoder) Encode(b *Baselines, buf []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, ok := e.codes[key]
-	if !ok {
-		ref := e.reference(key)
-		if body, err = e.codec.Encode(e.buf, e.truth, ref); err != nil {
-			return nil, fmt.Errorf("interp: %v: %w", e.codec.Stage, err)
-		}
-		body = append([]byte(nil), body...)
-		e.codes[key] = body
-		e.counters.Encodings++
+	body, err := e.body(key)
+	if err != nil {
+		return nil, err
 	}
 	h := Header{Seq: Seq(e.n)}
 	if key.base >= 0 {
@@ -209,20 +200,31 @@ func (e *Encoder) choose(b *Baselines) (pairKey, error) {
 		if len(e.spans) == 1 {
 			return key, nil
 		}
-		size, ok := e.sizes[key]
-		if !ok {
-			var err error
-			if size, err = e.codec.Size(e.truth, e.reference(key)); err != nil {
-				return none, fmt.Errorf("interp: %v: %w", e.codec.Stage, err)
-			}
-			e.sizes[key] = size
-			e.counters.Sizings++
+		body, err := e.body(key)
+		if err != nil {
+			return none, err
 		}
-		if bestSize < 0 || size < bestSize {
-			best, bestSize = key, size
+		if bestSize < 0 || len(body) < bestSize {
+			best, bestSize = key, len(body)
 		}
 	}
 	return best, nil
+}
+
+// body returns the current snapshot coded against key, from the cache
+// when a peer with the same baselines already had it coded.
+func (e *Encoder) body(key pairKey) ([]byte, error) {
+	if b, ok := e.codes[key]; ok {
+		return b, nil
+	}
+	b, err := e.codec.Encode(e.buf, e.truth, e.reference(key))
+	if err != nil {
+		return nil, fmt.Errorf("interp: %v: %w", e.codec.Stage, err)
+	}
+	b = append([]byte(nil), b...)
+	e.codes[key] = b
+	e.counters.Encodings++
+	return b, nil
 }
 
 // sentRing remembers the snapshot each of a peer's recent packets carried,

@@ -27,7 +27,7 @@ func (s *rawStick) Serialize(st wire.Stream) error {
 func encodeClient[I comparable, P Input[I]](t *testing.T, m *clientMsg[I], window int) []byte {
 	t.Helper()
 	w := wire.NewWriter(make([]byte, maxMessage))
-	if err := serializeClient[I, P](w, m, window, 0); err != nil {
+	if err := serializeClient[I, P](w, m, 2, 0, window, 0); err != nil {
 		t.Fatal(err)
 	}
 	return append([]byte(nil), w.Bytes()...)
@@ -50,14 +50,14 @@ func TestServerDropsForgedInputs(t *testing.T) {
 	s := x.server
 	now := x.m.Now()
 	m := s.members[0]
-	have, ack := m.ring.have, m.ack
+	have, ack, acks := m.ring.have, m.ack, m.acks
 	tick := s.sessionTick(now)
 	sticks := func(first Tick, n int, dir uint8) clientMsg[rawStick] {
 		r := run[rawStick]{first: first}
 		for i := range n {
 			r.inputs = append(r.inputs, rawStick{Dir: (dir + uint8(i)) % 5})
 		}
-		return clientMsg[rawStick]{ack: ack, inputs: r}
+		return clientMsg[rawStick]{acks: acks, inputs: r}
 	}
 	valid := sticks(have, 3, 1)
 	cases := map[string]struct {
@@ -67,12 +67,13 @@ func TestServerDropsForgedInputs(t *testing.T) {
 		"count beyond the window": {encodeClient[rawStick](t, ptr(sticks(have, 201, 1)), 255), ErrMalformed},
 		"tick far ahead":          {encodeClient[rawStick](t, ptr(sticks(tick+200, 1, 1)), 200), ErrForged},
 		"gap before the ticks":    {encodeClient[rawStick](t, ptr(sticks(have+1, 3, 1)), 200), ErrForged},
+		"tick far behind":         {encodeClient[rawStick](t, ptr(sticks(have-Tick(cfg.Buffer)-10, 3, 1)), 200), ErrForged},
 		"ack of unsent inputs": {encodeClient[rawStick](t, &clientMsg[rawStick]{
-			ack: s.othersHave(0) + 5, inputs: valid.inputs}, 200), ErrForged},
+			acks: [MaxPlayers]Tick{0, s.members[1].ring.have + 5}, inputs: valid.inputs}, 200), ErrForged},
 		"checksum off the grid": {encodeClient[rawStick](t, &clientMsg[rawStick]{
-			ack: ack, inputs: valid.inputs, reports: []report{{tick: 61, sum: 1}}}, 200), ErrForged},
+			acks: acks, inputs: valid.inputs, reports: []report{{tick: 61, sum: 1}}}, 200), ErrForged},
 		"checksum of an unknown tick": {encodeClient[rawStick](t, &clientMsg[rawStick]{
-			ack: ack, inputs: valid.inputs, reports: []report{{tick: 60 * (s.allHave()/60 + 1), sum: 1}}}, 200), ErrForged},
+			acks: acks, inputs: valid.inputs, reports: []report{{tick: 60 * (s.allHave()/60 + 1), sum: 1}}}, 200), ErrForged},
 	}
 	// Direction 7 needs the raw encoder: the real one refuses to write it.
 	bad := sticks(have, 3, 1)
@@ -95,7 +96,7 @@ func TestServerDropsForgedInputs(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 		rejected++
-		if m.ring.have != have || m.ack != ack || m.stats.Rejected != rejected {
+		if m.ring.have != have || m.ack != ack || m.acks != acks || m.stats.Rejected != rejected {
 			t.Fatalf("%s: applied (have %d→%d, ack %d→%d, rejected %d)", name, have, m.ring.have, ack, m.ack, m.stats.Rejected)
 		}
 	}
@@ -147,8 +148,17 @@ func TestClientDropsForgedInputs(t *testing.T) {
 	m.runs[1].first = haves[1] + Tick(cfg.Buffer)
 	cases["beyond the buffer"] = m
 	m = base()
+	m.runs[1].first = haves[1] - Tick(cfg.Buffer) - 5
+	cases["far behind"] = m
+	m = base()
 	m.ack = c.rings[0].have + 1
 	cases["ack of unsent inputs"] = m
+	m = base()
+	m.departed[1], m.left[1] = true, haves[1]-1
+	cases["left before inputs we hold"] = m
+	m = base()
+	m.departed[2], m.left[2] = true, haves[2]+1
+	cases["inputs after it left"] = m
 	for name, msg := range cases {
 		if err := c.handle(now, encode(msg)); !errors.Is(err, ErrForged) {
 			t.Errorf("%s: %v, want ErrForged", name, err)
@@ -194,32 +204,32 @@ func TestDatagramNoise(t *testing.T) {
 func FuzzClientMessage(f *testing.F) {
 	for _, m := range []clientMsg[stick]{
 		{},
-		{ack: 70, inputs: run[stick]{first: 60, inputs: []stick{{1, false}, {1, false}, {4, true}}}, reports: []report{{60, 0xdeadbeef}}},
+		{acks: [MaxPlayers]Tick{0, 70, 75, 70}, inputs: run[stick]{first: 60, inputs: []stick{{1, false}, {1, false}, {4, true}}}, reports: []report{{60, 0xdeadbeef}}},
 	} {
 		w := wire.NewWriter(make([]byte, maxMessage))
-		if err := serializeClient[stick](w, &m, 255, 0); err != nil {
+		if err := serializeClient[stick](w, &m, 4, 0, 255, 0); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(append([]byte(nil), w.Bytes()...), int32(60))
 	}
 	f.Fuzz(func(t *testing.T, d []byte, near int32) {
 		var m clientMsg[stick]
-		if serializeClient[stick](wire.NewReader(d), &m, 255, Tick(near)) != nil {
+		if serializeClient[stick](wire.NewReader(d), &m, 4, 0, 255, Tick(near)) != nil {
 			return
 		}
 		var size wire.Measurer
-		if err := serializeClient[stick](&size, &m, 255, 0); err != nil {
+		if err := serializeClient[stick](&size, &m, 4, 0, 255, 0); err != nil {
 			t.Fatalf("a decoded message does not encode: %v", err)
 		}
 		w := wire.NewWriter(make([]byte, maxMessage))
-		if err := serializeClient[stick](w, &m, 255, 0); err != nil || len(w.Bytes()) != size.Bytes() {
+		if err := serializeClient[stick](w, &m, 4, 0, 255, 0); err != nil || len(w.Bytes()) != size.Bytes() {
 			t.Fatalf("encode: %v, %d bytes, measured %d", err, len(w.Bytes()), size.Bytes())
 		}
 		var again clientMsg[stick]
-		if err := serializeClient[stick](wire.NewReader(w.Bytes()), &again, 255, Tick(near)); err != nil {
+		if err := serializeClient[stick](wire.NewReader(w.Bytes()), &again, 4, 0, 255, Tick(near)); err != nil {
 			t.Fatal(err)
 		}
-		if again.ack != m.ack || again.inputs.first != m.inputs.first || len(again.inputs.inputs) != len(m.inputs.inputs) || len(again.reports) != len(m.reports) {
+		if again.acks != m.acks || again.inputs.first != m.inputs.first || len(again.inputs.inputs) != len(m.inputs.inputs) || len(again.reports) != len(m.reports) {
 			t.Fatalf("round trip %+v → %+v", m, again)
 		}
 		for i := range m.inputs.inputs {

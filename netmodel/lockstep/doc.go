@@ -17,9 +17,10 @@
 //		Save(slot int)          // rollback only: 0 ≤ slot < Config.Rollback
 //		Load(slot int)
 //	}
+//	cfg := lockstep.DefaultConfig()  // or DefaultRollbackConfig, DefaultStreamConfig (the TCP baseline)
 //	srv, _ := lockstep.NewServer[scene.Input](cfg, now)
 //	cl, _ := lockstep.NewClient[scene.Input](cfg, game, func(t lockstep.Tick) scene.Input { ... }, now)
-//	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player()
+//	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player(), cl.Running()
 //
 // The input function is called once per tick, in order: the keys of a
 // human player or a script for a bot. The session starts when
@@ -31,17 +32,18 @@
 // Every message repeats all of its sender's unacknowledged inputs, coded
 // as the article does (the tick of the newest, the oldest input whole, a
 // count, then per input one bit "same as the previous" or the input; see
-// run). The receiver acknowledges the tick before which it holds every
-// input, explicitly in every message, and the sender drops what is
-// acknowledged; a lost datagram costs one frame. The server forwards every
-// player's inputs to every other player the same way. Each peer has a
+// run). The receiver acknowledges, explicitly in every message, the tick
+// before which it holds every input (the client: one such tick per other
+// player), and the sender drops what is acknowledged; a lost datagram
+// costs one frame. The server forwards every player's inputs to every
+// other player the same way. Each peer has a
 // reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
 // packet acks retire checksum reports, its round trip and loss feed the
 // delay. A peer that sends nothing, or acknowledges nothing new while
 // inputs wait for it, for Config.Timeout is disconnected: the client's
-// Update returns ErrTimeout; the server feeds the departed player's zero
-// input to the others from then on. Nothing is buffered beyond
-// Config.Buffer ticks.
+// Update returns ErrTimeout; the server tells the others the tick from
+// which the departed player's input is the zero input, and they fill it in
+// themselves. Nothing is buffered beyond Config.Buffer ticks.
 //
 // With Transport Stream the same messages go once each over a model of
 // TCP (package tcpsim): the baseline whose stalls the article shows.

@@ -2,6 +2,7 @@ package lockstep
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/netphys/netphys/wire"
 )
@@ -88,30 +89,67 @@ type report struct {
 	sum  uint32 // the low 32 bits of Game.Checksum
 }
 
-// clientMsg is what a client sends the server:
+// clientMsg is what client you of players sends the server:
 //
-//	ack                   16 bits: the client holds every player's inputs
-//	                      for the ticks before it
+//	ack                   16 bits: the smallest of the acks below
+//	for every other player, in index order:
+//	  ahead               1 bit
+//	  if ahead:
+//	    spread            14 bits: its ack − ack − 1
 //	inputs                a run of the client's own inputs
 //	reports               2 bits, 0 to maxReports
 //	  tick                16 bits
 //	  checksum            32 bits
+//
+// Each player's ack says the client holds that player's inputs for the
+// ticks before it; one per player, so that a player whose inputs are late
+// does not hold back the others' beyond the window.
 type clientMsg[I any] struct {
-	ack     Tick
+	acks    [MaxPlayers]Tick // acks[you] is not sent
 	inputs  run[I]
 	reports []report // at most maxReports
 }
 
-// serialize codes m; near is a tick the reader knows to be close to every
-// tick m holds.
-func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], window int, near Tick) error {
+// maxAckSpread bounds how far one player's ack may lie ahead of the
+// smallest: the largest Config.Buffer.
+const maxAckSpread = 1 << 14
+
+// serializeClient codes m. near is a tick the reader knows to be close to
+// every tick m holds.
+func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], players, you, window int, near Tick) error {
 	reading := s.Mode() == wire.Reading
-	low := uint16(m.ack)
+	base := Tick(math.MaxInt32)
+	for p := range players {
+		if p != you {
+			base = min(base, m.acks[p])
+		}
+	}
+	low := uint16(base)
 	if err := wire.SerializeBits(s, &low, 16); err != nil {
 		return err
 	}
 	if reading {
-		m.ack = unwrap(low, near)
+		base = unwrap(low, near)
+	}
+	for p := range players {
+		if p == you {
+			continue
+		}
+		ahead := m.acks[p] > base
+		if err := wire.SerializeBool(s, &ahead); err != nil {
+			return err
+		}
+		spread := 0
+		if ahead {
+			spread = int(m.acks[p] - base - 1)
+			if err := wire.SerializeInt(s, &spread, 0, maxAckSpread-1); err != nil {
+				return err
+			}
+			spread++
+		}
+		if reading {
+			m.acks[p] = base + Tick(spread)
+		}
 	}
 	if err := serializeRun[I, P](s, &m.inputs, window, near); err != nil {
 		return err
@@ -160,7 +198,12 @@ const (
 //	                      (negative before tick 0)
 //	  ack                 16 bits: the server holds the client's inputs for
 //	                      the ticks before it
-//	  for every other player, in index order: a run of its inputs
+//	  for every other player, in index order:
+//	    departed          1 bit: the player left or was disconnected
+//	    if departed:
+//	      left            16 bits: its inputs from this tick on are the
+//	                      zero input, which the client fills in itself
+//	    a run of its inputs (before left, if departed)
 //	if stopped:
 //	  tick                32 bits: the tick whose checksums differ
 //	  a, b                2 bits each: two players that disagree
@@ -170,6 +213,8 @@ type serverMsg[I any] struct {
 	clockMs      int32
 	ack          Tick
 	runs         [MaxPlayers]run[I] // runs[you] is unused
+	departed     [MaxPlayers]bool
+	left         [MaxPlayers]Tick
 	desync       DesyncError
 }
 
@@ -208,6 +253,18 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 	for p := range m.players {
 		if p == m.you {
 			continue
+		}
+		if err := wire.SerializeBool(s, &m.departed[p]); err != nil {
+			return err
+		}
+		if m.departed[p] {
+			low := uint16(m.left[p])
+			if err := wire.SerializeBits(s, &low, 16); err != nil {
+				return err
+			}
+			if reading {
+				m.left[p] = unwrap(low, near[p])
+			}
 		}
 		if err := serializeRun[I, P](s, &m.runs[p], window, near[p]); err != nil {
 			return fmt.Errorf("player %d: %w", p, err)

@@ -128,25 +128,27 @@ func (p *streamPipe) receive(now time.Time, d []byte, deliver func([]byte) error
 		return err
 	}
 	p.partial = p.conn.ReadAppend(p.partial)
+	off := 0
 	var err error
-	for len(p.partial) >= 2 {
-		n := int(binary.LittleEndian.Uint16(p.partial))
+	for len(p.partial)-off >= 2 {
+		n := int(binary.LittleEndian.Uint16(p.partial[off:]))
 		if n > netmodel.MaxDatagram {
 			// The stream is ordered: past a bad frame nothing can be
 			// found again, and the peer will time out.
 			p.partial = p.partial[:0]
 			return fmt.Errorf("%w: %d-byte frame in the stream", ErrMalformed, n)
 		}
-		if len(p.partial) < 2+n {
+		if len(p.partial)-off < 2+n {
 			break
 		}
-		if e := deliver(p.partial[2 : 2+n]); e != nil && err == nil {
+		if e := deliver(p.partial[off+2 : off+2+n]); e != nil && err == nil {
 			err = e
 		}
-		p.partial = p.partial[2+n:]
+		off += 2 + n
 	}
-	// Keep the tail at the front so the buffer never grows past a frame.
-	p.partial = append(p.partial[:0:0], p.partial...)
+	// Keep the incomplete frame at the front: the buffer never holds more
+	// than one frame and what one datagram delivers.
+	p.partial = p.partial[:copy(p.partial, p.partial[off:])]
 	return err
 }
 

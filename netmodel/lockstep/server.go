@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"time"
 
 	"github.com/netphys/netphys/wire"
@@ -40,22 +39,13 @@ type member[I any] struct {
 	connected bool
 	pipe      pipe
 	ring      inputRing[I]
-	ack       Tick             // the player holds everyone's inputs for the ticks before it
+	acks      [MaxPlayers]Tick // the player holds player p's inputs for the ticks before acks[p]
+	ack       Tick             // the smallest of acks (its own have if alone): the oldest tick it needs
+	left      Tick             // once disconnected: its inputs from this tick on are zero
 	sent      [MaxPlayers]Tick // over a stream: the inputs sent to it, by player
 	lastHeard time.Time
 	progress  time.Time // when ack last advanced, or nothing waited for it
 	stats     PlayerStats
-}
-
-// checksumSlots is how many reported ticks the server compares at once.
-const checksumSlots = 64
-
-type checksumEntry struct {
-	used bool
-	tick Tick
-	sum  uint32
-	from int   // the first player who reported it
-	mask uint8 // the players who reported it
 }
 
 // NewServer returns the server of a session; now starts its clock.
@@ -112,12 +102,22 @@ func (s *Server[I, P]) Leave(now time.Time, slot int) {
 		s.members = append(s.members[:i], s.members[i+1:]...)
 		return
 	}
-	m.connected = false
+	s.depart(m)
 }
 
+// depart ends a player's part in a running session: its inputs from the
+// first one the server lacks are the zero input, and every client fills
+// them in itself once it learns the tick.
+func (s *Server[I, P]) depart(m *member[I]) {
+	if m.connected {
+		m.connected, m.left = false, m.ring.have
+	}
+}
+
+// disconnect departs a player the server gave up on.
 func (s *Server[I, P]) disconnect(m *member[I]) {
 	if m.connected {
-		m.connected = false
+		s.depart(m)
 		s.stats.Disconnected++
 	}
 }
@@ -147,7 +147,7 @@ func (s *Server[I, P]) Receive(now time.Time, slot int, datagram []byte) error {
 func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) error {
 	msg := &s.in
 	s.reader.Reset(b)
-	if err := serializeClient[I, P](&s.reader, msg, s.cfg.Window, m.ring.have); err != nil {
+	if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, idx, s.cfg.Window, m.ring.have); err != nil {
 		m.stats.Rejected++
 		return fmt.Errorf("%w: player %d: %w", ErrMalformed, idx, err)
 	}
@@ -159,8 +159,18 @@ func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) er
 	if s.state == stateLobby {
 		return nil
 	}
-	if msg.ack > m.ack {
-		m.ack, m.progress = msg.ack, now
+	ack := m.ring.have // alone, it needs nothing from anyone
+	if len(s.members) > 1 {
+		ack = math.MaxInt32
+	}
+	for p := range s.members {
+		if p != idx {
+			m.acks[p] = max(m.acks[p], msg.acks[p])
+			ack = min(ack, m.acks[p])
+		}
+	}
+	if ack > m.ack {
+		m.ack, m.progress = ack, now
 	}
 	r := &msg.inputs
 	for t := max(r.first, m.ring.have); len(r.inputs) > 0 && t <= r.newest(); t++ {
@@ -185,12 +195,17 @@ func (s *Server[I, P]) check(now time.Time, idx int, m *member[I], msg *clientMs
 		}
 		return nil
 	}
-	if msg.ack > s.othersHave(idx) {
-		return forged("ack of tick %d, the others' inputs are known up to %d", msg.ack, s.othersHave(idx))
+	for p, o := range s.members {
+		if p != idx && msg.acks[p] > o.ring.have {
+			return forged("ack of player %d's tick %d, its inputs are known up to %d", p, msg.acks[p], o.ring.have)
+		}
 	}
 	if len(r.inputs) > 0 {
 		if r.first > m.ring.have {
 			return forged("inputs from tick %d, the server needs %d first", r.first, m.ring.have)
+		}
+		if r.newest() < m.ring.have-Tick(s.cfg.Buffer) {
+			return forged("inputs up to tick %d, older than the buffer before %d", r.newest(), m.ring.have)
 		}
 		if lead := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead)); r.newest() > lead {
 			return forged("input for tick %d, the session clock allows up to %d", r.newest(), lead)
@@ -225,31 +240,6 @@ func (s *Server[I, P]) allHave() Tick {
 		t = min(t, m.ring.have)
 	}
 	return t
-}
-
-// compare records player idx's checksum of a tick and stops the session
-// when it differs from another player's.
-func (s *Server[I, P]) compare(idx int, r report) {
-	e := &s.table[int(r.tick/s.cfg.ChecksumEvery)%checksumSlots]
-	switch {
-	case !e.used || e.tick < r.tick:
-		if e.used && bits.OnesCount8(e.mask) < s.connected() {
-			s.stats.Unverified++
-		}
-		*e = checksumEntry{used: true, tick: r.tick, sum: r.sum, from: idx, mask: 1 << idx}
-	case e.tick > r.tick || e.mask&(1<<idx) != 0:
-		return // too old to compare, or a repeat
-	case e.sum != r.sum:
-		if s.desync == nil {
-			s.desync = &DesyncError{Tick: r.tick, A: e.from, B: idx}
-			s.state = stateStopped
-		}
-	default:
-		e.mask |= 1 << idx
-	}
-	if s.cfg.Players == 1 || (e.tick == r.tick && e.mask != 1<<e.from && bits.OnesCount8(e.mask) == s.connected()) {
-		s.stats.Verified++
-	}
 }
 
 func (s *Server[I, P]) connected() int {
@@ -326,10 +316,12 @@ func (s *Server[I, P]) maybeStart(now time.Time) {
 }
 
 // feedDisconnected gives every disconnected player the zero input up to
-// the session clock.
+// as far ahead of the session clock as a client may be, so that the
+// server's own bookkeeping (acks, checksums) covers every tick the clients
+// fill in.
 func (s *Server[I, P]) feedDisconnected(now time.Time) {
 	var zero I
-	tick := s.sessionTick(now)
+	tick := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead))
 	limit := s.minAck() + Tick(s.cfg.Buffer)
 	for _, m := range s.members {
 		for !m.connected && m.ring.have <= tick && m.ring.have < limit {
@@ -374,11 +366,16 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 		out.ack = m.ring.have
 		for p, o := range s.members {
 			if p != idx {
-				from := min(m.ack, o.ring.have)
+				end := o.ring.have
+				out.departed[p], out.left[p] = !o.connected, o.left
+				if !o.connected {
+					end = min(end, o.left)
+				}
+				from := min(m.acks[p], end)
 				if m.pipe.ordered() {
 					from = max(from, m.sent[p])
 				}
-				o.ring.fill(&out.runs[p], from, min(int(o.ring.have-from), s.cfg.Window))
+				o.ring.fill(&out.runs[p], from, min(int(end-from), s.cfg.Window))
 			}
 		}
 		if s.desync != nil {

@@ -29,6 +29,7 @@ type Stats struct {
 	LongestStall time.Duration
 
 	Steps       uint64 // ticks simulated the first time
+	Saves       uint64 // game states saved before ticks that rest on predictions
 	Rollbacks   uint64 // restores after a wrong prediction
 	Resimulated uint64 // ticks simulated again after a restore
 	// LastResimulated and MaxResimulated are the ticks re-simulated in the

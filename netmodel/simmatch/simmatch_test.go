@@ -19,8 +19,11 @@ type echoServer struct {
 	}
 }
 
-func (s *echoServer) Join(now time.Time, slot int) error { s.joined = append(s.joined, slot); return nil }
-func (s *echoServer) Leave(now time.Time, slot int)      { s.left = append(s.left, slot) }
+func (s *echoServer) Join(now time.Time, slot int) error {
+	s.joined = append(s.joined, slot)
+	return nil
+}
+func (s *echoServer) Leave(now time.Time, slot int) { s.left = append(s.left, slot) }
 func (s *echoServer) Receive(now time.Time, slot int, d []byte) error {
 	if len(d) != 8 {
 		return errors.New("bad length")

@@ -90,8 +90,7 @@ const expBits = 24
 // signedModel codes a signed residual that is usually small: a zero flag,
 // a sign, then |v| = 1·m in an Exp-Golomb code, the exponent in unary
 // under models and the mantissa m in plain bits but for its top bit.
-// wire.SignedModel does the same with wire.Prob and models for the top
-// mantissa bits. Here the models are chosen by the trend: the motion
+// The models are chosen by the trend: the motion
 // predicted on the coded axis. A residual tends to have the sign opposite
 // to the trend (the cube slows down) and an axis with no trend tends to
 // have no residual. Residuals fall off with their magnitude, so within

@@ -1,0 +1,183 @@
+package match
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/interp"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/viewer"
+	"github.com/netphys/netphys/wire/snapshot"
+)
+
+// Interp registers snapshot interpolation (package netmodel/interp) over
+// the cube world: the server plays player 1's scripted minute on a loop
+// (a bot: clients only watch, as in the article, where the simulation
+// side is driven locally), and every --players client draws the world
+// interpolated between the snapshots it receives.
+func init() {
+	Register(&Model{
+		Name:    "interp",
+		Summary: "snapshot interpolation: the server simulates, clients draw interpolated snapshots (64 viewers at most)",
+		Flags:   interpFlags,
+	})
+}
+
+func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
+	def := interp.DefaultConfig()
+	pps := fs.Int("pps", def.PPS, "interp: snapshots per second, 10, 20, 30 or 60")
+	hermite := fs.Bool("hermite", false, "interp: Hermite interpolation instead of linear")
+	extrapolate := fs.Bool("extrapolate", false, "interp: extrapolate up to 200 ms past the newest snapshot")
+	buffering := fs.String("buffering", "adaptive", "interp: render delay, adaptive, fixed (the article's) or mirror")
+	return func() (Sides, error) {
+		cfg := def
+		cfg.PPS, cfg.Extrapolate = *pps, *extrapolate
+		if *hermite {
+			cfg.Interpolation = interp.Hermite
+		}
+		switch *buffering {
+		case "adaptive":
+		case "fixed":
+			cfg.Buffering = interp.Fixed
+		case "mirror":
+			cfg.Buffering = interp.Mirror
+		default:
+			return Sides{}, fmt.Errorf("--buffering %q: want adaptive, fixed or mirror", *buffering)
+		}
+		if cfg.PPS < 1 || cfg.TickRate%cfg.PPS != 0 {
+			return Sides{}, fmt.Errorf("--pps %d: want a divisor of %d (10, 20, 30, 60)", cfg.PPS, cfg.TickRate)
+		}
+		return Sides{
+			NewHost: func(s Setup) (Host, error) {
+				game, err := scene.NewInterpGame(s.Layout, scene.DefaultConfig(), scene.PlayerScript(0))
+				if err != nil {
+					return nil, err
+				}
+				srv, err := interp.NewServer(cfg, game, s.Now)
+				if err != nil {
+					return nil, err
+				}
+				return &interpHost{Server: srv, game: game}, nil
+			},
+			NewPlayer: func(s PlayerSetup) (Player, error) {
+				// The client needs only the object count of the layout.
+				game, err := scene.NewInterpGame(s.Layout, scene.DefaultConfig(), nil)
+				if err != nil {
+					return nil, err
+				}
+				c, err := interp.NewClient(cfg, game.Objects(), s.Now)
+				if err != nil {
+					return nil, err
+				}
+				return &interpPlayer{Client: c, slot: s.Slot, ticks: s.Ticks, first: -1, cfg: scene.DefaultConfig()}, nil
+			},
+		}, nil
+	}
+}
+
+// interpHost is the server: it shows the world it simulates.
+type interpHost struct {
+	*interp.Server
+	game  *scene.InterpGame
+	cubes []viewer.Cube
+}
+
+func (h *interpHost) Views(dst []viewer.View) []viewer.View {
+	v := sceneView("server", h.game.Scene, 0, h.cubes)
+	h.cubes = v.Cubes
+	return append(dst, v)
+}
+
+func (h *interpHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
+	c, e := h.Counters(), h.EncoderCounters()
+	return append(dst,
+		viewer.Figure{Name: "server tick", Value: float64(h.Tick())},
+		viewer.Figure{Name: "snapshots", Value: float64(c.Snapshots)},
+		viewer.Figure{Name: "encodings/packet", Value: float64(e.Encodings) / max(1, float64(e.Packets))},
+	)
+}
+
+func (h *interpHost) Summary(_ time.Time, dst []Line) []Line {
+	c, e := h.Counters(), h.EncoderCounters()
+	return append(dst,
+		Line{"ticks", fmt.Sprint(c.Ticks)},
+		Line{"snapshots", fmt.Sprintf("%d, %d packets, %.1f bytes mean payload", c.Snapshots, c.Packets, float64(c.Bytes)/max(1, float64(c.Packets)))},
+		Line{"encodings", fmt.Sprintf("%d for %d packets (clients with the same baselines share one)", e.Encodings, e.Packets)},
+		Line{"dropped", fmt.Sprintf("%d client datagrams, %d updates behind, %d states clamped", c.Dropped, c.Behind, c.Clamped)},
+	)
+}
+
+// interpPlayer is a viewer: it draws the interpolated world.
+type interpPlayer struct {
+	*interp.Client
+	slot, ticks int
+	first       float64 // the first tick shown; -1 before
+	cfg         scene.Config
+	cubes       []viewer.Cube
+}
+
+func (p *interpPlayer) Views(dst []viewer.View) []viewer.View {
+	view, _, ok := p.View()
+	if !ok {
+		return dst
+	}
+	p.cubes = interpCubes(view, p.cfg, p.cubes[:0])
+	return append(dst, viewer.View{Name: fmt.Sprintf("client %d interpolated", p.slot+1), Cubes: p.cubes})
+}
+
+// interpCubes converts a drawn snapshot (object 0 the player) to the
+// viewer's cubes, with the ids sceneView gives the same bodies.
+func interpCubes(view []snapshot.Cube, cfg scene.Config, dst []viewer.Cube) []viewer.Cube {
+	for i, c := range view {
+		id, half, player := uint32(scene.MaxPlayers+i-1), float32(cfg.CubeSize/2), false
+		if i == 0 {
+			id, half, player = 0, float32(cfg.PlayerSize/2), true
+		}
+		dst = append(dst, viewer.Cube{
+			ID:          id,
+			Position:    [3]float32{float32(c.Position.X), float32(c.Position.Y), float32(c.Position.Z)},
+			Rotation:    [4]float32{float32(c.Orientation.X), float32(c.Orientation.Y), float32(c.Orientation.Z), float32(c.Orientation.W)},
+			HalfExtents: [3]float32{half, half, half},
+			Interacting: c.Interacting, Player: player,
+		})
+	}
+	return dst
+}
+
+func (p *interpPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
+	k := p.Counters()
+	_, tick, _ := p.View()
+	return append(dst,
+		viewer.Figure{Name: "tick shown", Value: tick},
+		viewer.Figure{Name: "render delay", Value: ms(p.RenderDelay()), Unit: "ms"},
+		viewer.Figure{Name: "dry frames", Value: 100 * float64(k.Dry) / max(1, float64(k.Frames)), Unit: "%"},
+		viewer.Figure{Name: "snapshot loss", Value: 100 * p.Loss(), Unit: "%"},
+		viewer.Figure{Name: "rtt", Value: ms(p.Endpoint().Stats().RTT), Unit: "ms"},
+	)
+}
+
+func (p *interpPlayer) Summary(_ time.Time, dst []Line) []Line {
+	k := p.Counters()
+	_, tick, _ := p.View()
+	return append(dst,
+		Line{"tick shown", fmt.Sprintf("%.1f", tick)},
+		Line{"snapshots", fmt.Sprintf("%d drawn, %d late (baselines only)", k.Snapshots, k.Late)},
+		Line{"frames", fmt.Sprintf("%d, %d dry (%.2f %%), %d extrapolated", k.Frames, k.Dry, 100*float64(k.Dry)/max(1, float64(k.Frames)), k.Extrapolated)},
+		Line{"render delay", p.RenderDelay().Round(time.Millisecond).String()},
+		Line{"dropped", fmt.Sprintf("%d datagrams: %d without their baseline, %d far ahead, %d stale", k.Dropped, k.NoBaseline, k.FarAhead, k.Stale)},
+	)
+}
+
+// Done: the view has shown Ticks ticks since its first snapshot (the
+// server's ticks count from its own start, not the player's).
+func (p *interpPlayer) Done() bool {
+	_, tick, ok := p.View()
+	if !ok {
+		return false
+	}
+	if p.first < 0 {
+		p.first = tick
+	}
+	return p.ticks > 0 && tick-p.first >= float64(p.ticks)
+}

@@ -1,0 +1,595 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/netphys/netphys/transport/reliable"
+	"github.com/netphys/netphys/wire"
+)
+
+// The server is the authority (seed 004, "server reconciliation"). It
+// steps the game at a fixed rate with each player's input for that tick.
+// An input that has not arrived when its tick is stepped is guessed (the
+// player's last controls, never a shot); when the real one arrives later,
+// within the window, and moves the game differently from the guess, the
+// server restores its saved state of that tick and steps forward again
+// with what it now knows. Clients run ahead of the server by their
+// one-way delay plus a margin, steered by the lead the server reports, so
+// that inputs normally arrive just before they are needed and rewinds
+// stay rare.
+//
+// The alternatives: waiting for late inputs (lockstep: everyone plays at
+// the slowest player's delay) or dropping them (the player's move is lost
+// and its prediction snaps back). A rewind instead rewrites at most
+// Window of history; the cost is bounded by each client's ResimBudget.
+
+// Errors of the server.
+var (
+	ErrSlot   = errors.New("predict: no player in that slot")
+	ErrFlood  = errors.New("predict: too many packets from one client")
+	ErrJoined = errors.New("predict: slot already joined")
+)
+
+// ServerCounters are the server's running totals, for the reports and for
+// spotting a misbehaving client.
+type ServerCounters struct {
+	Ticks         uint64 // ticks stepped for real
+	Rewinds       uint64 // rewinds done for late inputs
+	ResimTicks    uint64 // ticks stepped again by rewinds
+	RewindsDenied uint64 // rewinds refused: over the client's budget
+
+	Packets      uint64 // input packets accepted
+	BadPackets   uint64 // datagrams dropped: malformed, stale, duplicate
+	FloodPackets uint64 // input packets dropped over the rate limit
+
+	InputsLate      uint64 // inputs that arrived after their tick was stepped
+	InputsTooOld    uint64 // inputs dropped: older than the window
+	InputsTooNew    uint64 // inputs dropped: further ahead than MaxAhead
+	InputsClamped   uint64 // inputs with a field clamped (move, pitch)
+	BehindClamped   uint64 // shots whose lag-compensation claim was capped
+	InputsGuessed   uint64 // player ticks stepped with a guessed input
+	Shots, ShotHits uint64 // shots resolved (including again by rewinds) and hits committed
+	HitsDropped     uint64 // committed hits dropped: TakeCommitted was not called in time
+}
+
+// frame is one tick of the server's ring: the inputs of every player for
+// that tick and, once the world has reached it, the saved state.
+type frame struct {
+	tick  Tick
+	saved bool // state, bodies, present, touching hold tick's values
+	state State
+	// bodies are the quantized states at the tick: what the clients are
+	// sent, and what lag-compensated shots aim at.
+	bodies   []wire.CubeState
+	present  []bool
+	touching []bool
+	spawn    []bool // presence changes made when the world entered the tick
+	park     []bool
+
+	inputs   []Input
+	received []bool
+	// arrival and lead of each received input: when it first came and how
+	// many ticks early, for the clock sync of its client.
+	arrival []time.Time
+	epoch   []uint8
+	lead    []float64
+	hits    []Hit
+	// version changes whenever the world enters the tick, again when a
+	// rewind steps through it: a baseline is only good while the frame
+	// still holds what was sent.
+	version uint64
+}
+
+// sentState remembers which tick, in which version, a state packet
+// carried, for the delta baselines its ack makes available.
+type sentState struct {
+	seq     reliable.Sequence
+	tick    Tick
+	version uint64
+	ok      bool
+}
+
+// peer is one connected client.
+type peer struct {
+	ep       *reliable.Endpoint
+	epoch    uint8
+	lateFrom Tick // oldest tick a late input changed; valid if late
+	late     bool
+	budget   float64 // re-simulated ticks this client's late inputs may still cost
+	tokens   float64 // packet rate limit
+	sent     []sentState
+	base     sentState // the newest acknowledged state: the delta baseline
+}
+
+// Server is the authoritative side of the model: a netmodel.Server.
+type Server struct {
+	cfg     Config
+	game    Game
+	spec    wire.StateSpec
+	start   time.Time
+	dt      time.Duration
+	window  int // ticks of history P
+	ahead   int // ticks of MaxAhead
+	behind  int // ticks of MaxRewind
+	tick    Tick
+	ring    []frame
+	peers   []*peer // by slot, which is the player
+	present []bool
+	pending []int8 // per player: +1 spawn, -1 park at the next tick
+
+	inputs    []Input
+	versions  uint64 // frame versions handed out
+	committed []Hit
+	counters  ServerCounters
+	pkt       *statePacket
+	in        inputPacket
+	reader    wire.Reader
+	writer    wire.Writer
+	buf       []byte
+}
+
+// NewServer starts the authority at tick 0 at time now. The game must be
+// in its starting state with every player parked.
+func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
+	if err := cfg.validate(game); err != nil {
+		return nil, err
+	}
+	players, bodies := game.Players(), game.Bodies()
+	s := &Server{
+		cfg: cfg, game: game, spec: game.Spec(), start: now, dt: cfg.tickDuration(),
+		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind),
+		peers: make([]*peer, players), present: make([]bool, players), pending: make([]int8, players),
+		inputs: make([]Input, players), pkt: newStatePacket(players, bodies),
+		buf: make([]byte, cfg.Reliable.MaxPacketSize),
+	}
+	s.ring = make([]frame, s.window+s.ahead+1)
+	for i := range s.ring {
+		f := &s.ring[i]
+		f.tick = Tick(i) + 1 // never the tick of its own slot: stale until claimed
+		f.state = game.NewState()
+		f.bodies = make([]wire.CubeState, bodies)
+		f.present, f.touching = make([]bool, players), make([]bool, players)
+		f.spawn, f.park = make([]bool, players), make([]bool, players)
+		f.inputs, f.received = make([]Input, players), make([]bool, players)
+		f.arrival, f.epoch, f.lead = make([]time.Time, players), make([]uint8, players), make([]float64, players)
+	}
+	if err := s.enter(false); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Tick returns the tick the world is at: every tick before it is stepped.
+func (s *Server) Tick() Tick { return s.tick }
+
+// Counters returns the running totals.
+func (s *Server) Counters() ServerCounters { return s.counters }
+
+// Game returns the authoritative game, for a viewer (between calls only).
+func (s *Server) Game() Game { return s.game }
+
+// Present reports whether player p is in the game.
+func (s *Server) Present(p int) bool { return p >= 0 && p < len(s.present) && s.present[p] }
+
+// TakeCommitted appends the hits committed since the last call to dst:
+// the outcomes that left the window and can no longer be rewritten. The
+// server holds at most maxCommitted of them between calls.
+func (s *Server) TakeCommitted(dst []Hit) []Hit {
+	dst = append(dst, s.committed...)
+	s.committed = s.committed[:0]
+	return dst
+}
+
+// Endpoint returns slot's packet-ack endpoint (its RTT and loss), or nil.
+func (s *Server) Endpoint(slot int) *reliable.Endpoint {
+	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
+		return nil
+	}
+	return s.peers[slot].ep
+}
+
+// frameAt returns tick t's frame, claiming the slot if it held an older
+// tick. Callers keep t within [tick-window, tick+ahead].
+func (s *Server) frameAt(t Tick) *frame {
+	f := &s.ring[int(t)%len(s.ring)]
+	if f.tick != t {
+		f.tick, f.saved, f.hits = t, false, f.hits[:0]
+		clear(f.inputs)
+		clear(f.received)
+		clear(f.spawn)
+		clear(f.park)
+	}
+	return f
+}
+
+// saved returns tick t's frame if the world has been at t and the frame
+// still holds it, or nil: a lookup into the past that claims nothing.
+func (s *Server) saved(t Tick) *frame {
+	f := &s.ring[int(t)%len(s.ring)]
+	if f.tick != t || !f.saved {
+		return nil
+	}
+	return f
+}
+
+// offset returns t - s.tick as a signed distance.
+func (s *Server) offset(t Tick) int64 { return int64(int32(t - s.tick)) }
+
+// Join puts a client's player in the game at the next tick.
+func (s *Server) Join(now time.Time, slot int) error {
+	if slot < 0 || slot >= len(s.peers) {
+		return fmt.Errorf("%w: %d of %d", ErrSlot, slot, len(s.peers))
+	}
+	if s.peers[slot] != nil {
+		return fmt.Errorf("%w: %d", ErrJoined, slot)
+	}
+	ep, err := reliable.NewEndpoint(s.cfg.Reliable, now)
+	if err != nil {
+		return err
+	}
+	s.peers[slot] = &peer{ep: ep, budget: float64(s.window), tokens: packetBurst,
+		sent: make([]sentState, s.cfg.Reliable.SentPacketsBufferSize)}
+	s.pending[slot] = 1
+	// Inputs a previous client of the slot sent must not move this one.
+	for i := range s.ring {
+		s.ring[i].received[slot], s.ring[i].inputs[slot] = false, Input{}
+	}
+	return nil
+}
+
+// Leave takes the client's player out of the game at the next tick.
+func (s *Server) Leave(now time.Time, slot int) {
+	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
+		return
+	}
+	s.peers[slot] = nil
+	s.pending[slot] = -1
+}
+
+// maxCommitted bounds the hits the server holds for TakeCommitted.
+const maxCommitted = 4096
+
+// noEpoch marks an input whose lead does not count: it was sampled while
+// the client's clock caught up.
+const noEpoch = 0xff
+
+// packetRate and packetBurst limit a client's input packets: a client
+// sends one per tick, a little faster while its clock catches up, and
+// jitter delivers them in bunches.
+const (
+	packetRate  = 2
+	packetBurst = 16
+)
+
+// Receive takes one datagram from slot's client: its inputs go into the
+// ring; one that arrives for a tick already stepped marks a rewind.
+func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
+	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
+		return fmt.Errorf("%w: %d", ErrSlot, slot)
+	}
+	p := s.peers[slot]
+	_, payload, err := p.ep.ReceivePacket(now, datagram)
+	if err != nil {
+		s.counters.BadPackets++
+		return err
+	}
+	for _, seq := range p.ep.Acks() {
+		if st := p.sent[int(seq)%len(p.sent)]; st.ok && st.seq == seq && (!p.base.ok || after(st.tick, p.base.tick)) {
+			p.base = st
+		}
+	}
+	p.ep.ClearAcks()
+	if payload == nil {
+		return nil // a fragment
+	}
+	if p.tokens < 1 {
+		s.counters.FloodPackets++
+		return ErrFlood
+	}
+	p.tokens--
+	s.reader.Reset(payload)
+	if err = s.in.Serialize(&s.reader); err == nil {
+		err = finish(&s.reader)
+	}
+	if err != nil {
+		s.counters.BadPackets++
+		return fmt.Errorf("predict: input packet: %w", err)
+	}
+	s.counters.Packets++
+	if d := (s.in.epoch - p.epoch) % epochs; d > 0 && d < epochs/2 {
+		p.epoch = s.in.epoch
+	}
+	for i := 0; i < s.in.count; i++ {
+		s.takeInput(now, slot, p, s.in.first+Tick(i), s.in.inputs[i], i >= s.in.since)
+	}
+	return nil
+}
+
+// takeInput files one received input.
+func (s *Server) takeInput(now time.Time, slot int, p *peer, t Tick, raw Input, timed bool) {
+	d := s.offset(t)
+	switch {
+	case d < -int64(s.window):
+		s.counters.InputsTooOld++
+		return
+	case d > int64(s.ahead):
+		s.counters.InputsTooNew++
+		return
+	}
+	f := s.frameAt(t)
+	if f.received[slot] {
+		return // a redundant copy
+	}
+	in, _ := raw.sanitize(uint8(s.behind))
+	if raw.Shoot && raw.Behind > uint8(s.behind) {
+		s.counters.BehindClamped++
+	}
+	// Anything else clamped is the move or the pitch.
+	other := in
+	other.Behind = raw.Behind
+	if other != raw {
+		s.counters.InputsClamped++
+	}
+	if d < 0 {
+		s.counters.InputsLate++
+		if !sameStep(in, f.inputs[slot]) && (!p.late || s.offset(t) < s.offset(p.lateFrom)) {
+			p.late, p.lateFrom = true, t
+		}
+	}
+	f.inputs[slot], f.received[slot] = in, true
+	f.arrival[slot], f.epoch[slot], f.lead[slot] = now, p.epoch, s.leadOf(now, t)
+	if !timed {
+		f.epoch[slot] = noEpoch
+	}
+}
+
+// deadline is when tick t is stepped.
+func (s *Server) deadline(t Tick) time.Time { return s.start.Add(time.Duration(t) * s.dt) }
+
+// leadOf is how many ticks before its tick's deadline an input arriving
+// now is.
+func (s *Server) leadOf(now time.Time, t Tick) float64 {
+	return float64(s.deadline(t).Sub(now)) / float64(s.dt)
+}
+
+// Update steps every tick due by now (at most MaxTicksPerUpdate), doing a
+// rewind first when late inputs changed history, and sends each client
+// the newest state.
+func (s *Server) Update(now time.Time, send func(slot int, datagram []byte)) error {
+	stepped := false
+	for n := 0; n < s.cfg.MaxTicksPerUpdate && !now.Before(s.deadline(s.tick)); n++ {
+		if err := s.rewind(); err != nil {
+			return err
+		}
+		if err := s.step(false); err != nil {
+			return err
+		}
+		s.counters.Ticks++
+		stepped = true
+		for _, p := range s.peers {
+			if p != nil {
+				p.budget = min(p.budget+s.cfg.ResimBudget, float64(s.window))
+				p.tokens = min(p.tokens+packetRate, packetBurst)
+			}
+		}
+	}
+	for slot, p := range s.peers {
+		if p == nil {
+			continue
+		}
+		p.ep.Update(now)
+		if !stepped || int(s.tick)%s.cfg.SendEvery != 0 {
+			continue
+		}
+		if err := s.sendState(now, slot, p, send); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rewind re-simulates from the oldest tick a late input changed, for the
+// clients whose budget allows it.
+func (s *Server) rewind() error {
+	from, found := s.tick, false
+	for _, p := range s.peers {
+		if p == nil || !p.late {
+			continue
+		}
+		p.late = false
+		cost := float64(-s.offset(p.lateFrom))
+		if cost <= 0 || cost > float64(s.window) {
+			continue // stepped already with it, or left the window
+		}
+		if cost > p.budget {
+			s.counters.RewindsDenied++
+			continue
+		}
+		p.budget -= cost
+		if !found || s.offset(p.lateFrom) < s.offset(from) {
+			from = p.lateFrom
+		}
+		found = true
+	}
+	if !found {
+		return nil
+	}
+	now := s.tick
+	s.counters.Rewinds++
+	s.counters.ResimTicks += uint64(now - from)
+	if err := s.game.Load(s.frameAt(from).state); err != nil {
+		return fmt.Errorf("predict: rewind to tick %d: %w", from, err)
+	}
+	copy(s.present, s.frameAt(from).present)
+	s.tick = from
+	for s.tick != now {
+		if err := s.step(true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step advances the world one tick: the inputs of tick (received or
+// guessed), the shots, the game's step, then entering the next tick.
+func (s *Server) step(resim bool) error {
+	t := s.tick
+	f := s.frameAt(t)
+	prev := s.saved(t - 1)
+	for p := range s.inputs {
+		if !f.received[p] {
+			f.inputs[p] = Input{}
+			if prev != nil {
+				f.inputs[p] = guess(prev.inputs[p])
+			}
+			if !resim && s.present[p] {
+				s.counters.InputsGuessed++
+			}
+		}
+		s.inputs[p] = f.inputs[p]
+	}
+	f.hits = f.hits[:0]
+	for p, in := range s.inputs {
+		if in.Shoot && s.present[p] {
+			s.shoot(t, f, p, in)
+		}
+	}
+	s.game.Step(s.inputs)
+	s.tick++
+	if err := s.enter(resim); err != nil {
+		return err
+	}
+	if !resim {
+		s.commit()
+	}
+	return nil
+}
+
+// shoot resolves player p's shot at tick t against the states the shooter
+// saw, in.Behind ticks ago (capped by the window still held).
+func (s *Server) shoot(t Tick, f *frame, p int, in Input) {
+	s.counters.Shots++
+	back := Tick(min(int(in.Behind), s.window))
+	for back > 0 && (back > t || s.saved(t-back) == nil) {
+		back-- // the server started less than Behind ago
+	}
+	seen := s.saved(t - back)
+	target, hit := s.game.Shot(p, in, seen.bodies, seen.present)
+	if hit {
+		f.hits = append(f.hits, Hit{Tick: t, Shooter: p, Target: target})
+	}
+}
+
+// enter finishes the step into s.tick: presence changes (pending ones
+// now, the recorded ones again when re-simulating), quantization of every
+// body, and the saved state.
+func (s *Server) enter(resim bool) error {
+	f := s.frameAt(s.tick)
+	for p := range s.present {
+		if !resim {
+			f.spawn[p], f.park[p] = s.pending[p] > 0, s.pending[p] < 0
+			s.pending[p] = 0
+		}
+		switch {
+		case f.spawn[p]:
+			s.game.Spawn(p)
+			s.present[p] = true
+		case f.park[p]:
+			s.game.Park(p)
+			s.present[p] = false
+		}
+		f.touching[p] = s.present[p] && s.game.Touching(p)
+	}
+	if err := settle(s.game, s.spec, f.bodies); err != nil {
+		return err
+	}
+	copy(f.present, s.present)
+	s.game.Save(f.state)
+	f.saved = true
+	s.versions++
+	f.version = s.versions
+	return nil
+}
+
+// commit moves the hits of the tick that just left the window to the
+// committed list.
+func (s *Server) commit() {
+	if int(s.tick) <= s.window {
+		return
+	}
+	t := s.tick - Tick(s.window) - 1
+	f := &s.ring[int(t)%len(s.ring)]
+	if f.tick != t {
+		return
+	}
+	s.counters.ShotHits += uint64(len(f.hits))
+	if over := len(s.committed) + len(f.hits) - maxCommitted; over > 0 {
+		// Nobody drains them: keep the newest, count the rest.
+		n := copy(s.committed, s.committed[min(over, len(s.committed)):])
+		s.committed = s.committed[:n]
+		s.counters.HitsDropped += uint64(over)
+	}
+	s.committed = append(s.committed, f.hits...)
+	f.hits = f.hits[:0]
+}
+
+// minLead is the worst lead of slot's inputs that arrived within the lead
+// window in its current epoch, if any did.
+func (s *Server) minLead(now time.Time, slot int, p *peer) (float64, bool) {
+	lead, found := 0.0, false
+	since := now.Add(-s.cfg.LeadWindow)
+	for i := range s.ring {
+		f := &s.ring[i]
+		if !f.received[slot] || f.epoch[slot] != p.epoch || f.arrival[slot].Before(since) {
+			continue
+		}
+		if !found || f.lead[slot] < lead {
+			lead, found = f.lead[slot], true
+		}
+	}
+	return lead, found
+}
+
+// sendState sends slot's client the world at the current tick.
+func (s *Server) sendState(now time.Time, slot int, p *peer, send func(int, []byte)) error {
+	f, prev := s.saved(s.tick), s.saved(s.tick-1)
+	m := s.pkt
+	m.tick, m.you, m.epoch = s.tick, slot, p.epoch
+	m.lead = leadUnknown
+	if lead, ok := s.minLead(now, slot, p); ok {
+		m.lead = int32(max(leadUnknown+1, min(leadLimit*leadScale-1, lead*leadScale)))
+	}
+	for i := range m.players {
+		m.players[i] = playerInfo{present: f.present[i], touching: f.touching[i]}
+		if f.present[i] && prev != nil {
+			in := prev.inputs[i]
+			m.players[i].input = Input{MoveX: in.MoveX, MoveZ: in.MoveZ, Jump: in.Jump}
+		}
+	}
+	copy(m.bodies, f.bodies)
+	m.hasBase, m.base = false, 0
+	var base *frame
+	if p.base.ok && after(s.tick, p.base.tick) && int(s.tick-p.base.tick) <= s.window {
+		if b := s.saved(p.base.tick); b != nil && b.version == p.base.version {
+			base, m.hasBase, m.base = b, true, s.tick-b.tick
+		}
+	}
+	s.writer.Reset(s.buf)
+	err := m.Serialize(&s.writer, s.spec, func(Tick) ([]wire.CubeState, []bool, bool) {
+		return base.bodies, base.present, base != nil
+	})
+	if err != nil {
+		return fmt.Errorf("predict: state of tick %d: %w", s.tick, err)
+	}
+	seq, datagrams, err := p.ep.SendPacket(now, s.writer.Bytes())
+	if err != nil {
+		return fmt.Errorf("predict: state of tick %d: %w", s.tick, err)
+	}
+	p.sent[int(seq)%len(p.sent)] = sentState{seq: seq, tick: s.tick, version: f.version, ok: true}
+	for _, d := range datagrams {
+		send(slot, d)
+	}
+	return nil
+}

@@ -1,0 +1,298 @@
+package predict
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/transport/reliable"
+	"github.com/netphys/netphys/wire"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// rawClient sends hand-made input packets, as a forging client would.
+type rawClient struct {
+	ep  *reliable.Endpoint
+	buf []byte
+}
+
+func newRawClient(t *testing.T) *rawClient {
+	ep, err := reliable.NewEndpoint(reliable.DefaultConfig(), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rawClient{ep: ep, buf: make([]byte, 4096)}
+}
+
+// send delivers p to the server's slot at now.
+func (r *rawClient) send(t *testing.T, s *Server, now time.Time, slot int, p *inputPacket) error {
+	t.Helper()
+	w := wire.NewWriter(r.buf)
+	if err := p.Serialize(w); err != nil {
+		t.Fatal(err)
+	}
+	_, ds, err := r.ep.SendPacket(now, w.Bytes())
+	if err != nil || len(ds) != 1 {
+		t.Fatal(err, len(ds))
+	}
+	return s.Receive(now, slot, ds[0])
+}
+
+func inputs(first Tick, in ...Input) *inputPacket {
+	p := &inputPacket{first: first, count: len(in)}
+	copy(p.inputs[:], in)
+	return p
+}
+
+// testServer is a 60 Hz server of the tiny game with player 0 joined.
+func testServer(t *testing.T) *Server {
+	t.Helper()
+	s, err := NewServer(DefaultConfig(), newTinyGame(2), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Join(t0, 0); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runTo steps s until its world is at tick n.
+func runTo(t *testing.T, s *Server, n Tick) time.Time {
+	t.Helper()
+	var now time.Time
+	for s.Tick() < n {
+		now = s.deadline(s.Tick())
+		if err := s.Update(now, func(int, []byte) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return now
+}
+
+var right = Input{MoveX: MoveMax}
+
+func TestLateInputRewindsToTheSameStateAsOnTime(t *testing.T) {
+	onTime, late := testServer(t), testServer(t)
+	rc := newRawClient(t)
+	if err := rc.send(t, onTime, t0, 0, inputs(5, right, right, right)); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, onTime, 20)
+	now := runTo(t, late, 20)
+	rc = newRawClient(t)
+	if err := rc.send(t, late, now, 0, inputs(5, right, right, right)); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, late, 21)
+	runTo(t, onTime, 21)
+	c := late.Counters()
+	if c.Rewinds != 1 || c.ResimTicks != 20-5 || c.InputsLate != 3 {
+		t.Fatalf("counters %+v", c)
+	}
+	if a, b := late.Game().Body(0), onTime.Game().Body(0); a != b {
+		t.Fatalf("rewound to %+v, on time %+v", a, b)
+	}
+	// The inputs from tick 8 on were guessed as the last one: still right.
+	if late.Game().Body(0).Position.X <= float64(2*0)+1 {
+		t.Fatalf("player did not move: %+v", late.Game().Body(0))
+	}
+}
+
+func TestSameInputAsTheGuessNeedsNoRewind(t *testing.T) {
+	s := testServer(t)
+	now := runTo(t, s, 20)
+	rc := newRawClient(t)
+	if err := rc.send(t, s, now, 0, inputs(5, Input{}, Input{Yaw: 100})); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 22)
+	if c := s.Counters(); c.Rewinds != 0 || c.InputsLate != 2 {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
+func TestInputsOutsideTheWindowAreDroppedAndCounted(t *testing.T) {
+	s := testServer(t)
+	now := runTo(t, s, 100)
+	window, ahead := Tick(s.window), Tick(s.ahead)
+	rc := newRawClient(t)
+	for _, p := range []*inputPacket{
+		inputs(100-window-1, right),              // past the window
+		inputs(100+ahead+1, right),               // too far ahead
+		inputs(100-window-1+(1<<31), right),      // wrapped far away
+		inputs(100+ahead-1, right, right, right), // the last one too far ahead
+	} {
+		if err := rc.send(t, s, now, 0, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runTo(t, s, 101)
+	c := s.Counters()
+	if c.InputsTooOld != 1 || c.InputsTooNew != 3 || c.Rewinds != 0 || c.InputsLate != 0 {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
+func TestRewindsNeverGoBeyondTheWindowNorTheBudget(t *testing.T) {
+	s := testServer(t)
+	rc := newRawClient(t)
+	now := runTo(t, s, 200)
+	// A client that sends, every tick, a changed input for the oldest tick
+	// of the window: the worst it can do.
+	for i := 0; i < 100; i++ {
+		old := s.Tick() - Tick(s.window)
+		in := Input{MoveX: int8(i%2*100 - 50)}
+		if err := rc.send(t, s, now, 0, inputs(old, in)); err != nil {
+			t.Fatal(err)
+		}
+		now = runTo(t, s, s.Tick()+1)
+	}
+	c := s.Counters()
+	budget := float64(s.window) + 100*s.cfg.ResimBudget
+	if float64(c.ResimTicks) > budget || c.RewindsDenied == 0 {
+		t.Fatalf("%d ticks re-simulated by %d rewinds (budget %v), %d refused", c.ResimTicks, c.Rewinds, budget, c.RewindsDenied)
+	}
+	if c.ResimTicks > c.Rewinds*uint64(s.window) {
+		t.Fatalf("a rewind went beyond the window: %+v", c)
+	}
+}
+
+func TestForgedInputsAreClampedAndCounted(t *testing.T) {
+	s := testServer(t)
+	rc := newRawClient(t)
+	forged := []Input{
+		{MoveX: -128, MoveZ: -128},               // longer than a full move
+		{MoveX: 127, MoveZ: 127},                 // a diagonal speed hack
+		{Pitch: math.MaxInt16},                   // beyond the vertical
+		{Shoot: true, Behind: 255, Yaw: 1 << 14}, // lag compensation beyond the cap
+	}
+	if err := rc.send(t, s, t0, 0, inputs(1, forged...)); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Counters()
+	if c.InputsClamped != 3 || c.BehindClamped != 1 {
+		t.Fatalf("counters %+v", c)
+	}
+	for i := Tick(1); i <= 4; i++ {
+		in := s.frameAt(i).inputs[0]
+		x, z := int(in.MoveX), int(in.MoveZ)
+		if x*x+z*z > MoveMax*MoveMax || in.Pitch > PitchMax || int(in.Behind) > s.behind {
+			t.Fatalf("tick %d kept %+v", i, in)
+		}
+	}
+	if _, err := MakeInput(math.NaN(), 0, 0, 0, false, false); !errors.Is(err, ErrInput) {
+		t.Fatalf("NaN move: %v", err)
+	}
+	if _, err := MakeInput(0, 0, 0, math.Inf(1), false, true); !errors.Is(err, ErrInput) {
+		t.Fatalf("infinite aim: %v", err)
+	}
+}
+
+func TestMalformedInputPacketsAreDroppedAndCounted(t *testing.T) {
+	s := testServer(t)
+	rc := newRawClient(t)
+	good := encodeInputPacket(t, inputs(1, right, right))
+	for _, payload := range [][]byte{good[:len(good)-1], append(good, 0xff), {}} {
+		_, ds, err := rc.ep.SendPacket(t0, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Receive(t0, 0, ds[0]); err == nil {
+			t.Fatalf("accepted payload %x", payload)
+		}
+	}
+	if c := s.Counters(); c.BadPackets != 3 || c.Packets != 0 || s.frameAt(1).received[0] {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
+func TestInputFloodIsRateLimited(t *testing.T) {
+	s := testServer(t)
+	rc := newRawClient(t)
+	var floods int
+	for i := 0; i < 1000; i++ {
+		if err := rc.send(t, s, t0, 0, inputs(1, right)); errors.Is(err, ErrFlood) {
+			floods++
+		}
+	}
+	c := s.Counters()
+	if floods < 1000-packetBurst || c.FloodPackets != uint64(floods) || c.Packets > packetBurst {
+		t.Fatalf("%d refused, counters %+v", floods, c)
+	}
+}
+
+func TestHitsAreCommittedWhenTheyLeaveTheWindow(t *testing.T) {
+	s := testServer(t)
+	if err := s.Join(t0, 1); err != nil {
+		t.Fatal(err)
+	}
+	rc := newRawClient(t)
+	// Player 0 spawns at x = 0 and player 1 at x = 2: shoot along +X.
+	shot := Input{Shoot: true, Yaw: 1 << 14}
+	if err := rc.send(t, s, t0, 0, inputs(3, shot)); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 3+Tick(s.window))
+	if got := s.TakeCommitted(nil); len(got) != 0 {
+		t.Fatalf("committed %v inside the window", got)
+	}
+	runTo(t, s, 3+Tick(s.window)+1)
+	got := s.TakeCommitted(nil)
+	if len(got) != 1 || got[0] != (Hit{Tick: 3, Shooter: 0, Target: 1}) {
+		t.Fatalf("committed %v", got)
+	}
+}
+
+func TestLagCompensationAimsAtThePast(t *testing.T) {
+	s := testServer(t)
+	if err := s.Join(t0, 1); err != nil {
+		t.Fatal(err)
+	}
+	rc, rc1 := newRawClient(t), newRawClient(t)
+	// Player 1 walks away along +Z from tick 14; at tick 30 it is 1.07 m
+	// from where player 0 aims (along +X, at its spawn).
+	if err := rc1.send(t, s, t0, 1, inputs(14, Input{MoveZ: MoveMax})); err != nil {
+		t.Fatal(err)
+	}
+	now := runTo(t, s, 29)
+	shotNow := Input{Shoot: true, Yaw: 1 << 14}
+	shotPast := Input{Shoot: true, Yaw: 1 << 14, Behind: 17}
+	if err := rc.send(t, s, now, 0, inputs(30, shotNow, shotPast)); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 33+Tick(s.window))
+	got := s.TakeCommitted(nil)
+	if len(got) != 1 || got[0].Tick != 31 {
+		t.Fatalf("committed %v, want only the shot that looked 17 ticks back", got)
+	}
+}
+
+func TestLeaveParksThePlayerAndRejoinStartsClean(t *testing.T) {
+	s := testServer(t)
+	rc := newRawClient(t)
+	if err := rc.send(t, s, t0, 0, inputs(1, right, right)); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 10)
+	s.Leave(t0, 0)
+	runTo(t, s, 11)
+	if s.Present(0) || s.Game().Body(0).Position.Y != -10 {
+		t.Fatalf("left player still in: %+v", s.Game().Body(0))
+	}
+	if err := s.Receive(t0, 0, []byte{1, 2, 3}); !errors.Is(err, ErrSlot) {
+		t.Fatalf("datagram from a left slot: %v", err)
+	}
+	if err := s.Join(t0, 0); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 20)
+	if b := s.Game().Body(0); !s.Present(0) || b.Position.X != 0 {
+		t.Fatalf("rejoined player moved by the old client's inputs: %+v", b)
+	}
+	if err := s.Join(t0, 0); !errors.Is(err, ErrJoined) {
+		t.Fatalf("joined twice: %v", err)
+	}
+}

@@ -1,0 +1,105 @@
+package scene
+
+import (
+	"testing"
+
+	"github.com/netphys/netphys/netmodel/predict"
+	"github.com/netphys/netphys/vecmath"
+	"github.com/netphys/netphys/wire"
+)
+
+func newTestArena(t *testing.T, players int) *Arena {
+	t.Helper()
+	cfg := DefaultArenaConfig(60)
+	cfg.Players = players
+	a, err := NewArena(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := 0; p < players; p++ {
+		a.Spawn(p)
+	}
+	return a
+}
+
+func TestArenaCharactersWalkJumpAndStayUpright(t *testing.T) {
+	a := newTestArena(t, 2)
+	start := a.Body(0).Position
+	in := make([]predict.Input, 2)
+	in[0], _ = predict.MakeInput(1, 0, 0, 0, false, false)
+	for i := 0; i < 60; i++ {
+		a.Step(in)
+	}
+	b := a.Body(0)
+	if d := b.Position.X - start.X; d < 4.5 || d > 6.1 {
+		t.Fatalf("walked %v m in a second at 6 m/s", d)
+	}
+	if b.Orientation != vecmath.QuatIdentity {
+		t.Fatalf("character tilted: %v", b.Orientation)
+	}
+	in[0], _ = predict.MakeInput(0, 0, 0, 0, true, false)
+	top := 0.0
+	for i := 0; i < 60; i++ {
+		a.Step(in)
+		top = max(top, a.Body(0).Position.Y)
+	}
+	if top < start.Y+0.8 {
+		t.Fatalf("jump peaked at %v, from %v", top, start.Y)
+	}
+}
+
+func TestArenaIsDeterministic(t *testing.T) {
+	run := func() uint64 {
+		a := newTestArena(t, 4)
+		bots := make([]*Bot, 4)
+		for p := range bots {
+			bots[p] = NewBot(p, 9, a.Config())
+		}
+		in := make([]predict.Input, 4)
+		view := predict.View{Present: []bool{true, true, true, true}}
+		for tick := predict.Tick(0); tick < 300; tick++ {
+			view.Bodies = view.Bodies[:0]
+			for i := 0; i < a.Bodies(); i++ {
+				view.Bodies = append(view.Bodies, a.Body(i))
+			}
+			for p, b := range bots {
+				view.You, view.Own = p, a.Body(p)
+				in[p] = b.Input(tick, &view)
+			}
+			a.Step(in)
+		}
+		return a.World.Checksum()
+	}
+	if x, y := run(), run(); x != y {
+		t.Fatalf("checksums %x and %x", x, y)
+	}
+}
+
+func TestArenaShotHitsTheTargetAndNotThroughWalls(t *testing.T) {
+	a := newTestArena(t, 2)
+	targets := []wire.CubeState{a.Body(0), a.Body(1)}
+	present := []bool{true, true}
+	aimAt := func(from, to vecmath.Vec3) predict.Input {
+		d := to.Sub(from.Add(vecmath.V3(0, a.cfg.EyeHeight, 0)))
+		in, _ := predict.MakeInput(0, 0, vecmath.Atan2(d.X, d.Z), vecmath.Atan2(d.Y, vecmath.V3(d.X, 0, d.Z).Length()), false, true)
+		return in
+	}
+	in := aimAt(targets[0].Position, targets[1].Position)
+	if who, hit := a.Shot(0, in, targets, present); !hit || who != 1 {
+		t.Fatalf("aimed shot: %v %v", who, hit)
+	}
+	// Behind a pillar: move the target to the far side of one.
+	h := a.cfg.Half
+	targets[1].Position = vecmath.V3(h/2+2.5, 1, h/2+2.5)
+	a.SetBody(0, wire.CubeState{Position: vecmath.V3(h/2-3, 0.9, h/2-3), Orientation: vecmath.QuatIdentity})
+	in = aimAt(a.Body(0).Position, targets[1].Position)
+	if _, hit := a.Shot(0, in, targets, present); hit {
+		t.Fatal("shot through a pillar")
+	}
+	present[1] = false
+	targets[1].Position = vecmath.V3(h/2-1, 1, h/2-5)
+	in = aimAt(a.Body(0).Position, targets[1].Position)
+	if _, hit := a.Shot(0, in, targets, present); hit {
+		t.Fatal("hit an absent player")
+	}
+}
