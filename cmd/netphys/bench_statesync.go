@@ -74,23 +74,22 @@ type statesyncRun struct {
 
 // statesyncRow is what one condition measured.
 type statesyncRow struct {
-	name                    string
-	up, down, hostTotal     float64 // kbps: per guest (mean) and the host's sum both ways
-	errMoving, errRest      float64 // mean position error on guests, m
-	restToBits              []float64
-	converged               bool
-	convergedAfter          float64 // s after play stopped
-	hostRested              float64 // s after play stopped when every cube rested on the host
-	restSpeed               float64 // max speed on guests of cubes resting on the host, m/s
-	towerSpeed              float64 // max speed on any machine of the cubes still standing in their towers, m/s
-	standing                int     // cubes of the towers nobody touched and no cube of which moved 5 cm on any machine
-	lost                    int
-	host, guests            statesync.Counters
-	pops                    float64 // per guest per minute
-	cpuPerTick              time.Duration
-	predictable, predicted  uint64
-	grabsWon, grabsLost     uint64
-	overruled, heldElsewhre uint64
+	name                   string
+	up, down, hostTotal    float64 // kbps: per guest (mean) and the host's sum both ways
+	errMoving, errRest     float64 // mean position error on guests, m
+	restToBits             []float64
+	converged              bool
+	convergedAfter         float64 // s after play stopped
+	hostRested             float64 // s after play stopped when every cube rested on the host
+	restSpeed              float64 // max speed on guests of cubes resting on the host, m/s
+	towerSpeed             float64 // max speed on any machine of the cubes still standing in their towers, m/s
+	standing               int     // cubes of the towers nobody touched and no cube of which moved 5 cm on any machine
+	lost                   int
+	host                   statesync.Counters
+	pops                   float64 // per guest per minute
+	cpuPerTick             time.Duration
+	predictable, predicted uint64
+	grabsLost, overruled   uint64 // on the guests
 }
 
 // timedServer measures the host's CPU time.
