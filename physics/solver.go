@@ -348,6 +348,10 @@ func (w *World) warmStart() {
 		if !k.ready {
 			k.finish(a, b)
 		}
+		if k.a == 0 {
+			k.warmStartOnStatic(b)
+			continue
+		}
 		bp := loadPair(a, b)
 		for p := range k.points[:k.count] {
 			if pt := &k.points[p]; pt.imp != 0 {
@@ -361,6 +365,28 @@ func (w *World) warmStart() {
 		}
 		bp.store(a, b)
 	}
+}
+
+// warmStartOnStatic is warmStart for a manifold whose body a is the static
+// dummy (see solveOnStatic): row.apply's terms of b only, written out.
+func (k *constraint) warmStartOnStatic(b *solverBody) {
+	vb, wb, mB := b.v, b.w, b.invMass
+	for p := range k.points[:k.count] {
+		if pt := &k.points[p]; pt.imp != 0 {
+			vb = vb.MulAdd(float64(pt.imp*mB), k.normal)
+			wb = wb.MulAdd(pt.imp, pt.n.iB)
+		}
+	}
+	if (k.fimp != patchImpulse{}) {
+		f := &k.fimp
+		vb = vb.MulAdd(float64(f.t1*mB), k.t1)
+		wb = wb.MulAdd(f.t1, k.ft1.iB)
+		vb = vb.MulAdd(float64(f.t2*mB), k.t2)
+		wb = wb.MulAdd(f.t2, k.ft2.iB)
+		vb = vb.MulAdd(float64(f.twist*mB), vecmath.Vec3{}) // as row.apply: the twist row's zero linear part
+		wb = wb.MulAdd(f.twist, k.twist.iB)
+	}
+	b.v, b.w = vb, wb
 }
 
 // solveContacts runs one Gauss-Seidel pass over every row: non-penetration

@@ -65,15 +65,22 @@ func (v *VR) Step(mayGrab func(i int) bool) {
 		switch {
 		case ua >= 1 && ua <= n && ub >= 1 && ub <= n:
 			v.pairs = append(v.pairs, [2]int{int(ua - 1), int(ub - 1)})
-		case ua&avatarTag != 0 && ub >= 1 && ub <= n:
+		case ua&avatarTag != 0 && ub >= 1 && ub <= n && v.pushing(a):
 			v.pokes = append(v.pokes, [2]int{int(ua>>8) & 0xff, int(ub - 1)})
-		case ub&avatarTag != 0 && ua >= 1 && ua <= n:
+		case ub&avatarTag != 0 && ua >= 1 && ua <= n && v.pushing(b):
 			v.pokes = append(v.pokes, [2]int{int(ub>>8) & 0xff, int(ua - 1)})
 		}
 	})
 }
 
-// Touches implements statesync.Game.
+// pushing reports whether an avatar body moved in the last step: a hand
+// at rest that a cube rolls against does not interact with it.
+func (v *VR) pushing(id physics.BodyID) bool {
+	return v.state(id).LinearVelocity != (vecmath.Vec3{})
+}
+
+// Touches implements statesync.Game: avatar touches are those of moving
+// heads and hands.
 func (v *VR) Touches(objects func(a, b int), avatar func(p statesync.Player, i int)) {
 	for _, p := range v.pairs {
 		objects(p[0], p[1])

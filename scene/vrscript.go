@@ -10,7 +10,7 @@ const (
 	vrCatchAt     = 40 * 60
 	vrContestAt   = 60*60 + 40 // both players grip in this very tick
 	vrKnockAt     = 75 * 60
-	vrTopple30At  = 88 * 60
+	vrToppleAt    = 88 * 60
 	vrRestAt      = 100 * 60
 	vrThrowFlight = 1.1
 )
@@ -18,10 +18,12 @@ const (
 // VRMatch returns player p's part of the scripted two-minute match of the
 // statesync benchmark: every player stacks three of its loose cubes in
 // front of it; at 40 s player 1 throws its last loose cube to player 2,
-// who catches it and puts it on its stack; at about 61 s players 0 and 1
-// grab the contested cube in the same tick; at 75 s player 2 throws a cube
-// into player 3's tower; at 88 s player 3 throws one at the tall tower;
-// from 100 s everyone rests.
+// who catches it and puts it down beside its stack; at about 61 s players
+// 0 and 1 grab the contested cube in the same tick, and the winner puts it
+// down beside its stack; at 75 s player 2 throws a cube
+// into player 3's tower; at 88 s player 3 throws one into player 0's
+// tower (the tall tower in the middle is nobody's target, to show that it
+// never jitters); from 100 s everyone rests.
 func VRMatch(v *VR, p int) []VRAct {
 	f := vrForward(p)
 	spot := f.Scale(-(v.cfg.PlayerRadius - 1.5))
@@ -29,19 +31,23 @@ func VRMatch(v *VR, p int) []VRAct {
 	level := func(k int) vecmath.Vec3 {
 		return vecmath.V3(spot.X, float64(float64(k)*v.cfg.CubeSize)+float64(v.cfg.CubeSize/2)+handAbove+0.02, spot.Z)
 	}
-	// stack puts what hand holds on level k of the player's stack.
-	stack := func(acts []VRAct, hand, k int) []VRAct {
-		above := level(k + 1).Add(vecmath.V3(0, 1, 0))
+	// put places what hand holds with the hand at at, coming from 2 m
+	// above it.
+	put := func(acts []VRAct, hand int, at vecmath.Vec3) []VRAct {
+		above := at.Add(vecmath.V3(0, 2, 0))
 		return append(acts,
 			VRAct{Kind: ActLift, Hand: hand, To: above},
 			VRAct{Kind: ActMove, Hand: hand, To: above},
-			VRAct{Kind: ActPlace, Hand: hand, To: level(k)},
+			VRAct{Kind: ActPlace, Hand: hand, To: at},
 			VRAct{Kind: ActMove, Hand: hand, To: above})
 	}
+	// Stacks stay three high: a taller one that toppled would reach the
+	// player's tower. Other cubes go on the ground beside the stack.
+	beside := level(0).Add(vecmath.V3(0, 1, 0).Cross(f).Scale(-2.5))
 	acts := []VRAct{{Kind: ActWait, At: 60 + 30*p}}
 	for k := range 3 {
 		acts = append(acts, VRAct{Kind: ActGrab, Hand: 1, Cube: v.loose[p][k]})
-		acts = stack(acts, 1, k)
+		acts = put(acts, 1, level(k))
 	}
 	lastLoose := v.loose[p][len(v.loose[p])-1]
 	// Throws start beside the player, clear of its stack.
@@ -62,10 +68,10 @@ func VRMatch(v *VR, p int) []VRAct {
 	case 2:
 		acts = append(acts, VRAct{Kind: ActWait, At: vrCatchAt - 60},
 			VRAct{Kind: ActCatch, Hand: 0, To: catchAt, At: vrCatchAt + 240})
-		acts = stack(acts, 0, 3)
+		acts = put(acts, 0, beside)
 		acts = throw(acts, vrKnockAt, v.Object(v.towers[1+3][7]).Position)
 	case 3:
-		acts = throw(acts, vrTopple30At, v.Object(v.towers[0][8]).Position)
+		acts = throw(acts, vrToppleAt, v.Object(v.towers[1+0][8]).Position)
 	}
 	if p == 0 || p == 1 {
 		side := f.Scale(-0.25)
@@ -73,7 +79,7 @@ func VRMatch(v *VR, p int) []VRAct {
 			VRAct{Kind: ActWait, At: vrContestAt - 240},
 			VRAct{Kind: ActMove, Hand: 0, To: contested.Add(vecmath.V3(0, 1.5, 0)).Add(side)},
 			VRAct{Kind: ActGrab, Hand: 0, Cube: v.contested, At: vrContestAt})
-		acts = stack(acts, 0, 3)
+		acts = put(acts, 0, beside)
 	}
 	return append(acts, VRAct{Kind: ActWait, At: vrRestAt})
 }

@@ -82,7 +82,7 @@ type statesyncRow struct {
 	convergedAfter          float64 // s after play stopped
 	restSpeed               float64 // max speed on guests of cubes resting on the host, m/s
 	towerSpeed              float64 // max speed on any machine of the cubes still standing in their towers, m/s
-	standing                int     // tower cubes nobody touched that never moved 5 cm on any machine
+	standing                int     // cubes of the towers nobody touched and no cube of which moved 5 cm on any machine
 	lost                    int
 	host, guests            statesync.Counters
 	pops                    float64 // per guest per minute
@@ -273,9 +273,18 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 		if p := worlds[0].Object(i).Position; p.Y < -1 || p.Length() > 200 {
 			row.lost++
 		}
-		if standing[i] {
-			row.standing++
-			row.towerSpeed = max(row.towerSpeed, standingSpeed[i])
+	}
+	// A tower stood if all of its cubes did; only those show jitter, the
+	// others were hit.
+	for k := range vcfg.Towers {
+		stood, fastest := true, 0.0
+		for _, i := range worlds[0].Tower(k) {
+			stood = stood && standing[i]
+			fastest = max(fastest, standingSpeed[i])
+		}
+		if stood {
+			row.standing += len(worlds[0].Tower(k))
+			row.towerSpeed = max(row.towerSpeed, fastest)
 		}
 	}
 	if nMoving > 0 {
@@ -340,8 +349,8 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nerr: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
 	fmt.Fprintln(w, "its authority's machine to the same bits on every machine; converged: every guest holds the host's bits after play stops;")
-	fmt.Fprintln(w, "standing: tower cubes nobody ever had authority over on any machine and that never moved 5 cm; tower speed: fastest any")
-	fmt.Fprintln(w, "machine ever moved one of them")
+	fmt.Fprintln(w, "standing: cubes of the towers none of whose cubes anybody ever had authority over on any machine or moved 5 cm;")
+	fmt.Fprintln(w, "tower speed: fastest any machine ever moved one of them")
 	fmt.Fprintln(w, "(quantized velocity, what the next step starts from; must be 0: towers never jitter);")
 	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s); lost: cubes off the table.")
 }

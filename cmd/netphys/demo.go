@@ -47,7 +47,8 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			if err != nil {
 				return err
 			}
-			return demoModel(ctx, stdoutOf(fs), models, cond, *seed, *duration, *headless, *script, *httpAddr)
+			return demoModel(ctx, stdoutOf(fs), models, match.DemoConfig{Conditions: cond, Seed: *seed,
+				Script: *script, AutoPlay: *autoplay, Duration: *duration}, *headless, *httpAddr)
 		}
 		cfg := def
 		var err error

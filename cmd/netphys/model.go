@@ -11,7 +11,6 @@ import (
 	"github.com/netphys/netphys/internal/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport"
-	"github.com/netphys/netphys/transport/netsim"
 )
 
 // serveModel is `netphys serve --model M` for a network model: the
@@ -34,7 +33,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		return err
 	}
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
-		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report}
+		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report, Status: out}
 	if metricsAddr != "" {
 		sc.Listening = func(srv *transport.Server) (func(), error) { return startMetrics(metricsAddr, srv) }
 	}
@@ -56,8 +55,9 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 }
 
 // demoModel is `netphys demo --model M` for a network model: its server
-// and every player in this process, through the network simulator.
-func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cond netsim.Conditions, seed uint64, duration time.Duration, headless, script bool, httpAddr string) error {
+// and every player in this process, through the network simulator. cfg
+// holds the demo's settings from its flags.
+func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cfg match.DemoConfig, headless bool, httpAddr string) error {
 	m, sides, err := models.Sides()
 	if err != nil {
 		return err
@@ -66,8 +66,8 @@ func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cond net
 	if err != nil {
 		return err
 	}
-	cfg := match.DemoConfig{Model: m, Sides: sides, Setup: setup,
-		Conditions: cond, Seed: seed, Script: script, Duration: duration, Status: out, StatusEvery: time.Second}
+	cfg.Model, cfg.Sides, cfg.Setup = m, sides, setup
+	cfg.Status, cfg.StatusEvery = out, time.Second
 	if !headless {
 		v, url, stop, err := startViewer(httpAddr)
 		if err != nil {
@@ -76,7 +76,7 @@ func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cond net
 		defer stop()
 		cfg.Viewer = v
 		keys := "player 1 follows the arrows, space and z; the others are bots"
-		if script {
+		if cfg.Script {
 			keys = "every player is a bot"
 		}
 		fmt.Fprintf(out, "netphys demo: open %s in a browser (%s)\n", url, keys)

@@ -36,7 +36,10 @@ type DemoConfig struct {
 	// figures; player 1 follows its keys unless Script.
 	Viewer *viewer.Server
 	// Script makes player 1 a bot as well.
-	Script   bool
+	Script bool
+	// AutoPlay hands player 1 to its script after this long without a
+	// key, until a key is pressed (Keys.AutoPlay); 0: never.
+	AutoPlay time.Duration
 	Duration time.Duration // 0: until ctx ends
 	// Status receives a line of figures every StatusEvery; nil: none.
 	Status      io.Writer
@@ -222,9 +225,9 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 				ps.Now = time.Now()
 				dp.who = fmt.Sprintf("p%d ", slot+1)
 				if slot == 0 && cfg.Viewer != nil && !cfg.Script {
-					ps.Controls, dp.label = Keys{cfg.Viewer}, fmt.Sprintf("player %d (keys)", slot+1)
+					ps.Controls, dp.label = &Keys{Viewer: cfg.Viewer, AutoPlay: int(cfg.AutoPlay / udpdrive.DefaultFrame)}, fmt.Sprintf("player %d (keys)", slot+1)
 				} else {
-					ps.Controls, dp.label = &Bot{}, fmt.Sprintf("player %d (bot)", slot+1)
+					ps.Controls, ps.Bot, dp.label = &Bot{}, true, fmt.Sprintf("player %d (bot)", slot+1)
 				}
 				var err error
 				dp.side, err = cfg.Sides.NewPlayer(ps)

@@ -37,9 +37,11 @@
 // asked to play (--ticks) is over. A player whose worlds must agree bit
 // for bit across players implements Checksummer as well, and the demo
 // compares them. The runtime adds the traffic of every player (kbps each
-// way, datagrams, datagrams the receiving model refused), so a model only
-// reports what is its own. Controls give a player's input by tick: the
-// viewer's keys (Keys) or a bot (Bot, each player's scripted minute).
+// way, datagrams, datagrams the receiving model refused, cpu per frame),
+// so a model only reports what is its own. Controls give a player's input
+// by tick: the viewer's keys (Keys) or a bot (Bot, each player's scripted
+// minute of the cube world); PlayerSetup.Bot tells a model with scripted
+// behaviours of its own to play those instead.
 //
 // Nothing else changes: the commands list the model in --model, declare its
 // flags, and run it. Every model's flags are declared on all three

@@ -70,7 +70,7 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &interpPlayer{Client: c, slot: s.Slot, ticks: s.Ticks, cfg: scene.DefaultConfig()}, nil
+				return &interpPlayer{Client: c, slot: s.Slot, ticks: s.Ticks, first: -1, cfg: scene.DefaultConfig()}, nil
 			},
 		}, nil
 	}
@@ -112,6 +112,7 @@ func (h *interpHost) Summary(_ time.Time, dst []Line) []Line {
 type interpPlayer struct {
 	*interp.Client
 	slot, ticks int
+	first       float64 // the first tick shown; -1 before
 	cfg         scene.Config
 	cubes       []viewer.Cube
 }
@@ -168,8 +169,15 @@ func (p *interpPlayer) Summary(_ time.Time, dst []Line) []Line {
 	)
 }
 
-// Done: the view has reached tick Ticks.
+// Done: the view has shown Ticks ticks since its first snapshot (the
+// server's ticks count from its own start, not the player's).
 func (p *interpPlayer) Done() bool {
 	_, tick, ok := p.View()
-	return p.ticks > 0 && ok && tick >= float64(p.ticks)
+	if !ok {
+		return false
+	}
+	if p.first < 0 {
+		p.first = tick
+	}
+	return p.ticks > 0 && tick-p.first >= float64(p.ticks)
 }

@@ -11,10 +11,12 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/viewer"
@@ -87,7 +89,7 @@ func (p *clockPlayer) Summary(_ time.Time, dst []Line) []Line {
 }
 func (p *clockPlayer) Done() bool { return p.setup.Ticks > 0 && p.tick >= p.setup.Ticks }
 func (p *clockPlayer) Checksum() (int, uint64, bool) {
-	t := p.tick / 30 * 30
+	t := p.tick / 10 * 10
 	return t, clockSum(t), t > 0
 }
 
@@ -159,7 +161,26 @@ func TestDemoReportsAHostThatCannotBeBuilt(t *testing.T) {
 	}
 }
 
-func TestServeAndPlayersEndTheMatchTogether(t *testing.T) {
+// lockedBuffer is a strings.Builder for one goroutine to write and
+// another to read.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestServePlaysMatchesInARow(t *testing.T) {
 	m, sides, _ := clockSides(t)
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -170,48 +191,57 @@ func TestServeAndPlayersEndTheMatchTogether(t *testing.T) {
 	scfg.Transport.Netcode.PrivateKey = key
 	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var status lockedBuffer
 	served := make(chan Summary, 1)
 	go func() {
-		s, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Conn: conn, Server: scfg})
+		s, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Conn: conn, Server: scfg, Status: &status})
 		if err != nil {
 			t.Error(err)
 		}
 		served <- s
 	}()
+	// Two matches of two players, one after the other: each player stops
+	// after the same tick with the same checksum, and the server, once
+	// both players of a match left, prints its summary and starts the next.
 	const ticks = 60
-	results := make(chan string, 2)
-	for id := range 2 {
-		p := netcode.DefaultTokenParams()
-		p.ClientID = netcode.ClientID(id + 1)
-		p.ServerAddresses = []netip.AddrPort{addr}
-		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			s, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
-				Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
-			var out strings.Builder
-			s.Print(&out)
-			if err != nil {
-				out.WriteString("error: " + err.Error())
-			}
-			results <- out.String()
-		}()
-	}
 	want := fmt.Sprintf("%#016x", clockSum(ticks))
-	for range 2 {
-		out := <-results
-		if !strings.Contains(out, "checksum") || !strings.Contains(out, want) {
-			t.Errorf("player summary lacks checksum %s:\n%s", want, out)
+	for match := range 2 {
+		results := make(chan string, 2)
+		for id := range 2 {
+			p := netcode.DefaultTokenParams()
+			p.ClientID = netcode.ClientID(10*match + id + 1)
+			p.ServerAddresses = []netip.AddrPort{addr}
+			tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				s, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
+					Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
+				var out strings.Builder
+				s.Print(&out)
+				if err != nil {
+					out.WriteString("error: " + err.Error())
+				}
+				results <- out.String()
+			}()
+		}
+		for range 2 {
+			if out := <-results; !strings.Contains(out, "checksum") || !strings.Contains(out, want) {
+				t.Errorf("match %d: player summary lacks checksum %s:\n%s", match+1, want, out)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for strings.Count(status.String(), "serve summary") <= match && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	stop()
-	s := <-served
-	var out strings.Builder
-	s.Print(&out)
-	if !strings.Contains(out.String(), "player 1") || !strings.Contains(out.String(), "player 2") {
-		t.Errorf("server summary:\n%s", out.String())
+	<-served
+	out := status.String()
+	if n := strings.Count(out, "serve summary"); n != 2 || strings.Count(out, "player 1") != 2 || strings.Count(out, "player 2") != 2 {
+		t.Errorf("server printed %d match summaries, want 2 with both players:\n%s", n, out)
 	}
 }
 
@@ -243,5 +273,25 @@ func TestUnknownModel(t *testing.T) {
 	f := DeclareFlags(fs, Defaults{Model: "nope", Players: 2})
 	if _, _, err := f.Sides(); !errors.Is(err, ErrModel) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+func TestKeysAutoPlayWhileNoKeyIsHeld(t *testing.T) {
+	v := viewer.New(viewer.Config{Logger: quiet})
+	defer v.Close()
+	k := &Keys{Viewer: v, AutoPlay: 60}
+	var b Bot
+	for tick := 100; tick < 400; tick++ {
+		got := k.Input(2, tick)
+		want := scene.Input{} // no page holds a key
+		if tick >= 160 {
+			want = b.Input(2, tick-160)
+		}
+		if got != want {
+			t.Fatalf("tick %d: input %+v, want %+v", tick, got, want)
+		}
+	}
+	if (&Keys{Viewer: v}).Input(0, 1000) != (scene.Input{}) {
+		t.Fatal("keys without AutoPlay played")
 	}
 }

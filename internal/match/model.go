@@ -56,8 +56,13 @@ type PlayerSetup struct {
 	// Slot is netcode's client index, which the server's side sees as
 	// the player's slot.
 	Slot int
-	// Controls drive the player: the viewer's keys or a bot.
+	// Controls drive the player: the viewer's keys, or a Bot playing the
+	// scripted minute of the cube world.
 	Controls Controls
+	// Bot says the player is a bot (play --bot, the demo's other players):
+	// a model with scripted behaviours of its own plays them instead of
+	// Controls.
+	Bot bool
 	// Ticks ends the player's match once it has simulated (and, where the
 	// model confirms ticks, confirmed) this many ticks; 0: never.
 	Ticks int

@@ -61,12 +61,12 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	ccfg.Logger = log
 	var player Player
 	c, err := udpdrive.Dial(ctx, cfg.Token, func(slot int) (netmodel.Client, error) {
-		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks}
+		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks, Bot: cfg.Bot}
 		ps.Now = time.Now()
 		if cfg.Bot {
 			ps.Controls = &Bot{}
 		} else {
-			ps.Controls = Keys{cfg.Viewer}
+			ps.Controls = &Keys{Viewer: cfg.Viewer}
 		}
 		p, err := cfg.Sides.NewPlayer(ps)
 		player = p

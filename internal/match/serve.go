@@ -3,7 +3,9 @@ package match
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -26,13 +28,20 @@ type ServeConfig struct {
 	Viewer *viewer.Server
 	// Report logs the figures this often; 0: never.
 	Report time.Duration
+	// Status receives the summary of every match that ends (every player
+	// joined has left) while Serve goes on with a new one; nil: none.
+	Status io.Writer
 	// Listening, when set, is called once the netcode server is up (to
 	// serve its metrics, say); its error stops Serve, its stop function
 	// runs when Serve returns.
 	Listening func(*transport.Server) (stop func(), err error)
 }
 
-// Serve runs the model's server side until ctx ends or the model stops.
+// Serve runs the model's server side until ctx ends or the model stops,
+// and returns the summary of the last match (none if it is a match nobody
+// joined after an earlier one). A match ends when every
+// player that joined it has left; Serve then prints its summary to
+// Status and waits for the players of a new one, with a new Host.
 func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	log := cfg.Setup.Logger
 	if log == nil {
@@ -61,13 +70,41 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	}
 	slots := srv.Transport().MaxClients()
 	meters := make([]meter, slots)
+	played := make([]bool, slots) // slots that joined the match
 	var hostMeter meter
 	start, lastLog := time.Now(), time.Now()
+	matches := 1
 	var (
 		figs  []viewer.Figure
 		views []viewer.View
 	)
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+		inMatch, over := 0, false
+		for slot := range slots {
+			if srv.Joined(slot) {
+				inMatch++
+				played[slot] = true
+			} else if played[slot] {
+				over = true
+			}
+		}
+		if over && inMatch == 0 {
+			s := matchSummary(cfg.Model.Name, host, srv, played, now.Sub(start))
+			if cfg.Status != nil {
+				s.Print(cfg.Status)
+			}
+			log.Info("serve: match over, the next waits for its players", "match", matches, "duration", now.Sub(start).Round(time.Millisecond))
+			cfg.Setup.Now = now
+			next, err := cfg.Sides.NewHost(cfg.Setup)
+			if err != nil {
+				return true, err
+			}
+			if err := srv.Replace(next); err != nil {
+				return true, err
+			}
+			host, start, matches = next, now, matches+1
+			clear(played)
+		}
 		logNow := cfg.Report > 0 && now.Sub(lastLog) >= cfg.Report
 		if cfg.Viewer == nil && !logNow {
 			return false, nil
@@ -91,13 +128,21 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		}
 		return false, nil
 	}, srv)
-	d := time.Since(start)
-	s := Summary{Command: "serve", Model: cfg.Model.Name, Duration: d,
+	if matches > 1 && !slices.Contains(played, true) {
+		return Summary{}, err // the match nobody joined: its predecessors printed theirs
+	}
+	return matchSummary(cfg.Model.Name, host, srv, played, time.Since(start)), err
+}
+
+// matchSummary is the summary of one match of d: the host's lines and the
+// traffic of every slot that played in it.
+func matchSummary(model string, host Host, srv *udpdrive.Server, played []bool, d time.Duration) Summary {
+	s := Summary{Command: "serve", Model: model, Duration: d,
 		Sections: []Section{{Name: "server", Lines: append(host.Summary(time.Now(), nil), costLine(srv.Cost()))}}}
-	for slot := range slots {
-		if t := srv.Traffic(slot); t.UpPackets > 0 {
-			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d", slot+1), Lines: trafficLines(nil, t, d)})
+	for slot, p := range played {
+		if p {
+			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d", slot+1), Lines: trafficLines(nil, srv.Traffic(slot), d)})
 		}
 	}
-	return s, err
+	return s
 }

@@ -25,8 +25,12 @@ type Section struct {
 	Lines []Line
 }
 
-// Print writes the summary as an indented table.
+// Print writes the summary as an indented table; an empty Summary prints
+// nothing.
 func (s Summary) Print(w io.Writer) {
+	if s.Command == "" {
+		return
+	}
 	fmt.Fprintf(w, "%s summary: model %s, %v\n", s.Command, s.Model, s.Duration.Round(time.Millisecond))
 	for _, sec := range s.Sections {
 		fmt.Fprintf(w, "  %s\n", sec.Name)

@@ -46,6 +46,8 @@ const LossWindow = 256
 // delayEstimator measures deliveries and chooses the delay.
 type delayEstimator struct {
 	d          [Samples]float64 // seconds: arrival − server time
+	s          [Samples]float64 // server time of each sample, s
+	adj        [Samples]float64 // d brought to the newest sample's time (detrend)
 	nd, next   int
 	got        [LossWindow]Number // got[ringIndex] == n+1: snapshot n arrived in order
 	first      Number
@@ -54,6 +56,7 @@ type delayEstimator struct {
 	lastArrive float64 // for Mirror's delivery intervals
 	ivMean     float64 // EMA of delivery intervals, s
 	ivVar      float64
+	slope      float64 // the drift detrend measured: d seconds per server second
 	cached     float64 // the last delay chosen; valid while fresh
 	fresh      bool
 }
@@ -62,7 +65,7 @@ type delayEstimator struct {
 // (both seconds), newer than every snapshot before it.
 func (e *delayEstimator) add(n Number, s, t float64) {
 	e.fresh = false
-	e.d[e.next] = t - s
+	e.d[e.next], e.s[e.next] = t-s, s
 	e.next = (e.next + 1) % Samples
 	e.nd = min(e.nd+1, Samples)
 	e.got[uint64(n)%LossWindow] = n + 1
@@ -97,10 +100,39 @@ func (e *delayEstimator) loss() float64 {
 	return (float64(span-got) + 0.5) / float64(span+1)
 }
 
-// stats returns the smallest, mean and largest delay sampled.
+// detrend fills adj: each delay as it would be at the newest sample's
+// server time, along the least-squares line of delay against server time.
+// A server clock running slower (or faster) than the client's makes the
+// delays grow (or shrink) steadily; taken as they are, the window's delays
+// would all lie behind (ahead of) the ones to come, and the clock would
+// run into dry frames. The drift is bounded to ±10 %.
+func (e *delayEstimator) detrend() {
+	n := float64(e.nd)
+	var ms, md float64
+	for k := range e.nd {
+		ms, md = ms+e.s[k], md+e.d[k]
+	}
+	ms, md = ms/n, md/n
+	var cov, vs float64
+	for k := range e.nd {
+		cov += (e.s[k] - ms) * (e.d[k] - md)
+		vs += (e.s[k] - ms) * (e.s[k] - ms)
+	}
+	slope := 0.0
+	if vs > 0 {
+		slope = math.Max(-0.1, math.Min(0.1, cov/vs))
+	}
+	e.slope = slope
+	newest := e.s[(e.next-1+Samples)%Samples]
+	for k := range e.nd {
+		e.adj[k] = e.d[k] + slope*(newest-e.s[k])
+	}
+}
+
+// stats returns the smallest, mean and largest delay sampled, detrended.
 func (e *delayEstimator) stats() (lo, mean, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, d := range e.d[:e.nd] {
+	for _, d := range e.adj[:e.nd] {
 		lo, hi, mean = math.Min(lo, d), math.Max(hi, d), mean+d
 	}
 	return lo, mean / float64(e.nd), hi
@@ -112,7 +144,7 @@ func (e *delayEstimator) dry(D, iv, p float64) float64 {
 	total, w := 0.0, 1-p
 	for m := 1; m <= 64 && w > 1e-7; m++ {
 		sum := 0.0
-		for _, d := range e.d[:e.nd] {
+		for _, d := range e.adj[:e.nd] {
 			sum += math.Max(0, math.Min(1, (float64(m)*iv+d-D)/iv))
 		}
 		total += w * sum / float64(e.nd)
@@ -123,17 +155,27 @@ func (e *delayEstimator) dry(D, iv, p float64) float64 {
 
 // delay returns the render delay D (seconds, in the units of the samples)
 // the policy chooses for send interval iv; ok is false before any sample.
-// It is at most maxDelay (s) after the fastest delivery sampled.
+// It is at most maxDelay (s) after the fastest of the last recentSamples
+// deliveries: recent, so that the cap follows a server whose clock runs
+// slower than the client's instead of pinning the delay to an old sample.
 func (e *delayEstimator) delay(policy Buffering, iv, target, maxDelay float64) (float64, bool) {
 	if e.nd == 0 {
 		return 0, false
 	}
 	if !e.fresh {
-		lo, _, _ := e.stats()
-		e.cached, e.fresh = min(e.choose(policy, iv, target), lo+maxDelay), true
+		e.detrend()
+		recent := math.Inf(1)
+		for k := 1; k <= min(e.nd, recentSamples); k++ {
+			recent = math.Min(recent, e.adj[(e.next-k+Samples)%Samples])
+		}
+		e.cached, e.fresh = min(e.choose(policy, iv, target), recent+maxDelay), true
 	}
 	return e.cached, true
 }
+
+// recentSamples is how many of the newest deliveries bound the delay from
+// above (with Config.MaxDelay): about half a second at 30 pps.
+const recentSamples = 16
 
 func (e *delayEstimator) choose(policy Buffering, iv, target float64) float64 {
 	lo, mean, hi := e.stats()

@@ -94,6 +94,7 @@ func (c *Client) RenderDelay() time.Duration {
 	if c.est.nd == 0 {
 		return 0
 	}
+	c.est.detrend()
 	_, mean, _ := c.est.stats()
 	return time.Duration((c.delay - mean) * float64(time.Second))
 }
@@ -200,10 +201,13 @@ func (c *Client) advanceClock(now time.Time) {
 	}
 	c.clock += now.Sub(c.last).Seconds() * rate * c.scale
 	c.last = now
-	// Proportional: 1 % faster or slower per 10 ms off, within the
-	// bound; the clock settles in about a second.
+	// The server's timeline runs at 1/(1+slope) of the client's clock
+	// (slope: the drift of the delivery delays); on top of that rate, 1 %
+	// faster or slower per 10 ms off, all within the bound, so the clock
+	// settles in about a second without trailing a drifting target.
 	off := (target - c.clock) / rate
-	c.scale = 1 + math.Max(-c.cfg.MaxTimeScale, math.Min(c.cfg.MaxTimeScale, off))
+	base := 1 / (1 + c.est.slope)
+	c.scale = math.Max(1-c.cfg.MaxTimeScale, math.Min(1+c.cfg.MaxTimeScale, base+off))
 }
 
 // at returns buffered snapshot n as a keyframe.

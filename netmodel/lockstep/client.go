@@ -179,8 +179,8 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 			c.take(p, r.inputs[t-r.first])
 		}
 		// One sample per run: the oldest new input, the one a stall waits
-		// for. Ages beyond MaxDelay (a player that timed out and is fed
-		// idle inputs at once) are not a delay to adapt to.
+		// for. Ages beyond MaxDelay (a backlog after a player was lost for
+		// seconds) are not a delay to adapt to.
 		if age := est - float64(had); ring.have > had && age <= c.cfg.ticksF(c.cfg.MaxDelay) {
 			c.need.add(int64(c.localMs(now)/1000), age)
 		}

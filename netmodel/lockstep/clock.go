@@ -32,7 +32,7 @@ func (k *clock) sample(local, server, halfRTT float64) {
 		k.offset = k.target
 		return
 	}
-	k.max = max(s, k.max-(local-k.at)*clockDecay)
+	k.max = max(s, k.max-float64((local-k.at)*clockDecay))
 	k.at = local
 	k.target = k.max + halfRTT
 }

@@ -105,15 +105,16 @@ func (c *Client[I, P]) adaptDelay(now time.Time, elapsed float64) {
 // lossMargin is the ticks of consecutive losses on one hop that happen
 // less than once in 1000 datagrams at loss rate p: redundancy recovers each
 // loss one datagram later, and the largest age of the last 10 s already
-// holds the bursts that did happen.
+// holds the bursts that did happen. It is at most 20.
 func lossMargin(p float64) int {
 	if !(p > 0) {
 		return 0
 	}
-	if p >= 0.5 {
-		return 20
+	k := 1
+	for q := p; q > 1e-3 && k < 20; k++ {
+		q = float64(q * p)
 	}
-	return int(math.Ceil(math.Log(1e-3) / math.Log(p)))
+	return k
 }
 
 // simulate steps the new ticks the delayed clock has reached, at most

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -200,5 +199,3 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
-
-var _ = simmatch.Epoch

@@ -362,3 +362,64 @@ func TestSilentPlayerLeavesTheLobby(t *testing.T) {
 		t.Fatalf("joining again: %v", err)
 	}
 }
+
+func TestLossMargin(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		want int
+	}{{0, 0}, {0.001, 1}, {0.01, 2}, {0.05, 3}, {0.1, 4}, {0.25, 5}, {0.5, 10}, {0.9, 20}, {1, 20}} {
+		if got := lossMargin(c.p); got != c.want {
+			t.Errorf("lossMargin(%v) = %d, want %d", c.p, got, c.want)
+		}
+	}
+}
+
+// TestDelayMovesWithoutJumps samples every client's input delay every
+// frame while a link gets worse and better again: once the session runs,
+// the delay never moves by more than Slew of a frame between two frames,
+// except by the stall it absorbs (and the stalls are counted).
+func TestDelayMovesWithoutJumps(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 3
+	x := newMatch(t, cfg, netsim.Conditions{Latency: 50 * time.Millisecond, Loss: 0.02}, 11)
+	if err := x.m.Run(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	frame := time.Second / 60
+	limit := time.Duration(cfg.Slew*float64(frame)) + time.Microsecond
+	prev := make([]Stats, len(x.clients))
+	for i, c := range x.clients {
+		prev[i] = c.Stats()
+	}
+	for f := range 60 * 40 {
+		switch f {
+		case 60 * 5:
+			bad := netsim.Conditions{Latency: 150 * time.Millisecond, Loss: 0.05}
+			if err := x.m.SetLink(2, bad, bad); err != nil {
+				t.Fatal(err)
+			}
+		case 60 * 20:
+			good := netsim.Conditions{Latency: 50 * time.Millisecond, Loss: 0.02}
+			if err := x.m.SetLink(2, good, good); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := x.m.Run(frame); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range x.clients {
+			s := c.Stats()
+			d := s.InputDelay - prev[i].InputDelay
+			if s.Stalled == prev[i].Stalled && (d > limit || d < -limit) {
+				t.Fatalf("frame %d, client %d: the delay moved %v (%v → %v) without a stall", f, i, d, prev[i].InputDelay, s.InputDelay)
+			}
+			prev[i] = s
+		}
+	}
+	for i, c := range x.clients {
+		if s := c.Stats(); s.InputDelay > 300*time.Millisecond {
+			t.Errorf("client %d: delay %v after the link recovered", i, s.InputDelay)
+		}
+	}
+	x.check(t)
+}

@@ -57,6 +57,9 @@ type Config struct {
 	CollisionPriority float64
 	CollisionSpeed    float64
 	CollisionTicks    int
+	// SpreadSpeed is how fast, m/s, one of two touching objects must move
+	// for authority to spread from one to the other.
+	SpreadSpeed float64
 	// MaxSequenceLead is how far ahead of the host's a guest's authority
 	// or ownership sequence may be before the host treats it as forged.
 	MaxSequenceLead int
@@ -117,6 +120,7 @@ func DefaultConfig() Config {
 		CollisionPriority:  1e3,
 		CollisionSpeed:     2,
 		CollisionTicks:     30,
+		SpreadSpeed:        0.2,
 		MaxSequenceLead:    256,
 		JitterDelay:        100 * time.Millisecond,
 		SmoothSmall:        0.95,

@@ -34,7 +34,8 @@ type node struct {
 	q       quantizer
 	wc      wireCodec
 	objs    []object
-	cur     []qstate // every object's state as of the last step, quantized
+	cur     []qstate            // every object's state as of the last step, quantized
+	curBody []physics.BodyState // what cur stands for, to skip re-quantizing
 	tick    Tick
 	next    time.Time
 	started bool
@@ -63,13 +64,15 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 		return nil, fmt.Errorf("%w: %d objects", ErrConfig, n)
 	}
 	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
-		objs: make([]object, n), cur: make([]qstate, n), smooth: newSmoother(&cfg, n)}
+		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n),
+		smooth: newSmoother(&cfg, n)}
 	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
 	nd.mayGrab = func(i int) bool { return nd.objs[i].holder == Nobody }
 	for i := range nd.cur {
 		if nd.cur[i], err = q.quantize(game.Object(i)); err != nil {
 			return nil, fmt.Errorf("%w: object %d: %w", ErrConfig, i, err)
 		}
+		nd.curBody[i] = q.body(nd.cur[i])
 	}
 	return nd, nil
 }
@@ -121,11 +124,13 @@ func (n *node) step() error {
 	n.spread()
 	for i := range n.objs {
 		s := n.game.Object(i)
-		q, err := n.q.quantize(s)
-		if err != nil {
-			return fmt.Errorf("statesync: object %d: %w", i, err)
+		if s != n.curBody[i] { // a resting object stays on the grid
+			q, err := n.q.quantize(s)
+			if err != nil {
+				return fmt.Errorf("statesync: object %d: %w", i, err)
+			}
+			n.cur[i], n.curBody[i] = q, n.q.body(q)
 		}
-		n.cur[i] = q
 		n.afterStep(i, s)
 	}
 	n.smooth.step()
@@ -141,6 +146,9 @@ func (n *node) step() error {
 // that every machine extrapolates from the bits the network carries.
 func (n *node) quantizeObject(i int) error {
 	s := n.game.Object(i)
+	if s == n.curBody[i] {
+		return nil // on the grid already: at rest, or set from the network
+	}
 	q, err := n.q.quantize(s)
 	if err != nil {
 		return fmt.Errorf("statesync: object %d: %w", i, err)
@@ -214,11 +222,20 @@ func (n *node) spread() {
 	for changed := true; changed; {
 		changed = false
 		for _, p := range n.pairs {
-			if !n.game.Object(p[0]).AtRest || !n.game.Object(p[1]).AtRest {
+			if n.moving(p[0]) || n.moving(p[1]) {
 				changed = n.spreadPair(p[0], p[1]) || n.spreadPair(p[1], p[0]) || changed
 			}
 		}
 	}
+}
+
+// moving reports whether object i moves fast enough to spread authority:
+// the settling of a pile after a correction (millimetres per second) is
+// not an interaction, and taking authority for it would pass a resting
+// pile back and forth between machines.
+func (n *node) moving(i int) bool {
+	v := n.game.Object(i).LinearVelocity
+	return v.LengthSq() > n.cfg.SpreadSpeed*n.cfg.SpreadSpeed
 }
 
 // spreadPair lets x take y, and reports whether it did.
@@ -260,7 +277,10 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 	case s.AtRest && !o.restPending:
 		o.restPending = true
 		o.ver.Auth++
-	case !s.AtRest && o.restPending:
+	case !s.AtRest && o.restPending && n.moving(i):
+		// Moved again before the host confirmed: take it afresh, or the
+		// host, having confirmed, would refuse its updates. Settling
+		// (a correction of a neighbour woke it) is not moving again.
 		o.restPending = false
 		o.ver.Auth++
 	}
@@ -289,7 +309,7 @@ func (n *node) apply(i int, st qstate) {
 	if err := n.game.SetObject(i, after); err != nil {
 		return // a quantized state is always finite; nothing to undo
 	}
-	n.cur[i] = st
+	n.cur[i], n.curBody[i] = st, after
 	n.stats.Corrections++
 	if n.smooth.correct(i, before, after) {
 		n.stats.Pops++

@@ -154,6 +154,22 @@ func (s *Server) send(slot int, datagram []byte) {
 // Cost is the time the Steps took.
 func (s *Server) Cost() Cost { return s.cost }
 
+// ErrInMatch is returned by Replace while clients are in the model's match.
+var ErrInMatch = errors.New("udpdrive: clients are in the match")
+
+// Replace hands the connection to a new model, for the next match, once
+// every client of the last one has left: netcode's connections, which
+// the server keeps, are not the model's.
+func (s *Server) Replace(model netmodel.Server) error {
+	for _, j := range s.joined {
+		if j {
+			return ErrInMatch
+		}
+	}
+	s.model = model
+	return nil
+}
+
 // Joined reports whether the client in slot is in the model's match.
 func (s *Server) Joined(slot int) bool { return slot >= 0 && slot < len(s.joined) && s.joined[slot] }
 

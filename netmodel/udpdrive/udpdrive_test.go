@@ -192,6 +192,23 @@ func TestModelsExchangeDatagramsOverUDP(t *testing.T) {
 	if model.leaves[0] != gone || srv.Joined(gone) {
 		t.Fatalf("leaves %v, want [%d]", model.leaves, gone)
 	}
+	// The next match needs every client gone.
+	next := &sumServer{max: 2, counter: map[int]uint32{}}
+	if err := srv.Replace(next); !errors.Is(err, ErrInMatch) {
+		t.Fatalf("Replace with a client in the match: %v", err)
+	}
+	cb.Close()
+	if err := stepUntil(t, "leave", func() bool { return len(model.leaves) == 2 }, srv); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Replace(next); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, token(3), &countClient{})
+	defer c.Close()
+	if err := stepUntil(t, "a join in the next match", func() bool { return len(next.joins) == 1 }, srv, c); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestRefusedJoinDisconnectsTheClient(t *testing.T) {
