@@ -156,24 +156,30 @@ func (b *broadphase) overlaps(a, c int32) bool {
 	return la.X <= hc.X && lc.X <= ha.X && la.Y <= hc.Y && lc.Y <= ha.Y && la.Z <= hc.Z && lc.Z <= ha.Z
 }
 
-// firstShared reports whether cell (x, y, z) is where the overlap of the
-// cell ranges of a and c begins.
-func (b *broadphase) firstShared(a, c int32, x, y, z int32) bool {
-	ma, mc := b.cmin[a], b.cmin[c]
-	return x == max(ma[0], mc[0]) && y == max(ma[1], mc[1]) && z == max(ma[2], mc[2])
-}
-
 // queryGrid appends the pairs of awake slot a with the bodies of g; with
 // above set, only with slots above a (the awake grid, seen from both sides).
+// a's bounds and first cell are held in locals: the compiler cannot keep
+// them in registers across addPair's appends otherwise.
 func (w *World) queryGrid(g *grid, a int32, above bool) {
 	b := &w.broad
 	c0, c1 := b.cmin[a], b.cmax[a]
+	la, ha := b.lo[a], b.hi[a]
 	for x := c0[0]; x <= c1[0]; x++ {
 		for y := c0[1]; y <= c1[1]; y++ {
 			for z := c0[2]; z <= c1[2]; z++ {
 				h := cellHash(x, y, z) & g.mask
 				for _, c := range g.items[g.start[h]:g.start[h+1]] {
-					if (above && c <= a) || c == a || !b.overlaps(a, c) || !b.firstShared(a, c, x, y, z) {
+					if (above && c <= a) || c == a {
+						continue
+					}
+					lc, hc := &b.lo[c], &b.hi[c]
+					if !(la.X <= hc.X && lc.X <= ha.X && la.Y <= hc.Y && lc.Y <= ha.Y && la.Z <= hc.Z && lc.Z <= ha.Z) {
+						continue
+					}
+					// Keep the pair only in the cell where the overlap of
+					// the two cell ranges begins, so it is found once.
+					mc := &b.cmin[c]
+					if x != max(c0[0], mc[0]) || y != max(c0[1], mc[1]) || z != max(c0[2], mc[2]) {
 						continue
 					}
 					w.addPair(a, c)

@@ -58,6 +58,9 @@ func NewVRBot(p int, acts []VRAct) *VRBot {
 	return &VRBot{player: p, acts: acts, speed: 3}
 }
 
+// Stop ends the script now: the hands let go and return to rest.
+func (b *VRBot) Stop() { b.k = len(b.acts) }
+
 // Done reports whether the script has ended.
 func (b *VRBot) Done() bool { return b.k >= len(b.acts) }
 

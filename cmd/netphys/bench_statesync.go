@@ -43,7 +43,7 @@ func statesyncConditions() []statesyncCondition {
 
 func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	kbps := fs.Int("kbps", 256, "packet budget each way per player, in kbps at 60 packets per second")
-	seconds := fs.Int("seconds", scene.VRMatchSeconds, "seconds of the scripted match to play (the script lasts 120)")
+	seconds := fs.Int("seconds", scene.VRMatchSeconds, "seconds of the scripted match to play before every bot stops (the script lasts 120)")
 	settle := fs.Int("settle", 30, "seconds to wait after play for every guest to hold the host's bits")
 	seed := fs.Uint64("seed", 1, "seed of the network simulator")
 	only := fs.String("condition", "", "run only the condition whose name starts with this (e.g. 250)")
@@ -74,22 +74,22 @@ type statesyncRun struct {
 
 // statesyncRow is what one condition measured.
 type statesyncRow struct {
-	name                    string
-	up, down, hostTotal     float64 // kbps: per guest (mean) and the host's sum both ways
-	errMoving, errRest      float64 // mean position error on guests, m
-	restToBits              []float64
-	converged               bool
-	convergedAfter          float64 // s after play stopped
-	restSpeed               float64 // max speed on guests of cubes resting on the host, m/s
-	towerSpeed              float64 // max speed on any machine of the cubes still standing in their towers, m/s
-	standing                int     // cubes of the towers nobody touched and no cube of which moved 5 cm on any machine
-	lost                    int
-	host, guests            statesync.Counters
-	pops                    float64 // per guest per minute
-	cpuPerTick              time.Duration
-	predictable, predicted  uint64
-	grabsWon, grabsLost     uint64
-	overruled, heldElsewhre uint64
+	name                   string
+	up, down, hostTotal    float64 // kbps: per guest (mean) and the host's sum both ways
+	errMoving, errRest     float64 // mean position error on guests, m
+	restToBits             []float64
+	converged              bool
+	convergedAfter         float64 // s after play stopped
+	hostRested             float64 // s after play stopped when every cube rested on the host
+	restSpeed              float64 // max speed on guests of cubes resting on the host, m/s
+	towerSpeed             float64 // max speed on any machine of the cubes still standing in their towers, m/s
+	standing               int     // cubes of the towers nobody touched and no cube of which moved 5 cm on any machine
+	lost                   int
+	host                   statesync.Counters
+	pops                   float64 // per guest per minute
+	cpuPerTick             time.Duration
+	predictable, predicted uint64
+	grabsLost, overruled   uint64 // on the guests
 }
 
 // timedServer measures the host's CPU time.
@@ -121,7 +121,7 @@ type restEvent struct {
 }
 
 func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (statesyncRow, error) {
-	row := statesyncRow{name: c.name}
+	row := statesyncRow{name: c.name, hostRested: -1}
 	vcfg := scene.DefaultVRConfig()
 	worlds := make([]*scene.VR, statesync.MaxPlayers)
 	bots := make([]*scene.VRBot, statesync.MaxPlayers)
@@ -198,13 +198,18 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 		if err := ctx.Err(); err != nil {
 			return row, err
 		}
+		if tick == run.play+1 {
+			for _, b := range bots {
+				b.Stop() // play stops: hands open and go to rest
+			}
+		}
 		if err := m.Run(frame); err != nil {
 			return row, err
 		}
 		if tick%(10*60) == 0 {
 			slog.Info("bench statesync", "condition", c.name, "seconds", tick/60, "of", total/60)
 		}
-		same := true
+		same, hostResting := true, true
 		for i := range cubes {
 			hs := worlds[0].Object(i)
 			auth, _, _ := host.Authority(i)
@@ -213,6 +218,7 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 				ap = int(pl)
 			}
 			identical := hs.AtRest
+			hostResting = hostResting && hs.AtRest
 			for p := 1; p < len(worlds); p++ {
 				gs := worlds[p].Object(i)
 				d := gs.Position.Sub(hs.Position).Length()
@@ -263,6 +269,9 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 				row.restToBits = append(row.restToBits, float64(tick-e.since)/60)
 				e.pending = false
 			}
+		}
+		if tick > run.play && hostResting && row.hostRested < 0 {
+			row.hostRested = float64(tick-run.play) / 60
 		}
 		if tick > run.play && same && !row.converged {
 			row.converged, row.convergedAfter = true, float64(tick-run.play)/60
@@ -333,7 +342,7 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 	for _, r := range rows {
 		conv := "no"
 		if r.converged {
-			conv = fmt.Sprintf("yes, %.1f s", r.convergedAfter)
+			conv = fmt.Sprintf("yes, %.1f s (%.1f)", r.convergedAfter, r.convergedAfter-max(r.hostRested, 0))
 		}
 		hit := 0.0
 		if r.predictable > 0 {
@@ -348,9 +357,10 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nerr: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
-	fmt.Fprintln(w, "its authority's machine to the same bits on every machine; converged: every guest holds the host's bits after play stops;")
+	fmt.Fprintln(w, "its authority's machine to the same bits on every machine; converged: every guest holds the host's bits after play stops,")
+	fmt.Fprintln(w, "so many seconds after it stopped (and after every cube came to rest on the host);")
 	fmt.Fprintln(w, "standing: cubes of the towers none of whose cubes anybody ever had authority over on any machine or moved 5 cm;")
-	fmt.Fprintln(w, "tower speed: fastest any machine ever moved one of them")
-	fmt.Fprintln(w, "(quantized velocity, what the next step starts from; must be 0: towers never jitter);")
+	fmt.Fprintln(w, "tower speed: fastest any machine ever moved one of them (quantized velocity, what the next step starts from;")
+	fmt.Fprintln(w, "must be 0: towers never jitter);")
 	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s); lost: cubes off the table.")
 }

@@ -44,7 +44,7 @@ type CostRow struct {
 	Codec            string
 	Clients, PPS     int
 	Condition        string
-	MicrosPerClient  float64 // wall time of Update per client per snapshot
+	MicrosPerClient  float64 // CPU time of Update per client per snapshot
 	EncodingsPerPkt  float64
 	ClientsPerCore   float64 // at PPS, encoding only
 	Snapshots        uint64

@@ -43,13 +43,13 @@ func Print(w io.Writer, res *Result) {
 	}
 	if len(res.Cost) > 0 {
 		c := res.Cost[0]
-		fmt.Fprintf(w, "\nserver cost: %d clients at %d pps, %s, the katamari segment (wall time of Update; clients that only acknowledge)\n", c.Clients, c.PPS, c.Condition)
+		fmt.Fprintf(w, "\nserver cost: %d clients at %d pps, %s, the katamari segment (%s of Update; clients that only acknowledge)\n", c.Clients, c.PPS, c.Condition, cpuClock)
 		fmt.Fprintf(w, "%-26s %16s %18s %16s\n", "codec", "µs/client/snap", "encodings/packet", "clients/core")
 		for _, c := range res.Cost {
 			fmt.Fprintf(w, "%-26s %16.1f %18.3f %16.0f\n", c.Codec, c.MicrosPerClient, c.EncodingsPerPkt, c.ClientsPerCore)
 		}
 	}
-	fmt.Fprintf(w, "\nencodings per packet: %.3f (clients with the same baselines share one)\n", res.EncodingsPerPkt)
+	fmt.Fprintf(w, "\nbodies coded per packet sent, Prev candidates included: %.3f (clients with the same baselines share them); enc µs: %s\n", res.EncodingsPerPkt, cpuClock)
 }
 
 func header(w io.Writer) {

@@ -3,6 +3,7 @@ package interpreport
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"time"
 
@@ -111,7 +112,7 @@ type Row struct {
 	PenMean, PenMax float64
 	DownKbps        float64 // per client, UDP/IPv4 and netcode overhead included
 	UpKbps          float64
-	EncodeMicros    float64 // server CPU in Update per client per snapshot
+	EncodeMicros    float64 // server CPU (thread time) in Update per client per snapshot
 }
 
 // Result is the table and the server's own penetration for reference.
@@ -145,7 +146,7 @@ type match struct {
 	cl   []*client
 }
 
-// timedServer measures the wall time of the server's Updates: the
+// timedServer measures the CPU time of the server's Updates: the
 // encoding (the game's Step and Capture are copies here).
 type timedServer struct {
 	*interp.Server
@@ -153,9 +154,9 @@ type timedServer struct {
 }
 
 func (s *timedServer) Update(now time.Time, send func(int, []byte)) error {
-	t := time.Now()
+	t := threadCPU()
 	err := s.Server.Update(now, send)
-	s.spent += time.Since(t)
+	s.spent += threadCPU() - t
 	return err
 }
 
@@ -164,6 +165,9 @@ var _ netmodel.Server = (*timedServer)(nil)
 // Run plays the script once and measures every row on it. progress, if
 // set, is called every simulated second.
 func Run(cfg Config, progress func(second, total int)) (*Result, error) {
+	// The servers' CPU is read from this thread's clock.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	sc, err := scene.New(scene.Cubes900, scene.DefaultConfig())
 	if err != nil {
 		return nil, err

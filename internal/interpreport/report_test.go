@@ -14,6 +14,7 @@ func TestShortRun(t *testing.T) {
 	cfg.Rates = []int{30}
 	cfg.Conditions = cfg.Conditions[1:2]
 	cfg.VelocityRates, cfg.VelocityCondition = []int{30}, 0
+	cfg.CostClients, cfg.CostFrom, cfg.CostSeconds = 4, 1, 1
 	res, err := Run(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +30,7 @@ func TestShortRun(t *testing.T) {
 	var b strings.Builder
 	Print(&b, res)
 	t.Log("\n" + b.String())
-	for _, want := range []string{"hermite+extrap", "article's fixed delay", "sent velocity", "encodings per packet"} {
+	for _, want := range []string{"hermite+extrap", "article's fixed delay", "sent velocity", "bodies coded per packet", "server cost"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q", want)
 		}

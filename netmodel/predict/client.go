@@ -338,10 +338,6 @@ func (c *Client) load(sf *stateFrame) {
 	}
 }
 
-// near is how close, m, a body must be to the own player for a difference
-// in it to trigger a reconciliation.
-const near = 4.0
-
 // compare checks the prediction of the state's tick and decides whether
 // the newest state needs a reconciliation.
 func (c *Client) compare(sf *stateFrame) {
@@ -392,7 +388,7 @@ func (c *Client) compare(sf *stateFrame) {
 		if i == own || (i < len(sf.players) && !sf.players[i].present) {
 			continue
 		}
-		if sf.bodies[i].Position.Sub(pos).LengthSq() < near*near && posError(c.spec, sf.bodies[i], f.bodies[i]) > 1 {
+		if sf.bodies[i].Position.Sub(pos).Length() < c.cfg.NearRadius && posError(c.spec, sf.bodies[i], f.bodies[i]) > 1 {
 			mismatch = true
 		}
 	}

@@ -46,6 +46,11 @@ type Config struct {
 	// the server's states a client waits before it shows other players
 	// and cubes, so that a lost state is interpolated across. Default 1.
 	InterpExtra int
+	// NearRadius is how close, m, another body must be to a client's
+	// player for a misprediction of it to make the client reconcile:
+	// bodies further away cannot change the player's next moves before
+	// the next state. Default 4 m.
+	NearRadius float64
 	// SmoothTime is the time constant with which a client's visual
 	// correction decays after a misprediction. Default 100 ms.
 	SmoothTime time.Duration
@@ -69,6 +74,7 @@ func DefaultConfig() Config {
 		ResimBudget:       0.5,
 		SendEvery:         1,
 		InterpExtra:       1,
+		NearRadius:        4,
 		SmoothTime:        100 * time.Millisecond,
 		MaxTicksPerUpdate: 8,
 		Reliable:          reliable.DefaultConfig(),
@@ -97,6 +103,8 @@ func (c *Config) validate(g Game) error {
 		return fmt.Errorf("%w: target lead %v ticks", ErrConfig, c.TargetLead)
 	case c.ticks(c.LeadWindow) < 1 || c.LeadWindow > c.Window:
 		return fmt.Errorf("%w: lead window %v, want at least a tick and at most the window", ErrConfig, c.LeadWindow)
+	case !(c.NearRadius >= 0) || c.NearRadius > 1e6:
+		return fmt.Errorf("%w: near radius %v m", ErrConfig, c.NearRadius)
 	case !(c.ResimBudget >= 0):
 		return fmt.Errorf("%w: resimulation budget %v", ErrConfig, c.ResimBudget)
 	case c.SendEvery < 1 || c.InterpExtra < 0 || c.SmoothTime < 0 || c.MaxTicksPerUpdate < 1:

@@ -94,9 +94,6 @@ func (w *wireCodec) serializePacket(s wire.Stream, p *packet, find findBase) err
 	return nil
 }
 
-// updateCountBits is what the update count costs, for the budget.
-func (w *wireCodec) updateCountBits() int { return wire.BitsRequired(uint64(w.objects)) }
-
 func (w *wireCodec) serializePose(s wire.Stream, t *vecmath.Transform) error {
 	if s.Mode() != wire.Reading {
 		t.Pos = w.cfg.AvatarPosition.Clamp(t.Pos)
