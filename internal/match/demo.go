@@ -123,59 +123,80 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	log.Info("demo running", "model", cfg.Model.Name, "players", n, "latency", cfg.Conditions.Latency,
 		"jitter", cfg.Conditions.Jitter, "loss", cfg.Conditions.Loss, "proxy", prx.Addr())
 
-	sides := []udpdrive.Stepper{srv}
-	for _, p := range players {
-		sides = append(sides, p.client)
+	// Every player runs on its own goroutine, as it would in its own
+	// process, and the server on this one: the worlds' costs then spread
+	// over the cores instead of adding up in one frame. The players post
+	// their figures, views and checksums to a board, which the server's
+	// goroutine reads to publish.
+	b := newBoard(n)
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	playerErrs := make([]error, n)
+	for i, p := range players {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			playerErrs[i] = udpdrive.Run(runCtx, udpdrive.DefaultFrame, p.frame(cfg.Viewer != nil, b, i), p.client)
+			if playerErrs[i] != nil {
+				playerErrs[i] = fmt.Errorf("%s: %w", p.label, playerErrs[i])
+				stop()
+			}
+		}()
 	}
-	agree := newAgreement(n)
 	start := time.Now()
 	lastStatus := start
 	var (
 		figs      []viewer.Figure
 		views     []viewer.View
 		hostMeter meter
-		warned    bool // that the sides need more than a frame
+		warned    bool // that a side needs more than a frame
 	)
-	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
-		for i, p := range players {
-			if c, ok := p.side.(Checksummer); ok {
-				if tick, sum, ok := c.Checksum(); ok {
-					agree.note(i, tick, sum)
-				}
-			}
+	err = udpdrive.Run(runCtx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+		hostMeter.sample(now, netmodel.Traffic{}, srv.Cost())
+		c := cfg.Conditions
+		figs = append(figs[:0],
+			viewer.Figure{Name: "model", Text: fmt.Sprintf("%s, %d players", cfg.Model.Name, n)},
+			viewer.Figure{Name: "network", Text: fmt.Sprintf("%v ±%v each way, %.3g %% loss", c.Latency, c.Jitter, 100*c.Loss)},
+		)
+		figs = append(host.Figures(now, figs), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
+		views = host.Views(views[:0])
+		b.mu.Lock()
+		busiest := hostMeter.cpu
+		for i := range players {
+			figs = append(figs, b.figs[i]...)
+			views = append(views, b.views[i]...)
+			busiest = max(busiest, b.busy[i])
 		}
-		status := cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery
-		figs = demoFigures(figs[:0], now, &cfg, host, &hostMeter, srv.Cost(), players, agree)
+		if b.agree.compared > 0 {
+			figs = append(figs,
+				viewer.Figure{Name: "checksums compared", Value: float64(b.agree.compared)},
+				viewer.Figure{Name: "checksums differing", Value: float64(b.agree.differ)})
+		}
+		if cfg.Viewer != nil {
+			// Under the lock: the views' cubes are the board's.
+			cfg.Viewer.Publish(viewer.Frame{Views: views[:min(len(views), viewer.MaxViews)], Figures: figs})
+		}
+		b.mu.Unlock()
 		if !warned && now.Sub(start) > 2*meterWindow {
-			// One goroutine steps every side: if they need more than a
-			// frame, every world runs slow, and the figures with them.
-			busy := hostMeter.cpu
-			for _, p := range players {
-				busy += p.meter.cpu
-			}
-			if frame := ms(udpdrive.DefaultFrame); busy > frame {
-				log.Warn("demo: the models need more than a frame, the worlds run slow; try fewer --players or a lighter --layout",
-					"ms_per_frame", busy, "frame_ms", frame)
+			// A side that needs more than a frame runs its world slow,
+			// and the figures with it.
+			if frame := ms(udpdrive.DefaultFrame); busiest > frame {
+				log.Warn("demo: a side needs more than a frame, its world runs slow; try fewer --players or a lighter --layout",
+					"ms_per_frame", busiest, "frame_ms", frame)
 				warned = true
 			}
 		}
-		if cfg.Viewer != nil {
-			views = host.Views(views[:0])
-			for _, p := range players {
-				k := len(views)
-				views = p.side.Views(views)
-				for i := k; i < len(views); i++ {
-					views[i].Name = strings.TrimSpace(p.label + " " + views[i].Name)
-				}
-			}
-			cfg.Viewer.Publish(viewer.Frame{Views: views[:min(len(views), viewer.MaxViews)], Figures: figs})
-		}
-		if status {
+		if cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery {
 			printStatus(cfg.Status, now.Sub(start), figs)
 			lastStatus = now
 		}
 		return cfg.Duration > 0 && now.Sub(start) >= cfg.Duration, nil
-	}, sides...)
+	}, srv)
+	stop()
+	wg.Wait()
+	err = errors.Join(append([]error{err}, playerErrs...)...)
+	agree := b.agree
 	d := time.Since(start)
 	s := Summary{Command: "demo", Model: cfg.Model.Name, Duration: d}
 	s.Sections = append(s.Sections, Section{Name: "server", Lines: dropLines(append(host.Summary(time.Now(), nil), costLine(srv.Cost())), srv)})
@@ -250,31 +271,6 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server ne
 	return players, nil
 }
 
-// demoFigures are the overlay's figures: the server's, then each
-// player's traffic and model figures, then whether checksums agree.
-func demoFigures(dst []viewer.Figure, now time.Time, cfg *DemoConfig, host Host, hostMeter *meter, hostCost udpdrive.Cost, players []*demoPlayer, agree *agreement) []viewer.Figure {
-	c := cfg.Conditions
-	dst = append(dst,
-		viewer.Figure{Name: "model", Text: fmt.Sprintf("%s, %d players", cfg.Model.Name, len(players))},
-		viewer.Figure{Name: "network", Text: fmt.Sprintf("%v ±%v each way, %.3g %% loss", c.Latency, c.Jitter, 100*c.Loss)},
-	)
-	hostMeter.sample(now, netmodel.Traffic{}, hostCost)
-	dst = append(host.Figures(now, dst), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
-	var scratch []viewer.Figure
-	for _, p := range players {
-		p.meter.sample(now, p.client.Traffic(), p.client.Cost())
-		dst = p.meter.figures(dst, p.who, true)
-		scratch = p.side.Figures(now, scratch[:0])
-		dst = prefixed(dst, p.who, scratch)
-	}
-	if agree.compared > 0 {
-		dst = append(dst,
-			viewer.Figure{Name: "checksums compared", Value: float64(agree.compared)},
-			viewer.Figure{Name: "checksums differing", Value: float64(agree.differ)})
-	}
-	return dst
-}
-
 func agreementLine(a *agreement) Line {
 	v := fmt.Sprintf("%d ticks compared across players (newest %d), all equal", a.compared, a.newest)
 	if a.differ > 0 {
@@ -312,4 +308,69 @@ func printStatus(w io.Writer, t time.Duration, figs []viewer.Figure) {
 		sep = ", "
 	}
 	fmt.Fprintln(w, b.String())
+}
+
+// board is what the players' goroutines hand the server's: each player's
+// newest figures and views, copied, how long its frames take, and the
+// checksums the players reported.
+type board struct {
+	mu    sync.Mutex
+	figs  [][]viewer.Figure // per player, names prefixed
+	views [][]viewer.View   // per player, named; their cubes are in cubes
+	cubes [][]viewer.Cube
+	busy  []float64 // per player, ms of model time per frame
+	agree *agreement
+}
+
+func newBoard(players int) *board {
+	return &board{
+		figs: make([][]viewer.Figure, players), views: make([][]viewer.View, players),
+		cubes: make([][]viewer.Cube, players), busy: make([]float64, players),
+		agree: newAgreement(players),
+	}
+}
+
+// post stores player i's frame, copying what the player will reuse.
+func (b *board) post(i int, figs []viewer.Figure, views []viewer.View, busy float64, c Checksummer) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.figs[i] = append(b.figs[i][:0], figs...)
+	cubes, vs := b.cubes[i][:0], b.views[i][:0]
+	for _, v := range views {
+		k := len(cubes)
+		cubes = append(cubes, v.Cubes...)
+		// A later append may move cubes; this view keeps the copy it has.
+		vs = append(vs, viewer.View{Name: v.Name, Cubes: cubes[k:len(cubes):len(cubes)]})
+	}
+	b.cubes[i], b.views[i], b.busy[i] = cubes, vs, busy
+	if c != nil {
+		if tick, sum, ok := c.Checksum(); ok {
+			b.agree.note(i, tick, sum)
+		}
+	}
+}
+
+// frame is the function a player's goroutine runs after each Step: its
+// figures, its views if there is a viewer, its checksum, to the board.
+func (p *demoPlayer) frame(draw bool, b *board, i int) func(now time.Time) (bool, error) {
+	var (
+		figs, scratch []viewer.Figure
+		views         []viewer.View
+	)
+	check, _ := p.side.(Checksummer)
+	return func(now time.Time) (bool, error) {
+		p.meter.sample(now, p.client.Traffic(), p.client.Cost())
+		figs = p.meter.figures(figs[:0], p.who, true)
+		scratch = p.side.Figures(now, scratch[:0])
+		figs = prefixed(figs, p.who, scratch)
+		views = views[:0]
+		if draw {
+			views = p.side.Views(views)
+			for j := range views {
+				views[j].Name = strings.TrimSpace(p.label + " " + views[j].Name)
+			}
+		}
+		b.post(i, figs, views, p.meter.cpu, check)
+		return false, nil
+	}
 }

@@ -8,9 +8,11 @@
 //	                network simulator's proxy, every world side by side
 //
 // All three put the model's cores on real UDP with package
-// netmodel/udpdrive and drive them from one goroutine at 60 Hz; between
-// frames, on that goroutine, they read the sides' views and figures for
-// the viewer and the log, and at the end their summaries.
+// netmodel/udpdrive, each side on a goroutine of its own at 60 Hz
+// (udpdrive.Run); between frames, on that goroutine, they read the side's
+// views and figures for the viewer and the log, and at the end its
+// summary. The demo's players post theirs to a board that the server's
+// goroutine publishes.
 //
 // # Adding a model
 //

@@ -36,8 +36,9 @@
 //	}, srv, cli)
 //
 // A process normally drives one side (`netphys serve`, `netphys play`);
-// the demo drives a server and all its players from one Run, stepped in
-// that order every frame as simmatch steps them in virtual time.
+// the demo runs the server and each player in a Run of its own, as
+// separate processes would. One Run can also step several sides in a
+// fixed order every frame, as simmatch steps them in virtual time.
 //
 // Each side counts its Traffic (with netmodel.PacketOverhead per
 // datagram, as simmatch does), the wall time of its Steps (Cost: the
