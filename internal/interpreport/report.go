@@ -174,9 +174,9 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 	}
 	objects := len(sc.Cubes) + 1
 	game := &sharedGame{cubes: make([]snapshot.Cube, objects)}
-	hist := newHistory(512, objects)
+	hist := NewHistory(512, objects)
 	sc.Capture(game.cubes)
-	hist.put(0, sc)
+	hist.Put(0, game.cubes)
 
 	var matches []*match
 	var anchors, sentVel []*client
@@ -233,7 +233,7 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		sc.Step(in)
 		game.input = uint32(in.Bits())
 		sc.Capture(game.cubes)
-		hist.put(tick, sc)
+		hist.Put(tick, game.cubes)
 		if cfg.CostClients > 0 && tick == costStart {
 			names, codecs, err := costCodecs(cfg)
 			if err != nil {
@@ -338,7 +338,7 @@ func (mt *match) join(cfg Config, mode Mode, objects int) (*client, error) {
 
 // measure compares the client's frame with the real state at the time it
 // shows.
-func (cl *client) measure(m *simmatch.Match, hist *history, rate int) {
+func (cl *client) measure(m *simmatch.Match, hist *History, rate int) {
 	view, r, ok := cl.c.View()
 	k := cl.c.Counters()
 	dry := k.Dry != cl.dry
@@ -353,27 +353,19 @@ func (cl *client) measure(m *simmatch.Match, hist *history, rate int) {
 	}
 	shown := time.Duration(r / float64(rate) * float64(time.Second))
 	s.delay(m.Elapsed() - shown - cl.lat)
-	t0 := int64(math.Floor(r))
-	a, b := hist.at(t0), hist.at(t0+1)
-	if a == nil || b == nil {
+	a, b, u, ok := hist.Between(r)
+	if !ok {
 		return
 	}
-	u := r - float64(t0)
-	player := trueAt(&a[0], &b[0], u).Position
+	ViewErrors(view, a, b, u, s.errs.Add)
+	player := a[0].Lerp(b[0], u)
 	near := false
 	deepest := 0.0
-	for i := range view {
-		pa, pb := a[i].Position, b[i].Position
-		if pa != pb { // resting cubes do not count
-			s.err(view[i].Position.Sub(pa.Lerp(pb, u)).Length())
-		}
-		if i == 0 {
-			continue
-		}
+	for i := 1; i < len(view); i++ {
 		// A cube in contact with the player: how much nearer its centre
 		// than in the real state it is drawn. Linear interpolation cuts
 		// the chord of a cube moving around the player.
-		dist := pa.Lerp(pb, u).Sub(player).Length()
+		dist := a[i].Lerp(b[i], u).Sub(player).Length()
 		if dist > contactDistance {
 			continue
 		}
@@ -390,15 +382,6 @@ func (cl *client) measure(m *simmatch.Match, hist *history, rate int) {
 // can touch the player (1.5 m): the half diagonals added.
 var contactDistance = (0.5 + 0.75) * 1.7320508075688772
 
-// trueAt returns the real state between two ticks.
-func trueAt(a, b *snapshot.Cube, u float64) snapshot.Cube {
-	q := b.Orientation
-	if a.Orientation.Dot(q) < 0 {
-		q = q.Neg()
-	}
-	return snapshot.Cube{Position: a.Position.Lerp(b.Position, u), Orientation: a.Orientation.Nlerp(q, u)}
-}
-
 func (cl *client) row(mt *match, cfg Config) Row {
 	s := cl.stats
 	tr := mt.m.Traffic(cl.slot)
@@ -409,7 +392,7 @@ func (cl *client) row(mt *match, cfg Config) Row {
 		PPS: mt.pps, Mode: cl.mode.Name, Condition: mt.cond.Name,
 		DelayMean: s.delayMean(), DelayP95: s.delayQuantile(0.95),
 		DryPercent: 100 * float64(s.dryFrames) / math.Max(1, float64(s.frames)),
-		ErrMean:    s.errMean(), ErrP95: s.errQuantile(0.95), ErrMax: s.errMax,
+		ErrMean:    s.errs.Mean(), ErrP95: s.errs.Quantile(0.95), ErrMax: s.errs.Max(),
 		PenMean: s.penMean(), PenMax: s.penMax,
 		DownKbps: tr.DownKbps(secs), UpKbps: tr.UpKbps(secs),
 		EncodeMicros: float64(mt.srv.spent.Microseconds()) / math.Max(1, float64(snaps*clients)),

@@ -9,34 +9,21 @@ type stats struct {
 	delays            []int // by whole millisecond, 0 to 4 s
 	delaySum          time.Duration
 	delayN            int
-	errs              []int // by 0.05 mm, 0 to 2 m
-	errSum, errMax    float64
-	errN              int
+	errs              *ErrorStats
 	penSum, penMax    float64
 	penN              int
 }
 
-const (
-	errBin   = 0.00005 // m
-	errBins  = 40000
-	delayMax = 4000 // ms
-)
+const delayMax = 4000 // ms
 
 func newStats() *stats {
-	return &stats{delays: make([]int, delayMax+1), errs: make([]int, errBins+1)}
+	return &stats{delays: make([]int, delayMax+1), errs: NewErrorStats()}
 }
 
 func (s *stats) delay(d time.Duration) {
 	s.delaySum += d
 	s.delayN++
 	s.delays[min(max(int(d/time.Millisecond), 0), delayMax)]++
-}
-
-func (s *stats) err(e float64) {
-	s.errSum += e
-	s.errN++
-	s.errMax = max(s.errMax, e)
-	s.errs[min(int(e/errBin), errBins)]++
 }
 
 func (s *stats) pen(d float64) {
@@ -54,17 +41,6 @@ func (s *stats) delayMean() time.Duration {
 
 func (s *stats) delayQuantile(q float64) time.Duration {
 	return time.Duration(quantile(s.delays, s.delayN, q)) * time.Millisecond
-}
-
-func (s *stats) errMean() float64 {
-	if s.errN == 0 {
-		return 0
-	}
-	return s.errSum / float64(s.errN)
-}
-
-func (s *stats) errQuantile(q float64) float64 {
-	return float64(quantile(s.errs, s.errN, q)+1) * errBin // upper edge of the bin
 }
 
 func (s *stats) penMean() float64 {
