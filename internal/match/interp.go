@@ -48,13 +48,17 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 		if cfg.PPS < 1 || cfg.TickRate%cfg.PPS != 0 {
 			return Sides{}, fmt.Errorf("--pps %d: want a divisor of %d (10, 20, 30, 60)", cfg.PPS, cfg.TickRate)
 		}
+		// The demo's viewers measure their error against its server.
+		truth := &serverTruth{}
 		return Sides{
 			NewHost: func(s Setup) (Host, error) {
 				game, err := scene.NewInterpGame(s.Layout, scene.DefaultConfig(), scene.PlayerScript(0))
 				if err != nil {
 					return nil, err
 				}
-				srv, err := interp.NewServer(cfg, game, s.Now)
+				truth.host(game.Objects(), cfg.TickRate)
+				rec := &recordedGame{InterpGame: game, truth: truth, state: make([]snapshot.Cube, game.Objects())}
+				srv, err := interp.NewServer(cfg, rec, s.Now)
 				if err != nil {
 					return nil, err
 				}
@@ -70,7 +74,7 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &interpPlayer{Client: c, slot: s.Slot, ticks: s.Ticks, first: -1, cfg: scene.DefaultConfig()}, nil
+				return &interpPlayer{Client: c, slot: s.Slot, ticks: s.Ticks, first: -1, cfg: scene.DefaultConfig(), err: newViewError(truth, s.Now)}, nil
 			},
 		}, nil
 	}
@@ -115,6 +119,17 @@ type interpPlayer struct {
 	first       float64 // the first tick shown; -1 before
 	cfg         scene.Config
 	cubes       []viewer.Cube
+	err         *viewError
+}
+
+// Update draws the frame and measures it.
+func (p *interpPlayer) Update(now time.Time, send func([]byte)) error {
+	if err := p.Client.Update(now, send); err != nil {
+		return err
+	}
+	view, tick, ok := p.View()
+	p.err.measure(now, view, tick, ok)
+	return nil
 }
 
 func (p *interpPlayer) Views(dst []viewer.View) []viewer.View {
@@ -148,25 +163,27 @@ func interpCubes(view []snapshot.Cube, cfg scene.Config, dst []viewer.Cube) []vi
 func (p *interpPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
 	k := p.Counters()
 	_, tick, _ := p.View()
-	return append(dst,
+	dst = append(dst,
 		viewer.Figure{Name: "tick shown", Value: tick},
 		viewer.Figure{Name: "render delay", Value: ms(p.RenderDelay()), Unit: "ms"},
 		viewer.Figure{Name: "dry frames", Value: 100 * float64(k.Dry) / max(1, float64(k.Frames)), Unit: "%"},
 		viewer.Figure{Name: "snapshot loss", Value: 100 * p.Loss(), Unit: "%"},
 		viewer.Figure{Name: "rtt", Value: ms(p.Endpoint().Stats().RTT), Unit: "ms"},
 	)
+	return p.err.figures(dst)
 }
 
 func (p *interpPlayer) Summary(_ time.Time, dst []Line) []Line {
 	k := p.Counters()
 	_, tick, _ := p.View()
-	return append(dst,
+	dst = append(dst,
 		Line{"tick shown", fmt.Sprintf("%.1f", tick)},
 		Line{"snapshots", fmt.Sprintf("%d drawn, %d late (baselines only)", k.Snapshots, k.Late)},
 		Line{"frames", fmt.Sprintf("%d, %d dry (%.2f %%), %d extrapolated", k.Frames, k.Dry, 100*float64(k.Dry)/max(1, float64(k.Frames)), k.Extrapolated)},
 		Line{"render delay", p.RenderDelay().Round(time.Millisecond).String()},
 		Line{"dropped", fmt.Sprintf("%d datagrams: %d without their baseline, %d far ahead, %d stale", k.Dropped, k.NoBaseline, k.FarAhead, k.Stale)},
 	)
+	return p.err.summary(dst)
 }
 
 // Done: the view has shown Ticks ticks since its first snapshot (the
