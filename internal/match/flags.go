@@ -89,6 +89,11 @@ func (f *Flags) Sides() (*Model, Sides, error) {
 	if m.Clients(*f.players) < 1 {
 		return nil, Sides{}, fmt.Errorf("--players %d: model %s's host plays %d of them, want at least %d", *f.players, m.Name, m.HostSeats, m.HostSeats+1)
 	}
+	if m.CheckPlayers != nil {
+		if err := m.CheckPlayers(*f.players); err != nil {
+			return nil, Sides{}, err
+		}
+	}
 	build := f.sides[m.Name]
 	if build == nil {
 		return nil, Sides{}, fmt.Errorf("%w %q: it declares no sides", ErrModel, m.Name)

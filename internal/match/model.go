@@ -33,6 +33,9 @@ type Model struct {
 	// starts --players minus HostSeats clients. 0: every player is a
 	// client, the server none.
 	HostSeats int
+	// CheckPlayers, if set, refuses a --players the model cannot play,
+	// before anything starts.
+	CheckPlayers func(players int) error
 }
 
 // Clients is how many clients a match of players needs.

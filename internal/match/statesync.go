@@ -19,10 +19,11 @@ import (
 // authority over them, the avatars' heads and hands in their players'.
 func init() {
 	Register(&Model{
-		Name:      "statesync",
-		Summary:   "state sync with distributed authority: the VR sample, a host (a bot) and up to 3 guests; --players counts the host",
-		Flags:     statesyncFlags,
-		HostSeats: 1,
+		Name:         "statesync",
+		Summary:      "state sync with distributed authority: the VR sample, a host (a bot) and up to 3 guests; --players counts the host",
+		Flags:        statesyncFlags,
+		HostSeats:    1,
+		CheckPlayers: statesyncTable,
 	})
 }
 
@@ -30,7 +31,7 @@ func init() {
 // least one guest, at most the VR table.
 func statesyncTable(players int) error {
 	if players < 2 || players > scene.VRPlayers {
-		return fmt.Errorf("statesync: --players %d: the VR table seats the host and 1 to %d guests, want 2 to %d", players, scene.VRPlayers-1, scene.VRPlayers)
+		return fmt.Errorf("--players %d: the statesync VR table seats the host and 1 to %d guests, want 2 to %d", players, scene.VRPlayers-1, scene.VRPlayers)
 	}
 	return nil
 }
