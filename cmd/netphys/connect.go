@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -101,8 +100,7 @@ func (e *echoStats) count() int {
 }
 
 func setupConnect(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
-	tokenText := fs.String("token", "", "connect token, base64 or hex (from netphys token)")
-	tokenFile := fs.String("token-file", "", "file holding the connect token (base64, hex or 2048 raw bytes)")
+	readToken := tokenFlags(fs)
 	count := fs.Int("count", 100, "payloads to send for the echo test (0: just connect)")
 	size := fs.Int("size", 64, "payload size in bytes, 16 to 1200")
 	rate := fs.Float64("rate", 30, "payloads per second")
@@ -111,21 +109,6 @@ func setupConnect(fs *flag.FlagSet) func(ctx context.Context, args []string) err
 	return func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return fmt.Errorf("unexpected arguments %q", args)
-		}
-		var raw []byte
-		switch {
-		case *tokenText != "" && *tokenFile != "":
-			return errors.New("give --token or --token-file, not both")
-		case *tokenText != "":
-			raw = []byte(*tokenText)
-		case *tokenFile != "":
-			b, err := os.ReadFile(*tokenFile)
-			if err != nil {
-				return err
-			}
-			raw = b
-		default:
-			return errors.New("give the connect token with --token or --token-file")
 		}
 		if *size < echoHeaderBytes || *size > netcode.MaxPayloadBytes {
 			return fmt.Errorf("--size %d: want %d to %d", *size, echoHeaderBytes, netcode.MaxPayloadBytes)
@@ -136,11 +119,8 @@ func setupConnect(fs *flag.FlagSet) func(ctx context.Context, args []string) err
 		if *count < 0 {
 			return fmt.Errorf("--count %d: want >= 0", *count)
 		}
-		tok, err := transport.DecodeToken(raw)
+		tok, err := readToken()
 		if err != nil {
-			return err
-		}
-		if err := checkExpiry(tok, time.Now()); err != nil {
 			return err
 		}
 		echoes := &echoStats{start: time.Now(), size: *size, seen: map[uint64]bool{}}

@@ -34,11 +34,9 @@ func init() {
 // with 64 clients on a machine that cannot run 64 player processes.
 func setupLoad(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	models := match.DeclareFlags(fs, match.Defaults{Model: "interp", Players: 64, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
-	var keys keyFlags
-	keys.declare(fs)
+	var mint mintFlags
+	mint.declare(fs)
 	clients := fs.Int("clients", 64, "bot players to connect, 1 to 256")
-	servers := fs.String("servers", "127.0.0.1:40000", "comma-separated server addresses, tried in order")
-	protocol := fs.String("protocol-id", defaultProtocolID, "protocol id of the game, decimal or 0x hex")
 	duration := fs.Duration("duration", 30*time.Second, "how long to play once every client is connected")
 	connectTimeout := fs.Duration("connect-timeout", 20*time.Second, "give up connecting a client after this long")
 	ackOnly := fs.Bool("ack-only", false, "interp only: clients that acknowledge every snapshot packet without decoding it; the server's work is the same, this process's far less")
@@ -63,15 +61,8 @@ func setupLoad(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		if err != nil {
 			return err
 		}
-		key, err := keys.key()
+		key, p, err := mint.params()
 		if err != nil {
-			return err
-		}
-		p := netcode.DefaultTokenParams()
-		if p.ProtocolID, err = parseProtocolID(*protocol); err != nil {
-			return err
-		}
-		if p.ServerAddresses, err = parseAddrList(*servers); err != nil {
 			return err
 		}
 		p.Expiry = time.Hour

@@ -8,14 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/netphys/netphys/internal/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
-	"github.com/netphys/netphys/transport"
-	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/viewer"
 )
 
@@ -29,8 +26,7 @@ func init() {
 
 func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
-	tokenText := fs.String("token", "", "connect token, base64 or hex (from netphys token)")
-	tokenFile := fs.String("token-file", "", "file holding the connect token (base64, hex or 2048 raw bytes)")
+	readToken := tokenFlags(fs)
 	bot := fs.Bool("bot", false, "drive the player with the scripted minute of play instead of the page's keys")
 	httpAddr := fs.String("http", "127.0.0.1:8081", "`address` the player's viewer is served on (\"\": none, needs --bot)")
 	ticks := fs.Int("ticks", 0, "end the match after this many simulation ticks, print the summary and exit (0: until Ctrl-C)")
@@ -51,7 +47,7 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		if !*bot && *httpAddr == "" {
 			return errors.New("play: without --http the page's keys cannot drive the player: give --bot")
 		}
-		tok, err := readToken(*tokenText, *tokenFile)
+		tok, err := readToken()
 		if err != nil {
 			return err
 		}
@@ -74,26 +70,6 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		s.Print(stdoutOf(fs))
 		return err
 	}
-}
-
-// readToken reads a connect token from --token or --token-file.
-func readToken(text, file string) (*netcode.ConnectToken, error) {
-	var raw []byte
-	switch {
-	case text != "" && file != "":
-		return nil, errors.New("give --token or --token-file, not both")
-	case text != "":
-		raw = []byte(text)
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		raw = b
-	default:
-		return nil, errors.New("give the connect token with --token or --token-file")
-	}
-	return transport.DecodeToken(raw)
 }
 
 // startViewer serves the viewer page on addr until stop, and returns the

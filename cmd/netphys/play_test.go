@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -50,17 +51,43 @@ func TestRuntimeHelpNamesTheModelFlags(t *testing.T) {
 }
 
 // TestLockstepMatchBetweenProcesses is issue 9's separate-process check:
-// the program, built by the test, runs `serve --model lockstep` and four
-// `play --model lockstep --bot` processes on loopback; every player stops
-// after the same tick and prints the checksum of its world there, and the
-// four checksums are equal.
+// `serve --model lockstep` and four `play --model lockstep --bot`
+// processes on loopback; every player stops after the same tick and
+// prints the checksum of its world there, and the four checksums are
+// equal.
 func TestLockstepMatchBetweenProcesses(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "netphys")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	const players, ticks = 4, 240
+	outs, serveOut := processMatch(t, players, ticks, "--model", "lockstep", "--layout", "tower20")
+	var sums []string
+	for i, out := range outs {
+		m := checksumLine.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("player process %d printed no checksum at tick %d", i, ticks)
+		}
+		if m[1] != fmt.Sprint(ticks) {
+			t.Fatalf("player process %d: checksum of tick %s, want %d", i, m[1], ticks)
+		}
+		sums = append(sums, m[2])
 	}
+	for i, s := range sums {
+		if s != sums[0] {
+			t.Errorf("player %d ended with checksum %s, player 0 with %s", i, s, sums[0])
+		}
+	}
+	if !strings.Contains(serveOut, "verified equal") || !strings.Contains(serveOut, "player 4") {
+		t.Errorf("server summary lacks the verified checksums or a player")
+	}
+}
+
+// processMatch runs the program, built once per test binary, as a server
+// and players × `play --bot --ticks ticks` processes on loopback, with the
+// match flags (model, layout) and --players added to each. It waits for
+// every player, stops the server with SIGINT as Ctrl-C would, requires
+// every process to exit cleanly, and returns their outputs.
+func processMatch(t *testing.T, players, ticks int, match ...string) (playerOuts []string, serveOut string) {
+	t.Helper()
+	bin := buildProgram(t)
+	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	netphys := func(args ...string) *exec.Cmd {
@@ -74,12 +101,11 @@ func TestLockstepMatchBetweenProcesses(t *testing.T) {
 	}
 	hexKey := strings.TrimSpace(string(key))
 	addr := freeUDPAddr(t)
-	const players, ticks = 4, 240
-	match := []string{"--model", "lockstep", "--players", fmt.Sprint(players), "--layout", "tower20"}
+	match = append(match, "--players", fmt.Sprint(players))
 
-	var serveOut bytes.Buffer
+	var serveBuf bytes.Buffer
 	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0"}, match...)...)
-	serve.Stdout, serve.Stderr = &serveOut, &serveOut
+	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +115,6 @@ func TestLockstepMatchBetweenProcesses(t *testing.T) {
 			serve.Wait()
 		}
 	}()
-
 	plays := make([]*exec.Cmd, players)
 	outs := make([]*bytes.Buffer, players)
 	for i := range plays {
@@ -105,39 +130,55 @@ func TestLockstepMatchBetweenProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var sums []string
 	for i, p := range plays {
 		err := p.Wait()
 		t.Logf("player process %d:\n%s", i, outs[i])
 		if err != nil {
 			t.Fatalf("player process %d: %v", i, err)
 		}
-		m := checksumLine.FindStringSubmatch(outs[i].String())
-		if m == nil {
-			t.Fatalf("player process %d printed no checksum at tick %d", i, ticks)
-		}
-		if m[1] != fmt.Sprint(ticks) {
-			t.Fatalf("player process %d: checksum of tick %s, want %d", i, m[1], ticks)
-		}
-		sums = append(sums, m[2])
+		playerOuts = append(playerOuts, outs[i].String())
 	}
-	for i, s := range sums {
-		if s != sums[0] {
-			t.Errorf("player %d ended with checksum %s, player 0 with %s", i, s, sums[0])
-		}
-	}
-	// The server stops on SIGINT as on Ctrl-C, with its summary.
 	if err := serve.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	if err := serve.Wait(); err != nil {
-		t.Errorf("serve: %v\n%s", err, serveOut.String())
+		t.Errorf("serve: %v\n%s", err, serveBuf.String())
 	}
 	serve.Process = nil
-	t.Logf("server:\n%s", serveOut.String())
-	if !strings.Contains(serveOut.String(), "verified equal") || !strings.Contains(serveOut.String(), "player 4") {
-		t.Errorf("server summary lacks the verified checksums or a player")
+	t.Logf("server:\n%s", serveBuf.String())
+	return playerOuts, serveBuf.String()
+}
+
+// The program, built once for the tests that run it as processes.
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+func buildProgram(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "netphys-test"); buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(buildDir, "netphys"), ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
+	return filepath.Join(buildDir, "netphys")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
 }
 
 var checksumLine = regexp.MustCompile(`checksum\s+tick (\d+) (0x[0-9a-f]{16})`)

@@ -98,12 +98,38 @@ func parseAddrList(s string) ([]netip.AddrPort, error) {
 	return out, nil
 }
 
+// mintFlags are the flags of whoever mints tokens (token, load): the
+// server's key, the protocol id and the server addresses.
+type mintFlags struct {
+	keys              keyFlags
+	protocol, servers *string
+}
+
+func (m *mintFlags) declare(fs *flag.FlagSet) {
+	m.keys.declare(fs)
+	m.protocol = fs.String("protocol-id", defaultProtocolID, "protocol id of the game, decimal or 0x hex")
+	m.servers = fs.String("servers", "127.0.0.1:40000", "comma-separated server addresses, tried in order")
+}
+
+// params returns the key and DefaultTokenParams with the flags' protocol
+// id and servers.
+func (m *mintFlags) params() (netcode.Key, netcode.TokenParams, error) {
+	p := netcode.DefaultTokenParams()
+	key, err := m.keys.key()
+	if err != nil {
+		return key, p, err
+	}
+	if p.ProtocolID, err = parseProtocolID(*m.protocol); err != nil {
+		return key, p, err
+	}
+	p.ServerAddresses, err = parseAddrList(*m.servers)
+	return key, p, err
+}
+
 func setupToken(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
-	var keys keyFlags
-	keys.declare(fs)
+	var mint mintFlags
+	mint.declare(fs)
 	newKey := fs.Bool("new-key", false, "print a new random private key (hex) and exit")
-	protocol := fs.String("protocol-id", defaultProtocolID, "protocol id of the game, decimal or 0x hex")
-	servers := fs.String("servers", "127.0.0.1:40000", "comma-separated server addresses, tried in order")
 	clientID := fs.Uint64("client-id", 0, "id of the client (0: random)")
 	expiry := fs.Duration("expiry", 30*time.Second, "how long the token stays valid")
 	timeout := fs.Int("timeout", 10, "seconds of silence before either side drops the connection; negative: never (development only); 0 is refused, reference servers cannot complete its handshake")
@@ -120,15 +146,8 @@ func setupToken(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			fmt.Fprintln(stdoutOf(fs), hex.EncodeToString(k[:]))
 			return nil
 		}
-		key, err := keys.key()
+		key, p, err := mint.params()
 		if err != nil {
-			return err
-		}
-		p := netcode.DefaultTokenParams()
-		if p.ProtocolID, err = parseProtocolID(*protocol); err != nil {
-			return err
-		}
-		if p.ServerAddresses, err = parseAddrList(*servers); err != nil {
 			return err
 		}
 		p.ClientID = netcode.ClientID(*clientID)
@@ -179,3 +198,33 @@ func setupToken(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 // stdoutOf returns the writer the command prints to: run gives each flag
 // set the program's stdout.
 func stdoutOf(fs *flag.FlagSet) io.Writer { return fs.Output() }
+
+// tokenFlags declares --token and --token-file on fs and returns the
+// function that reads the token they give, refusing one that has expired
+// by this machine's clock.
+func tokenFlags(fs *flag.FlagSet) func() (*netcode.ConnectToken, error) {
+	text := fs.String("token", "", "connect token, base64 or hex (from netphys token)")
+	file := fs.String("token-file", "", "file holding the connect token (base64, hex or 2048 raw bytes)")
+	return func() (*netcode.ConnectToken, error) {
+		var raw []byte
+		switch {
+		case *text != "" && *file != "":
+			return nil, errors.New("give --token or --token-file, not both")
+		case *text != "":
+			raw = []byte(*text)
+		case *file != "":
+			b, err := os.ReadFile(*file)
+			if err != nil {
+				return nil, err
+			}
+			raw = b
+		default:
+			return nil, errors.New("give the connect token with --token or --token-file")
+		}
+		tok, err := transport.DecodeToken(raw)
+		if err != nil {
+			return nil, err
+		}
+		return tok, checkExpiry(tok, time.Now())
+	}
+}

@@ -25,13 +25,7 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 	rollback := fs.Bool("rollback", false, "lockstep: GGPO-style rollback (a tick of input delay, missing inputs predicted, re-simulated when wrong)")
 	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
 	return func() (Sides, error) {
-		cfg := lockstep.DefaultConfig()
-		if *rollback {
-			cfg = lockstep.DefaultRollbackConfig()
-		}
-		if *tcp {
-			cfg.Transport = lockstep.Stream
-		}
+		cfg := lockstepConfig(*rollback, *tcp)
 		return Sides{
 			NewHost: func(s Setup) (Host, error) {
 				c := cfg
@@ -45,6 +39,21 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s) },
 		}, nil
 	}
+}
+
+// lockstepConfig is the session the flags choose. Over the TCP model a
+// stall of more than 10 s is what the baseline shows, not a dead peer, so
+// --tcp takes DefaultStreamConfig's timeout and buffer, with or without
+// rollback.
+func lockstepConfig(rollback, tcp bool) lockstep.Config {
+	cfg := lockstep.DefaultConfig()
+	if rollback {
+		cfg = lockstep.DefaultRollbackConfig()
+	}
+	if tcp {
+		cfg = cfg.OverStream()
+	}
+	return cfg
 }
 
 // lockstepHost is the relay: it simulates nothing, so it shows no world.

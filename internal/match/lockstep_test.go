@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 )
@@ -57,5 +58,24 @@ func TestLockstepDemoHeadless(t *testing.T) {
 		if strings.Contains(out.String(), " 0 ticks compared") || strings.Contains(out.String(), "desync") {
 			t.Errorf("%v: no checksum compared, or a desync", mode)
 		}
+	}
+}
+
+// TestLockstepTCPFlag: --tcp is DefaultStreamConfig, whose timeout lets
+// TCP's retransmission stalls run their course, with or without rollback.
+func TestLockstepTCPFlag(t *testing.T) {
+	stream := lockstep.DefaultStreamConfig()
+	for _, rollback := range []bool{false, true} {
+		cfg := lockstepConfig(rollback, true)
+		if cfg.Transport != lockstep.Stream || cfg.Timeout != stream.Timeout || cfg.Buffer != stream.Buffer {
+			t.Errorf("rollback %v: transport %v, timeout %v, buffer %d; want %v, %v, %d",
+				rollback, cfg.Transport, cfg.Timeout, cfg.Buffer, stream.Transport, stream.Timeout, stream.Buffer)
+		}
+		if want := lockstep.DefaultRollbackConfig().Rollback; rollback && cfg.Rollback != want {
+			t.Errorf("--rollback --tcp: rollback %d, want %d", cfg.Rollback, want)
+		}
+	}
+	if cfg := lockstepConfig(false, false); cfg.Transport != lockstep.Datagrams {
+		t.Errorf("no --tcp: transport %v", cfg.Transport)
 	}
 }

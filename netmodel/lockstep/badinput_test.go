@@ -237,6 +237,11 @@ func FuzzClientMessage(f *testing.F) {
 				t.Fatalf("input %d: %+v → %+v", i, m.inputs.inputs[i], again.inputs.inputs[i])
 			}
 		}
+		for i := range m.reports {
+			if again.reports[i] != m.reports[i] {
+				t.Fatalf("report %d: %+v → %+v", i, m.reports[i], again.reports[i])
+			}
+		}
 	})
 }
 
@@ -277,6 +282,16 @@ func FuzzServerMessage(f *testing.F) {
 			}
 			if a.first != b.first || len(a.inputs) != len(b.inputs) {
 				t.Fatalf("player %d's run %+v → %+v", p, a, b)
+			}
+			for i := range a.inputs {
+				if a.inputs[i] != b.inputs[i] {
+					t.Fatalf("player %d's input %d: %+v → %+v", p, i, a.inputs[i], b.inputs[i])
+				}
+			}
+		}
+		for p := range m.players {
+			if p != m.you && m.state != stateLobby && (again.departed[p] != m.departed[p] || m.departed[p] && again.left[p] != m.left[p]) {
+				t.Fatalf("player %d departed %v at %d → %v at %d", p, m.departed[p], m.left[p], again.departed[p], again.left[p])
 			}
 		}
 		// The client never panics on it, valid or not.

@@ -151,8 +151,11 @@ func DefaultRollbackConfig() Config {
 // Stream), the article's baseline. TCP does not give up after 10 s without
 // progress, so neither does this session: Timeout is 2 minutes, and the
 // buffer holds that many ticks.
-func DefaultStreamConfig() Config {
-	c := DefaultConfig()
+func DefaultStreamConfig() Config { return DefaultConfig().OverStream() }
+
+// OverStream returns c over the TCP model with DefaultStreamConfig's
+// Timeout and Buffer: the way to run a rollback session over TCP.
+func (c Config) OverStream() Config {
 	c.Transport = Stream
 	c.Timeout, c.Buffer = 2*time.Minute, 1<<14
 	return c

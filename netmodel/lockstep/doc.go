@@ -17,7 +17,7 @@
 //		Save(slot int)          // rollback only: 0 ≤ slot < Config.Rollback
 //		Load(slot int)
 //	}
-//	cfg := lockstep.DefaultConfig()  // or DefaultRollbackConfig, DefaultStreamConfig (the TCP baseline)
+//	cfg := lockstep.DefaultConfig()  // or DefaultRollbackConfig, DefaultStreamConfig (the TCP baseline), cfg.OverStream()
 //	srv, _ := lockstep.NewServer[scene.Input](cfg, now)
 //	cl, _ := lockstep.NewClient[scene.Input](cfg, game, func(t lockstep.Tick) scene.Input { ... }, now)
 //	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player(), cl.Running()

@@ -131,6 +131,7 @@ func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], p
 	if reading {
 		base = unwrap(low, near)
 	}
+	atBase := false
 	for p := range players {
 		if p == you {
 			continue
@@ -139,6 +140,7 @@ func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], p
 		if err := wire.SerializeBool(s, &ahead); err != nil {
 			return err
 		}
+		atBase = atBase || !ahead
 		spread := 0
 		if ahead {
 			spread = int(m.acks[p] - base - 1)
@@ -150,6 +152,11 @@ func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], p
 		if reading {
 			m.acks[p] = base + Tick(spread)
 		}
+	}
+	if reading && players > 1 && !atBase {
+		// The base is the smallest ack: a message without one at it is
+		// not one an encoder writes, and would not encode back.
+		return fmt.Errorf("no ack at the base %d: %w", base, wire.ErrInvalid)
 	}
 	if err := serializeRun[I, P](s, &m.inputs, window, near); err != nil {
 		return err

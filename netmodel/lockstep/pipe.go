@@ -106,6 +106,7 @@ type streamPipe struct {
 	acked   []uint16
 	partial []byte // bytes of an incomplete message read from the stream
 	frame   []byte
+	broken  bool // a bad frame came: nothing after it can be framed again
 }
 
 func (p *streamPipe) send(now time.Time, msg []byte, out func([]byte)) (uint16, error) {
@@ -127,6 +128,12 @@ func (p *streamPipe) receive(now time.Time, d []byte, deliver func([]byte) error
 	if err := p.conn.Receive(now, d); err != nil {
 		return err
 	}
+	if p.broken {
+		// Read the bytes off so that the buffer does not fill; the peer
+		// times out, since nothing of it is delivered.
+		p.partial = p.conn.ReadAppend(p.partial[:0])[:0]
+		return fmt.Errorf("%w: the stream broke at an earlier frame", ErrMalformed)
+	}
 	p.partial = p.conn.ReadAppend(p.partial)
 	off := 0
 	var err error
@@ -135,7 +142,7 @@ func (p *streamPipe) receive(now time.Time, d []byte, deliver func([]byte) error
 		if n > netmodel.MaxDatagram {
 			// The stream is ordered: past a bad frame nothing can be
 			// found again, and the peer will time out.
-			p.partial = p.partial[:0]
+			p.partial, p.broken = p.partial[:0], true
 			return fmt.Errorf("%w: %d-byte frame in the stream", ErrMalformed, n)
 		}
 		if len(p.partial)-off < 2+n {

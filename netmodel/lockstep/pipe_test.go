@@ -56,19 +56,26 @@ func TestStreamPipeFrames(t *testing.T) {
 	}
 }
 
-// TestStreamPipeBadFrame: a frame longer than any message is malformed.
+// TestStreamPipeBadFrame: a frame longer than any message is malformed,
+// and nothing after it is delivered: the bytes that follow are not framed
+// where the sender meant them to be.
 func TestStreamPipeBadFrame(t *testing.T) {
 	cfg := DefaultStreamConfig()
 	now := simmatch.Epoch
 	a, _ := newPipe(&cfg, now)
 	b, _ := newPipe(&cfg, now)
 	raw := a.(*streamPipe).conn
-	if err := raw.Write([]byte{0xff, 0xff, 1, 2, 3}); err != nil {
-		t.Fatal(err)
-	}
 	var errs []error
-	raw.Flush(now, func(d []byte) { errs = append(errs, b.receive(now, d, func([]byte) error { return nil })) })
-	if len(errs) != 1 || !errors.Is(errs[0], ErrMalformed) {
-		t.Fatalf("errors %v, want one ErrMalformed", errs)
+	delivered := 0
+	deliver := func([]byte) error { delivered++; return nil }
+	for _, frame := range [][]byte{{0xff, 0xff, 1, 2, 3}, {2, 0, 7, 7}} {
+		if err := raw.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		raw.Flush(now, func(d []byte) { errs = append(errs, b.receive(now, d, deliver)) })
+		now = now.Add(time.Millisecond)
+	}
+	if len(errs) != 2 || !errors.Is(errs[0], ErrMalformed) || !errors.Is(errs[1], ErrMalformed) || delivered != 0 {
+		t.Fatalf("errors %v, %d delivered; want two ErrMalformed, none delivered", errs, delivered)
 	}
 }

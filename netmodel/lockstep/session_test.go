@@ -224,6 +224,37 @@ func TestStreamStallsWhereDatagramsDoNot(t *testing.T) {
 	tcp.check(t)
 }
 
+// TestStreamOutlivesALongStall cuts a player of a TCP session off for
+// 12 s: DefaultStreamConfig waits for TCP's retransmissions to repair it,
+// where DefaultConfig's 10 s timeout would end the session.
+func TestStreamOutlivesALongStall(t *testing.T) {
+	for _, cfg := range []Config{DefaultStreamConfig(), DefaultRollbackConfig().OverStream()} {
+		cfg.Players = 2
+		x := newMatch(t, cfg, netsim.Conditions{Latency: 30 * time.Millisecond}, 8)
+		if err := x.m.Run(3 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		dead, good := netsim.Conditions{Loss: 1}, netsim.Conditions{Latency: 30 * time.Millisecond}
+		if err := x.m.SetLink(1, dead, dead); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.m.Run(12 * time.Second); err != nil {
+			t.Fatalf("rollback %d: %v while cut off", cfg.Rollback, err)
+		}
+		if err := x.m.SetLink(1, good, good); err != nil {
+			t.Fatal(err)
+		}
+		before := x.clients[0].Tick()
+		if err := x.m.Run(20 * time.Second); err != nil {
+			t.Fatalf("rollback %d: %v after the link came back", cfg.Rollback, err)
+		}
+		if st := x.server.Stats(x.m.Now()); st.Disconnected != 0 || x.clients[0].Tick() < before+60*5 {
+			t.Fatalf("rollback %d: %d disconnected, tick %d then %d", cfg.Rollback, st.Disconnected, before, x.clients[0].Tick())
+		}
+		x.check(t)
+	}
+}
+
 // skewed runs a client on a clock that goes rate times as fast as the
 // simulator's.
 type skewed struct {

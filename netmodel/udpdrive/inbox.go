@@ -28,7 +28,12 @@ type event struct {
 // a model goroutine that stalls (a slow frame, a debugger) must not let a
 // flood of datagrams grow memory without bound. At 60 frames per second it
 // is far above what a match of 64 clients sends in one frame.
-const maxQueuedPayloads = 4096
+// maxQueuedPerSlot bounds one client's share, so that a client flooding
+// the server cannot fill the queue and have the others' payloads dropped.
+const (
+	maxQueuedPayloads = 4096
+	maxQueuedPerSlot  = 256
+)
 
 // inbox hands events from the transport's goroutine to the model's, in the
 // order they happened, so a Join always precedes that slot's payloads.
@@ -37,20 +42,27 @@ type inbox struct {
 	mu       sync.Mutex
 	q        []event
 	payloads int    // payload events in q
-	dropped  uint64 // payloads refused because q was full
+	perSlot  []int  // payload events in q by slot
+	dropped  uint64 // payloads refused because q or the slot's share was full
 }
 
 // push queues an event stamped with the time it arrived; payloads beyond
-// maxQueuedPayloads are dropped and counted, slot changes never.
+// maxQueuedPayloads, or beyond maxQueuedPerSlot of one slot, are dropped
+// and counted, slot changes never. Slots are the transport's client
+// indexes, small and never a peer's choice.
 func (b *inbox) push(kind eventKind, slot int, data []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if kind == evPayload {
-		if b.payloads == maxQueuedPayloads {
+		for len(b.perSlot) <= slot {
+			b.perSlot = append(b.perSlot, 0)
+		}
+		if b.payloads == maxQueuedPayloads || b.perSlot[slot] == maxQueuedPerSlot {
 			b.dropped++
 			return
 		}
 		b.payloads++
+		b.perSlot[slot]++
 	}
 	// The time is read under the lock, so queue order is time order.
 	b.q = append(b.q, event{kind: kind, slot: slot, at: b.now(), data: data})
@@ -63,6 +75,7 @@ func (b *inbox) swap(spare []event) ([]event, uint64) {
 	defer b.mu.Unlock()
 	q := b.q
 	b.q, b.payloads = spare[:0], 0
+	clear(b.perSlot)
 	return q, b.dropped
 }
 

@@ -86,7 +86,7 @@ func (s *Server) Step(now time.Time) error {
 	defer s.cost.add(time.Now())
 	q, dropped := s.in.swap(s.spare)
 	if dropped > s.dropped {
-		s.log.Warn("udpdrive: model goroutine fell behind, payloads dropped", "total", dropped)
+		s.log.Warn("udpdrive: payloads dropped: the model goroutine fell behind, or a client sent more than its share", "total", dropped)
 		s.dropped = dropped
 	}
 	for _, e := range q {
@@ -183,8 +183,8 @@ func (s *Server) Traffic(slot int) netmodel.Traffic {
 }
 
 // Dropped counts what never reached the model or the network: payloads
-// the inbox refused while the model goroutine was behind, and datagrams
-// to slots that had left.
+// the inbox refused (the model goroutine was behind, or a client sent more
+// than its share of a frame), and datagrams to slots that had left.
 func (s *Server) Dropped() (inbox, send uint64) { return s.dropped, s.sendErr }
 
 // Close disconnects every client and closes the socket. The model sees no

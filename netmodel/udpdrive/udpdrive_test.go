@@ -241,13 +241,26 @@ func TestUpdateErrorStopsTheLoop(t *testing.T) {
 
 func TestInboxBoundsPayloadsButNeverSlotChanges(t *testing.T) {
 	b := inbox{now: time.Now}
-	for range maxQueuedPayloads + 10 {
+	// Slot 0 floods: it gets its share, and slot 1's payload still queues.
+	for range maxQueuedPerSlot + 10 {
 		b.push(evPayload, 0, []byte{1})
 	}
-	b.push(evLeave, 0, nil)
+	b.push(evPayload, 1, []byte{2})
 	q, dropped := b.swap(nil)
-	if len(q) != maxQueuedPayloads+1 || dropped != 10 || q[len(q)-1].kind != evLeave {
-		t.Fatalf("%d queued, %d dropped", len(q), dropped)
+	if len(q) != maxQueuedPerSlot+1 || dropped != 10 || q[len(q)-1].slot != 1 {
+		t.Fatalf("one slot flooding: %d queued, %d dropped", len(q), dropped)
+	}
+	// Every slot at its share: the whole queue is bounded too.
+	slots := maxQueuedPayloads/maxQueuedPerSlot + 1
+	for slot := range slots {
+		for range maxQueuedPerSlot {
+			b.push(evPayload, slot, []byte{1})
+		}
+	}
+	b.push(evLeave, 0, nil)
+	q, dropped = b.swap(q)
+	if len(q) != maxQueuedPayloads+1 || dropped != 10+maxQueuedPerSlot || q[len(q)-1].kind != evLeave {
+		t.Fatalf("%d slots flooding: %d queued, %d dropped", slots, len(q), dropped)
 	}
 	for i := 1; i < len(q); i++ {
 		if q[i].at.Before(q[i-1].at) {

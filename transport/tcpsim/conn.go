@@ -278,7 +278,7 @@ func (c *Conn) processData(seq uint32, p []byte) {
 		c.storeOutOfOrder(seq, p)
 		return
 	}
-	if len(c.readable)+c.oooBytes+len(p) > c.cfg.ReceiveBuffer {
+	if c.held()+len(p) > c.cfg.ReceiveBuffer {
 		return // no room: the sender will retransmit
 	}
 	c.readable = append(c.readable, p...)
@@ -299,8 +299,18 @@ func (c *Conn) processData(seq uint32, p []byte) {
 	}
 }
 
+// segmentCharge is what each out-of-order segment held costs against
+// ReceiveBuffer besides its bytes, as Linux charges a buffer's truesize:
+// a peer sending one-byte segments with holes between them cannot make
+// the receiver keep tens of thousands of them and search them all on
+// every arrival.
+const segmentCharge = 64
+
+// held is what the receive side holds, charged against ReceiveBuffer.
+func (c *Conn) held() int { return len(c.readable) + c.oooBytes + segmentCharge*len(c.ooo) }
+
 func (c *Conn) storeOutOfOrder(seq uint32, p []byte) {
-	if int(seq-c.rcvNxt)+len(p) > c.cfg.ReceiveBuffer || len(c.readable)+c.oooBytes+len(p) > c.cfg.ReceiveBuffer {
+	if int(seq-c.rcvNxt)+len(p) > c.cfg.ReceiveBuffer || c.held()+len(p)+segmentCharge > c.cfg.ReceiveBuffer {
 		return
 	}
 	i := 0

@@ -213,3 +213,36 @@ func FuzzSegment(f *testing.F) {
 		_ = c.Receive(epoch, d) // never panics
 	})
 }
+
+// TestTinySegmentsAreCharged sends one-byte segments with a hole before
+// each: what the receiver holds out of order, bookkeeping included, stays
+// within ReceiveBuffer, and the stream still completes once the holes are
+// filled.
+func TestTinySegmentsAreCharged(t *testing.T) {
+	cfg := DefaultConfig()
+	c, err := New(cfg, epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1 << 15
+	for i := 1; i < n; i += 2 {
+		_ = c.Receive(epoch, AppendSegment(nil, Header{Seq: uint32(i)}, []byte{byte(i)}))
+	}
+	if most := cfg.ReceiveBuffer / (1 + segmentCharge); len(c.ooo) > most || c.held() > cfg.ReceiveBuffer {
+		t.Fatalf("%d segments held (%d bytes charged), want at most %d within %d", len(c.ooo), c.held(), most, cfg.ReceiveBuffer)
+	}
+	for i := 0; i < n; i++ {
+		if err := c.Receive(epoch, AppendSegment(nil, Header{Seq: uint32(i)}, []byte{byte(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := c.ReadAppend(nil)
+	if len(got) != n || len(c.ooo) != 0 {
+		t.Fatalf("read %d bytes of %d, %d segments still held", len(got), n, len(c.ooo))
+	}
+	for i, b := range got {
+		if b != byte(i) {
+			t.Fatalf("byte %d is %d", i, b)
+		}
+	}
+}
