@@ -22,6 +22,26 @@ import (
 	"github.com/netphys/netphys/viewer"
 )
 
+// modelSides declares the commands' flags with defaults d, parses args
+// and returns what a command would build from them.
+func modelSides(t *testing.T, d Defaults, args ...string) (*Model, Sides, Setup) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := DeclareFlags(fs, d)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	m, s, err := f.Sides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, err := f.Setup(quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s, setup
+}
+
 // The clock model is the tests' tiny model: the server counts ticks and
 // sends the count to every player each frame; a player's world is the
 // newest count it heard and the inputs its controls gave, and its checksum
@@ -115,16 +135,8 @@ var quiet = slog.New(slog.DiscardHandler)
 // clockSides parses args as a command would and returns the clock model.
 func clockSides(t *testing.T, args ...string) (*Model, Sides, int) {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "clock", Players: 3})
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	m, s, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, s, f.Players()
+	m, s, setup := modelSides(t, Defaults{Model: "clock", Players: 3}, args...)
+	return m, s, setup.Players
 }
 
 func TestDemoRunsEveryPlayerOverUDP(t *testing.T) {
