@@ -46,6 +46,15 @@ type inbox struct {
 	dropped  uint64 // payloads refused because q or the slot's share was full
 }
 
+// stampWith makes the inbox stamp events with now (the transport's
+// clock), or with time.Now when now is nil.
+func (b *inbox) stampWith(now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	b.now = now
+}
+
 // push queues an event stamped with the time it arrived; payloads beyond
 // maxQueuedPayloads, or beyond maxQueuedPerSlot of one slot, are dropped
 // and counted, slot changes never. Slots are the transport's client
