@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -204,10 +205,12 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	var status lockedBuffer
+	var status, logs lockedBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	served := make(chan Summary, 1)
 	go func() {
-		s, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Conn: conn, Server: scfg, Status: &status})
+		s, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: logger}, Conn: conn, Server: scfg,
+			Status: &status, Report: 300 * time.Millisecond})
 		if err != nil {
 			t.Error(err)
 		}
@@ -254,6 +257,10 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 	out := status.String()
 	if n := strings.Count(out, "serve summary"); n != 2 || strings.Count(out, "player 1") != 2 || strings.Count(out, "player 2") != 2 {
 		t.Errorf("server printed %d match summaries, want 2 with both players:\n%s", n, out)
+	}
+	// The first report with a player in it already shows its traffic.
+	if m := regexp.MustCompile(`"p1 up"=(\S+)`).FindStringSubmatch(logs.String()); m == nil || m[1] == "0" {
+		t.Errorf("the first report with player 1 shows no traffic:\n%s", logs.String())
 	}
 }
 
