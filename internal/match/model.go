@@ -28,6 +28,20 @@ type Model struct {
 	// differ from every other model's and from the runtime's; start their
 	// usage with the model's name. Nil: no flags of its own.
 	Flags func(fs *flag.FlagSet) func() (Sides, error)
+	// Keys says what the viewer's keys do, for the commands' hints. Empty:
+	// the cube world's (CubeKeys).
+	Keys string
+}
+
+// CubeKeys are the cube world's keys.
+const CubeKeys = "arrows move your cube, space lifts and blasts, z pulls cubes in"
+
+// KeyHelp is what the viewer's keys do in m.
+func (m *Model) KeyHelp() string {
+	if m.Keys == "" {
+		return CubeKeys
+	}
+	return m.Keys
 }
 
 // Sides builds the two sides of a model for one match. Setups carry what
