@@ -142,6 +142,8 @@ func checkPageDecoder(t *testing.T, browser context.Context) {
 		views[i].Cubes = views[i].Cubes[len(views[i].Cubes)-2:] // a grid cube and the player
 	}
 	views[0].Cubes[0].Rotation = [4]float32{0.5, -0.5, 0.5, 0.5}
+	views[0].Cubes[0].Owner = 3
+	views[1].Cubes[1].Owner = viewer.MaxOwner
 	msg, err := viewer.AppendFrame(nil, 77, views)
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +194,7 @@ func checkPageDecoder(t *testing.T, browser context.Context) {
 			if c.AtRest {
 				want.Flags |= 4
 			}
+			want.Flags |= uint32(c.Owner) << 3
 			if fmt.Sprint(g) != fmt.Sprint(want) {
 				t.Errorf("view %d cube %d: page read %v, want %v", i, j, g, want)
 			}

@@ -1,7 +1,9 @@
 // Package viewer shows the worlds of a running demo in a web browser: each
 // world (the authority, a remote copy, ...) in its own viewport, side by
 // side, cubes coloured as in the networked-physics articles (grey at rest,
-// red interacting, a blue player), the live figures in an overlay, and the
+// red interacting, a blue player, or, where a model distributes authority,
+// the colour of the player who has it: Cube.Owner), the live figures in an
+// overlay, and the
 // keys held in the page sent back to drive the player cube.
 //
 // # Usage

@@ -22,6 +22,10 @@ type Cube struct {
 	Interacting bool       // touched by the player or by an interacting cube: red
 	Player      bool       // the cube the keyboard drives: blue
 	AtRest      bool       // asleep: grey (interacting wins over at rest)
+	// Owner is who has authority over the cube, for the models that
+	// distribute it (statesync): 0 is nobody (the colours above), p+1
+	// is player p, drawn in that player's colour. At most MaxOwner.
+	Owner uint8
 }
 
 // View is one world drawn in its own viewport with its own label, such as
@@ -42,7 +46,8 @@ type Frame struct {
 // them and the decoder rejects them, so a reader never allocates more than
 // MaxViews*MaxCubes cubes, and only after the bytes to fill them arrived.
 const (
-	FrameVersion = 1       // first byte of every binary frame message
+	FrameVersion = 2       // first byte of every binary frame message; 2 added Cube.Owner
+	MaxOwner     = 7       // Cube.Owner fits three bits
 	MaxViews     = 8       // views in one frame
 	MaxViewName  = 64      // bytes of a view's name
 	MaxCubes     = 1 << 16 // cubes in one view
@@ -55,7 +60,8 @@ const (
 	flagInteracting = 1 << 0
 	flagPlayer      = 1 << 1
 	flagAtRest      = 1 << 2
-	flagsDefined    = flagInteracting | flagPlayer | flagAtRest
+	ownerShift      = 3 // bits 3-5: Cube.Owner
+	flagsDefined    = flagInteracting | flagPlayer | flagAtRest | MaxOwner<<ownerShift
 )
 
 // Errors of the frame encoding.
@@ -92,7 +98,8 @@ var (
 //	offset 32     36     40     44
 //	      +------+------+------+------+
 //	      |  hx  |  hy  |  hz  | flags|   flags: bit 0 interacting,
-//	      +------+------+------+------+   bit 1 player, bit 2 at rest
+//	      +------+------+------+------+   bit 1 player, bit 2 at rest,
+//	                                      bits 3-5 owner (0: nobody)
 //
 // A 900-cube view takes 48 bytes of header and names plus 43,200 bytes.
 func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
@@ -106,6 +113,11 @@ func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 		}
 		if len(v.Cubes) > MaxCubes {
 			return b, fmt.Errorf("%w: view %q: %d cubes, at most %d", ErrLimit, v.Name, len(v.Cubes), MaxCubes)
+		}
+		for j := range v.Cubes {
+			if v.Cubes[j].Owner > MaxOwner {
+				return b, fmt.Errorf("%w: view %q: cube %d owner %d, at most %d", ErrLimit, v.Name, j, v.Cubes[j].Owner, MaxOwner)
+			}
 		}
 	}
 	b = append(b, FrameVersion, byte(len(views)), 0, 0)
@@ -153,6 +165,7 @@ func appendCube(b []byte, c *Cube) []byte {
 	if c.AtRest {
 		flags |= flagAtRest
 	}
+	flags |= uint32(c.Owner) << ownerShift
 	return binary.LittleEndian.AppendUint32(b, flags)
 }
 
@@ -244,5 +257,6 @@ func decodeCube(b []byte, c *Cube) error {
 	c.Interacting = flags&flagInteracting != 0
 	c.Player = flags&flagPlayer != 0
 	c.AtRest = flags&flagAtRest != 0
+	c.Owner = uint8(flags >> ownerShift & MaxOwner)
 	return nil
 }

@@ -10,14 +10,15 @@ import (
 )
 
 // sampleViews is a frame with every feature of the encoding: two views, a
-// player, each flag, a rotated cube, a name with non-ASCII UTF-8, an empty
-// view.
+// player, each flag, owners from the smallest to MaxOwner, a rotated cube,
+// a name with non-ASCII UTF-8, an empty view.
 func sampleViews() []View {
 	return []View{
 		{Name: "authority", Cubes: []Cube{
 			{ID: 0, Position: [3]float32{1, 0.75, -2}, Rotation: [4]float32{0, 0, 0, 1}, HalfExtents: [3]float32{0.75, 0.75, 0.75}, Player: true, Interacting: true},
-			{ID: 1, Position: [3]float32{3.5, 0.5, 4}, Rotation: [4]float32{0, 0.38268343, 0, 0.9238795}, HalfExtents: [3]float32{0.5, 0.5, 0.5}, Interacting: true},
+			{ID: 1, Position: [3]float32{3.5, 0.5, 4}, Rotation: [4]float32{0, 0.38268343, 0, 0.9238795}, HalfExtents: [3]float32{0.5, 0.5, 0.5}, Interacting: true, Owner: 1},
 			{ID: 2, Position: [3]float32{-7, 0.5, 1e-3}, Rotation: [4]float32{0.5, 0.5, 0.5, 0.5}, HalfExtents: [3]float32{0.5, 0.25, 1}, AtRest: true},
+			{ID: 3, Position: [3]float32{0, 1, 0}, Rotation: [4]float32{0, 0, 0, 1}, HalfExtents: [3]float32{0.1, 0.1, 0.1}, Player: true, Owner: MaxOwner},
 		}},
 		{Name: "remote · 100 ms", Cubes: []Cube{
 			{ID: 0xFFFFFFFF, Position: [3]float32{float32(math.Inf(1)), -0, 0}, Rotation: [4]float32{0, 0, 0, 1}},
@@ -60,7 +61,7 @@ func TestFrameRoundTrip(t *testing.T) {
 // TestFrameLayout pins the bytes of one cube, so that the page's decoder
 // (static/viewer.js), which reads the same offsets, cannot drift silently.
 func TestFrameLayout(t *testing.T) {
-	c := Cube{ID: 7, Position: [3]float32{1, 2, 3}, Rotation: [4]float32{4, 5, 6, 7}, HalfExtents: [3]float32{8, 9, 10}, Interacting: true, AtRest: true}
+	c := Cube{ID: 7, Position: [3]float32{1, 2, 3}, Rotation: [4]float32{4, 5, 6, 7}, HalfExtents: [3]float32{8, 9, 10}, Interacting: true, AtRest: true, Owner: 5}
 	b, err := AppendFrame(nil, 0x01020304, []View{{Name: "ab", Cubes: []Cube{c}}})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +83,7 @@ func TestFrameLayout(t *testing.T) {
 			t.Errorf("float at %d: %g, want %g", 4+4*i, got, want)
 		}
 	}
-	if u32(44) != flagInteracting|flagAtRest {
+	if u32(44) != flagInteracting|flagAtRest|5<<3 {
 		t.Errorf("flags at 44: %#x", u32(44))
 	}
 }
@@ -111,10 +112,12 @@ func TestFrameRejects(t *testing.T) {
 		b    []byte
 		want error
 	}{
-		{"version", mutate(func(b []byte) []byte { b[0] = 2; return b }), ErrFrameVersion},
+		{"version", mutate(func(b []byte) []byte { b[0] = FrameVersion + 1; return b }), ErrFrameVersion},
+		{"old version", mutate(func(b []byte) []byte { b[0] = 1; return b }), ErrFrameVersion},
 		{"too many views", mutate(func(b []byte) []byte { b[1] = MaxViews + 1; return b }), ErrLimit},
 		{"reserved", mutate(func(b []byte) []byte { b[3] = 1; return b }), ErrMalformed},
-		{"undefined flag", mutate(func(b []byte) []byte { b[firstFlags] |= 8; return b }), ErrMalformed},
+		{"undefined flag", mutate(func(b []byte) []byte { b[firstFlags] |= 1 << 6; return b }), ErrMalformed},
+		{"undefined high flag", mutate(func(b []byte) []byte { b[firstFlags+3] |= 0x80; return b }), ErrMalformed},
 		{"trailing byte", append(bytes.Clone(good), 0), ErrMalformed},
 		{"long name", mutate(func(b []byte) []byte { b[headerBytes] = MaxViewName + 1; return b }), ErrLimit},
 		{"bad UTF-8 name", mutate(func(b []byte) []byte { b[headerBytes+1] = 0xff; return b }), ErrMalformed},
@@ -144,6 +147,7 @@ func TestAppendFrameLimits(t *testing.T) {
 		{"long name", []View{{Name: strings.Repeat("x", MaxViewName+1)}}},
 		{"bad UTF-8 name", []View{{Name: "\xff"}}},
 		{"too many cubes", []View{{Cubes: make([]Cube, MaxCubes+1)}}},
+		{"owner beyond three bits", []View{{Cubes: []Cube{{Owner: MaxOwner + 1}}}}},
 	}
 	for _, tt := range tests {
 		b, err := AppendFrame([]byte("keep"), 1, tt.views)

@@ -2,12 +2,19 @@
 // diagram is on AppendFrame there): an 8-byte header, then per view its
 // name and cube count, then 48 bytes per cube, all little-endian.
 
-export const FRAME_VERSION = 1;
+export const FRAME_VERSION = 2;
 export const HEADER_BYTES = 8;
 export const CUBE_BYTES = 48;
 export const FLAG_INTERACTING = 1;
 export const FLAG_PLAYER = 2;
 export const FLAG_AT_REST = 4;
+export const OWNER_SHIFT = 3; // bits 3-5 of the flags: 0 nobody, p+1 player p
+export const OWNER_MASK = 7;
+
+// ownerOf returns the owner bits of a cube's flags.
+export function ownerOf(flags) {
+  return (flags >>> OWNER_SHIFT) & OWNER_MASK;
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -2,7 +2,7 @@
 // viewport per view with its own scene and camera, the cubes of a view in
 // one instanced mesh, a label over each viewport.
 import * as THREE from './vendor/three.module.min.js';
-import { CUBE_BYTES, FLAG_AT_REST, FLAG_INTERACTING, FLAG_PLAYER, readCube } from './frame.js';
+import { CUBE_BYTES, FLAG_AT_REST, FLAG_INTERACTING, FLAG_PLAYER, ownerOf, readCube } from './frame.js';
 
 // Cube colours of the articles: grey at rest (a lighter grey while moving),
 // red while interacting, and a blue player.
@@ -12,6 +12,17 @@ const COLOR = {
   interacting: new THREE.Color('#e0453c'),
   player: new THREE.Color('#3f7fff'),
 };
+
+// Authority colours, for the models that say who owns a cube (statesync):
+// one per player, indexed by owner - 1. A player's avatar (a player cube
+// with an owner) is drawn in its colour, a cube under its authority in a
+// paler tint of it, so a held cube stays apart from the hand holding it;
+// a cube nobody owns keeps the colours above, white while it moves.
+const OWNER_COLORS = ['#f0a020', '#30c050', '#3f7fff', '#d050e0', '#20c8d0', '#e04060', '#a0d020'];
+const OWNER = OWNER_COLORS.map((hex) => {
+  const avatar = new THREE.Color(hex);
+  return { avatar, cube: avatar.clone().lerp(new THREE.Color('#ffffff'), 0.3) };
+});
 
 // The cameras look down at the player from behind (+z; up pushes towards
 // -z) and ease after the first view's player. Every viewport shares this
@@ -120,11 +131,12 @@ export class Worlds {
   }
 
   // summary is what the debug hook shows of each view: its name, its cube
-  // count and its player's centre as drawn, or null.
+  // count, its player's centre as drawn, or null, and how many of its
+  // cubes each owner colours.
   summary() {
     return this.views.map((v) => {
       const p = v.playerPosition();
-      return { name: v.name, cubes: v.cubes, player: p ? [p.x, p.y, p.z] : null };
+      return { name: v.name, cubes: v.cubes, player: p ? [p.x, p.y, p.z] : null, owned: [...v.owned] };
     });
   }
 }
@@ -136,6 +148,7 @@ class View {
     this.name = name;
     this.cubes = 0;
     this.player = null; // instance index of the player cube
+    this.owned = Array(OWNER.length).fill(0); // per owner - 1, the cubes (avatar parts too) it owns
     this.mesh = null;
     this.capacity = 0;
 
@@ -210,14 +223,18 @@ class View {
     this.reserve(part.count);
     const mesh = this.mesh;
     this.player = null;
+    this.owned.fill(0);
     for (let i = 0, o = part.off; i < part.count; i++, o += CUBE_BYTES) {
       const flags = readCube(dv, o, pos, quat, scale);
       mesh.setMatrixAt(i, m4.compose(pos, quat, scale));
+      const owner = ownerOf(flags);
       let c = COLOR.moving;
-      if (flags & FLAG_PLAYER) { c = COLOR.player; this.player = i; }
+      if (flags & FLAG_PLAYER) { c = owner ? OWNER[owner - 1].avatar : COLOR.player; this.player = i; }
+      else if (owner) c = OWNER[owner - 1].cube;
       else if (flags & FLAG_INTERACTING) c = COLOR.interacting;
       else if (flags & FLAG_AT_REST) c = COLOR.rest;
       mesh.setColorAt(i, c);
+      if (owner) this.owned[owner - 1]++;
     }
     mesh.count = part.count;
     mesh.instanceMatrix.needsUpdate = true;
