@@ -63,7 +63,7 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 	}
 	tc := cfg.Transport
 	tc.OnPayload = func(b []byte) { c.in.push(evPayload, 0, b) }
-	c.in.stampWith(tc.Now)
+	c.in.init(tc.Now, maxQueuedPayloads)
 	if tc.Logger == nil {
 		tc.Logger = c.log
 	}
