@@ -36,6 +36,20 @@ type Model struct {
 	// CheckPlayers, if set, refuses a --players the model cannot play,
 	// before anything starts.
 	CheckPlayers func(players int) error
+	// Keys says what the viewer's keys do, for the commands' hints. Empty:
+	// the cube world's (CubeKeys).
+	Keys string
+}
+
+// CubeKeys are the cube world's keys.
+const CubeKeys = "arrows move your cube, space lifts and blasts, z pulls cubes in"
+
+// KeyHelp is what the viewer's keys do in m.
+func (m *Model) KeyHelp() string {
+	if m.Keys == "" {
+		return CubeKeys
+	}
+	return m.Keys
 }
 
 // Clients is how many clients a match of players needs.
