@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,25 @@ func TestConnectSaysWhatWentWrong(t *testing.T) {
 				t.Fatalf("connect: %v, want it to mention %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestCommandsRefuseAnExpiredToken: connect and play read their token the
+// same way, and both say it expired instead of timing out.
+func TestCommandsRefuseAnExpiredToken(t *testing.T) {
+	p := netcode.DefaultTokenParams()
+	p.ServerAddresses = []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:1")}
+	tok, err := netcode.GenerateConnectToken(&p, time.Now().Add(-time.Hour), &netcode.Key{1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := transport.EncodeToken(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"connect", "--token", text}, {"play", "--bot", "--http", "", "--token", text}} {
+		if err := run(context.Background(), args, io.Discard); err == nil || !strings.Contains(err.Error(), "expired") {
+			t.Errorf("%s: %v, want the token expired", args[0], err)
+		}
 	}
 }

@@ -56,6 +56,7 @@ func TestRuntimeHelpNamesTheModelFlags(t *testing.T) {
 // prints the checksum of its world there, and the four checksums are
 // equal.
 func TestLockstepMatchBetweenProcesses(t *testing.T) {
+	t.Parallel() // its processes mostly wait for their frames
 	const players, ticks = 4, 240
 	outs, serveOut := processMatch(t, players, ticks, "--model", "lockstep", "--layout", "tower20")
 	var sums []string

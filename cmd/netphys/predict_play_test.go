@@ -12,6 +12,7 @@ import (
 // processes on loopback; each player predicts its ticks, compares them
 // with the server's and sees hits, and the server commits hits.
 func TestPredictMatchBetweenProcesses(t *testing.T) {
+	t.Parallel() // its processes mostly wait for their frames
 	const players, ticks = 3, 360
 	outs, serveOut := processMatch(t, players, ticks, "--model", "predict")
 	compared := regexp.MustCompile(`mispredicted\s+\d+ of (\d+) ticks clear of contacts, \d+ of (\d+) near them`)

@@ -43,6 +43,25 @@ func modelSides(t *testing.T, d Defaults, args ...string) (*Model, Sides, Setup)
 	return m, s, setup
 }
 
+// headlessDemo runs the demo with cfg, logs its summary, fails the test
+// on an error, and requires the summary to contain every one of want.
+func headlessDemo(t *testing.T, cfg DemoConfig, want ...string) string {
+	t.Helper()
+	s, err := Demo(context.Background(), cfg)
+	var out strings.Builder
+	s.Print(&out)
+	t.Logf("\n%s", out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("summary lacks %q", w)
+		}
+	}
+	return out.String()
+}
+
 // The clock model is the tests' tiny model: the server counts ticks and
 // sends the count to every player each frame; a player's world is the
 // newest count it heard and the inputs its controls gave, and its checksum

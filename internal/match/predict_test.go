@@ -1,7 +1,6 @@
 package match
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -16,23 +15,12 @@ import (
 // commits hits.
 func TestPredictDemoHeadless(t *testing.T) {
 	m, sides, setup := modelSides(t, Defaults{Model: "predict", Players: 4, Layout: scene.Tower20}, "--predict-rate", "30")
-	s, err := Demo(context.Background(), DemoConfig{
+	out := headlessDemo(t, DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1, Script: true,
 		Conditions: netsim.Conditions{Latency: 25 * time.Millisecond},
 		Duration:   3 * time.Second,
-	})
-	var out strings.Builder
-	s.Print(&out)
-	t.Logf("\n%s", out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"player 4 (bot)", "hits committed", "ticks clear of contacts", "seen to hit"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("summary lacks %q", want)
-		}
-	}
-	if strings.Contains(out.String(), " 0 predicted") {
+	}, "player 4 (bot)", "hits committed", "ticks clear of contacts", "seen to hit")
+	if strings.Contains(out, " 0 predicted") {
 		t.Error("a player predicted nothing")
 	}
 }

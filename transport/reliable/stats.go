@@ -34,6 +34,7 @@ type Stats struct {
 type rttState struct {
 	smoothed float64
 	history  []float64 // by sequence % len; negative: no sample
+	changed  bool      // a sample or a reset since the stats were computed
 }
 
 func newRTTState(n int) rttState {
@@ -43,7 +44,7 @@ func newRTTState(n int) rttState {
 }
 
 func (r *rttState) reset() {
-	r.smoothed = 0
+	r.smoothed, r.changed = 0, true
 	for i := range r.history {
 		r.history[i] = -1
 	}
@@ -52,6 +53,7 @@ func (r *rttState) reset() {
 // sample records the RTT in milliseconds of the packet seq.
 func (r *rttState) sample(seq Sequence, ms, factor float64) {
 	r.history[int(seq)%len(r.history)] = ms
+	r.changed = true
 	if r.smoothed == 0 && ms > 0 {
 		r.smoothed = ms
 		return
@@ -76,7 +78,14 @@ func (e *Endpoint) Update(now time.Time) {
 // Stats returns the estimates of the last Update.
 func (e *Endpoint) Stats() Stats { return e.stats }
 
+// updateRTTStats recomputes the RTT figures over the history, when a
+// sample came since the last time: two passes over 512 samples were a
+// quarter of a lockstep session's CPU when done every Update.
 func (e *Endpoint) updateRTTStats() {
+	if !e.rtt.changed {
+		return
+	}
+	e.rtt.changed = false
 	lo, hi, sum, n := 10000.0, 0.0, 0.0, 0
 	for _, ms := range e.rtt.history {
 		if ms < 0 {
