@@ -6,14 +6,14 @@ import (
 )
 
 // A Snapshot holds the contacts in two slabs instead of as contact values
-// (about 580 bytes each, most of it the four point slots and their pair
-// cache anchors, unused in pairs that hold fewer points or none, as 4,050
-// of scene C's 9,450 do): one contactHead per contact, and one
-// contactPoint per manifold point in use, in contact order. The copy is
-// lossless, field for field, so that Restore puts back the very bits the
-// world held and Restore + Step stays bit-identical to the original run.
-// Point slots at or beyond a manifold's Count are neither saved nor
-// restored: nothing reads them before the narrowphase writes them.
+// (576 bytes each, two thirds of it the four point slots with their
+// impulses and pair cache anchors, which 4,050 of scene C's 9,450 pairs
+// leave unused): one contactHead per contact, and one contactPoints per
+// contact that has manifold points, in contact order. The copy is lossless,
+// field for field, so that Restore puts back the very bits the world held
+// and Restore + Step stays bit-identical to the original run. A contact
+// without points gets its point slots neither saved nor restored: nothing
+// reads them before the narrowphase writes them.
 
 // contactHead is a contact without its per-point arrays.
 type contactHead struct {
@@ -31,24 +31,26 @@ type contactHead struct {
 	cacheNormal vecmath.Vec3
 }
 
-// contactPoint is one manifold point in use: the point, its normal
-// impulse and its pair cache anchors.
-type contactPoint struct {
-	p                collide.ContactPoint
-	normalImp        float64
-	anchorA, anchorB vecmath.Vec3
+// contactPoints are the point slots of a contact with points: the
+// manifold's, their normal impulses and their pair cache anchors, copied
+// whole (slots at or beyond Count included) since fixed-size arrays copy
+// faster than a loop over the points in use.
+type contactPoints struct {
+	points           [collide.MaxManifoldPoints]collide.ContactPoint
+	normalImp        [collide.MaxManifoldPoints]float64
+	anchorA, anchorB [collide.MaxManifoldPoints]vecmath.Vec3
 }
 
 // contactSlabs is one list of contacts, compacted.
 type contactSlabs struct {
 	heads  []contactHead
-	points []contactPoint
+	points []contactPoints // one per head with count > 0, in order
 }
 
 // save compacts src into s, reusing s's buffers.
 func (s *contactSlabs) save(src []contact) {
 	heads := reserveSlice(s.heads, len(src))[:len(src)]
-	points := reserveSlice(s.points, collide.MaxManifoldPoints*len(src))
+	points := reserveSlice(s.points, len(src))
 	points = points[:cap(points)]
 	n := 0
 	for i := range src {
@@ -58,12 +60,11 @@ func (s *contactSlabs) save(src []contact) {
 		h.normal, h.count, h.patch = c.m.Normal, int32(c.m.Count), c.patch
 		pc := &c.cache
 		h.valid, h.relPos, h.relRot, h.margin, h.cacheNormal = pc.valid, pc.relPos, pc.relRot, pc.margin, pc.normal
-		for k := range c.m.Count {
-			p := &points[n+k]
-			p.p, p.normalImp = c.m.Points[k], c.normalImp[k]
-			p.anchorA, p.anchorB = pc.anchorA[k], pc.anchorB[k]
+		if c.m.Count > 0 {
+			p := &points[n]
+			p.points, p.normalImp, p.anchorA, p.anchorB = c.m.Points, c.normalImp, pc.anchorA, pc.anchorB
+			n++
 		}
-		n += c.m.Count
 	}
 	s.heads, s.points = heads, points[:n]
 }
@@ -71,7 +72,7 @@ func (s *contactSlabs) save(src []contact) {
 // restore expands s into dst, reusing dst's buffer, and returns it.
 func (s *contactSlabs) restore(dst []contact) []contact {
 	dst = reserveSlice(dst, len(s.heads))[:len(s.heads)]
-	points := s.points
+	n := 0
 	for i := range s.heads {
 		h, c := &s.heads[i], &dst[i]
 		c.key, c.genA, c.genB = h.key, h.genA, h.genB
@@ -80,12 +81,11 @@ func (s *contactSlabs) restore(dst []contact) []contact {
 		c.m.Normal, c.m.Count, c.patch = h.normal, int(h.count), h.patch
 		pc := &c.cache
 		pc.valid, pc.relPos, pc.relRot, pc.margin, pc.normal = h.valid, h.relPos, h.relRot, h.margin, h.cacheNormal
-		for k := range int(h.count) {
-			p := &points[k]
-			c.m.Points[k], c.normalImp[k] = p.p, p.normalImp
-			pc.anchorA[k], pc.anchorB[k] = p.anchorA, p.anchorB
+		if h.count > 0 {
+			p := &s.points[n]
+			c.m.Points, c.normalImp, pc.anchorA, pc.anchorB = p.points, p.normalImp, p.anchorA, p.anchorB
+			n++
 		}
-		points = points[h.count:]
 	}
 	return dst
 }
