@@ -10,7 +10,7 @@
 // A World is a pure function of its Config, the calls made on it and
 // their order: the same calls give bit-identical states on every run and on
 // every architecture (amd64 and arm64 are checked in the tests). The code
-// keeps the rules of DESIGN.md §2: no map iteration, no goroutines, no wall
+// keeps the rules of docs/design.md §2: no map iteration, no goroutines, no wall
 // clock, no architecture-dependent math, and every floating-point product
 // that meets a sum is rounded explicitly so that the compiler cannot fuse
 // it into an FMA. Bodies live in slots; every loop runs in slot or sorted

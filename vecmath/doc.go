@@ -3,7 +3,7 @@
 // transcendental functions the simulation needs, written out by hand.
 //
 // Everything here produces bit-identical results on every platform Go
-// supports. The rules (../DESIGN.md §2) are:
+// supports. The rules (docs/design.md §2) are:
 //
 //   - Only +, -, *, / and math.Sqrt, math.Abs, math.Floor, math.Min/Max
 //     from the standard library: IEEE 754 makes those exact.

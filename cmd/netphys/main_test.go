@@ -65,6 +65,8 @@ func TestBadFlagValuesAreErrors(t *testing.T) {
 		{[]string{"demo", "--rate", "0", "--headless"}, "--rate 0"},
 		{[]string{"demo", "--rate", "1000", "--headless"}, "--rate 1000"},
 		{[]string{"demo", "--duration", "-5s", "--headless"}, "--duration -5s"},
+		{[]string{"demo", "--model", "statesync", "--players", "1", "--headless"}, "--players 1"},
+		{[]string{"demo", "--model", "statesync", "--players", "5", "--headless"}, "--players 5"},
 		{[]string{"netsim", "--forward", "127.0.0.1:1", "--bandwidth", "fast"}, "--bandwidth"},
 		{[]string{"netsim", "--forward", "127.0.0.1:1", "--stats", "-1s"}, "--stats"},
 	} {

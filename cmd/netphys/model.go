@@ -16,11 +16,7 @@ import (
 // serveModel is `netphys serve --model M` for a network model: the
 // model's server side on the netcode server cfg describes.
 func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration) error {
-	m, sides, err := models.Sides()
-	if err != nil {
-		return err
-	}
-	setup, err := models.Setup(slog.Default())
+	m, sides, setup, err := resolveModel(models)
 	if err != nil {
 		return err
 	}
@@ -58,11 +54,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 // and every player in this process, through the network simulator. cfg
 // holds the demo's settings from its flags.
 func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cfg match.DemoConfig, headless bool, httpAddr string) error {
-	m, sides, err := models.Sides()
-	if err != nil {
-		return err
-	}
-	setup, err := models.Setup(slog.Default())
+	m, sides, setup, err := resolveModel(models)
 	if err != nil {
 		return err
 	}
@@ -84,4 +76,14 @@ func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cfg matc
 	s, err := match.Demo(ctx, cfg)
 	s.Print(out)
 	return err
+}
+
+// resolveModel is the model, its sides and the match setup the flags name.
+func resolveModel(models *match.Flags) (*match.Model, match.Sides, match.Setup, error) {
+	m, sides, err := models.Sides()
+	if err != nil {
+		return nil, sides, match.Setup{}, err
+	}
+	setup, err := models.Setup(slog.Default())
+	return m, sides, setup, err
 }

@@ -27,8 +27,8 @@ func init() {
 func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
 	readToken := tokenFlags(fs)
-	bot := fs.Bool("bot", false, "drive the player with the scripted minute of play instead of the page's keys")
-	httpAddr := fs.String("http", "127.0.0.1:8081", "`address` the player's viewer is served on (\"\": none, needs --bot)")
+	bot := fs.Bool("bot", false, "drive the player with a bot (the model's own, or the cube world's scripted minute) instead of the page's keys")
+	httpAddr := fs.String("http", "127.0.0.1:8081", "`address` the player's viewer is served on, one per play process on a machine (\"\": none, needs --bot)")
 	ticks := fs.Int("ticks", 0, "end the match after this many simulation ticks, print the summary and exit (0: until Ctrl-C)")
 	linger := fs.Duration("linger", 2*time.Second, "keep sending this long after the match ends, so the others get the last inputs")
 	connectTimeout := fs.Duration("connect-timeout", 10*time.Second, "give up connecting after this long")
@@ -64,7 +64,11 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			}
 			defer stop()
 			cfg.Viewer = v
-			fmt.Fprintf(stdoutOf(fs), "netphys play: open %s in a browser (arrows move your cube, space lifts and blasts, z pulls cubes in)\n", url)
+			keys := m.KeyHelp()
+			if *bot {
+				keys = "a bot plays; the page shows its world"
+			}
+			fmt.Fprintf(stdoutOf(fs), "netphys play: open %s in a browser (%s)\n", url, keys)
 		}
 		s, err := match.Play(ctx, cfg)
 		s.Print(stdoutOf(fs))

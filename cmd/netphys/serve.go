@@ -62,8 +62,12 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report)
 		}
 		var srv *transport.Server
+		// The server's goroutine may deliver a payload before ListenServer
+		// has returned srv: the echo waits until it is set.
+		listening := make(chan struct{})
 		if *echo {
 			cfg.OnPayload = func(i netcode.ClientIndex, b []byte) {
+				<-listening
 				if err := srv.SendPayload(i, b); err != nil {
 					slog.Debug("echo", "client", i, "err", err)
 				}
@@ -73,6 +77,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		if err != nil {
 			return err
 		}
+		close(listening)
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
 		if *metricsAddr != "" {

@@ -28,7 +28,7 @@ import (
 type DemoConfig struct {
 	Model *Model
 	Sides Sides
-	Setup Setup // Setup.Players players join
+	Setup Setup // Model.Clients(Setup.Players) players join
 	// Conditions apply each way between every player and the server.
 	Conditions netsim.Conditions
 	Seed       uint64 // the proxy's
@@ -66,9 +66,9 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		log = slog.Default()
 		cfg.Setup.Logger = log
 	}
-	n := cfg.Setup.Players
+	n := cfg.Model.Clients(cfg.Setup.Players)
 	if n < 1 || n > viewer.MaxViews {
-		return Summary{}, fmt.Errorf("demo: %d players, want 1 to %d", n, viewer.MaxViews)
+		return Summary{}, fmt.Errorf("demo: %d players, %d of them clients, want 1 to %d clients", cfg.Setup.Players, n, viewer.MaxViews)
 	}
 	serverConn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -111,7 +111,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		return Summary{}, err
 	}
 	defer srv.Close()
-	players, err := dialPlayers(ctx, cfg, key, prx.Addr())
+	players, err := dialPlayers(ctx, cfg, n, key, prx.Addr())
 	if err != nil {
 		return Summary{}, err
 	}
@@ -120,7 +120,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 			p.client.Close()
 		}
 	}()
-	log.Info("demo running", "model", cfg.Model.Name, "players", n, "latency", cfg.Conditions.Latency,
+	log.Info("demo running", "model", cfg.Model.Name, "players", cfg.Setup.Players, "clients", n, "latency", cfg.Conditions.Latency,
 		"jitter", cfg.Conditions.Jitter, "loss", cfg.Conditions.Loss, "proxy", prx.Addr())
 
 	// Every player runs on its own goroutine, as it would in its own
@@ -156,7 +156,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		hostMeter.sample(now, netmodel.Traffic{}, srv.Cost())
 		c := cfg.Conditions
 		figs = append(figs[:0],
-			viewer.Figure{Name: "model", Text: fmt.Sprintf("%s, %d players", cfg.Model.Name, n)},
+			viewer.Figure{Name: "model", Text: fmt.Sprintf("%s, %d players", cfg.Model.Name, cfg.Setup.Players)},
 			viewer.Figure{Name: "network", Text: fmt.Sprintf("%v ±%v each way, %.3g %% loss", c.Latency, c.Jitter, 100*c.Loss)},
 		)
 		figs = append(host.Figures(now, figs), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
@@ -219,10 +219,9 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	return s, err
 }
 
-// dialPlayers connects every player at once through the proxy and returns
+// dialPlayers connects n players at once through the proxy and returns
 // them in slot order.
-func dialPlayers(ctx context.Context, cfg DemoConfig, key netcode.Key, server netip.AddrPort) ([]*demoPlayer, error) {
-	n := cfg.Setup.Players
+func dialPlayers(ctx context.Context, cfg DemoConfig, n int, key netcode.Key, server netip.AddrPort) ([]*demoPlayer, error) {
 	players := make([]*demoPlayer, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup

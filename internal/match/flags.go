@@ -38,7 +38,7 @@ func DeclareFlags(fs *flag.FlagSet, def Defaults) *Flags {
 	names := append(append([]string(nil), def.Builtin...), Names()...)
 	f := &Flags{sides: map[string]func() (Sides, error){}}
 	f.model = fs.String("model", def.Model, "network model: "+strings.Join(names, ", "))
-	f.players = fs.Int("players", def.Players, "players in the match, 1 to 4 for lockstep; every process of a match must agree")
+	f.players = fs.Int("players", def.Players, "players in the match: 1 to 4 for lockstep, 2 to 4 for statesync (the host plays one, the others are clients); every process of a match must agree")
 	usage := fmt.Sprintf("the cube world: cubes900, tower20 or pyramid10; every process of a match must agree (default %v", def.ModelLayout)
 	if def.Layout != def.ModelLayout {
 		usage += fmt.Sprintf(" for network models, %v for %s", def.Layout, strings.Join(def.Builtin, ", "))
@@ -85,6 +85,14 @@ func (f *Flags) Sides() (*Model, Sides, error) {
 	}
 	if *f.players < 1 || *f.players > 64 {
 		return nil, Sides{}, fmt.Errorf("--players %d: want 1 to 64", *f.players)
+	}
+	if m.Clients(*f.players) < 1 {
+		return nil, Sides{}, fmt.Errorf("--players %d: model %s's host plays %d of them, want at least %d", *f.players, m.Name, m.HostSeats, m.HostSeats+1)
+	}
+	if m.CheckPlayers != nil {
+		if err := m.CheckPlayers(*f.players); err != nil {
+			return nil, Sides{}, err
+		}
 	}
 	build := f.sides[m.Name]
 	if build == nil {

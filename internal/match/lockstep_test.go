@@ -2,7 +2,6 @@ package match
 
 import (
 	"context"
-	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -15,20 +14,7 @@ import (
 // lockstepSides parses args as the commands do, for the lockstep model.
 func lockstepSides(t *testing.T, args ...string) (*Model, Sides, Setup) {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "lockstep", Players: 4, ModelLayout: scene.Tower20})
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	m, s, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := f.Setup(quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, s, setup
+	return modelSides(t, Defaults{Model: "lockstep", Players: 4, ModelLayout: scene.Tower20}, args...)
 }
 
 // TestLockstepDemoHeadless is `netphys demo --model lockstep --headless`

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,26 @@ import (
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/viewer"
 )
+
+// modelSides declares the commands' flags with defaults d, parses args
+// and returns what a command would build from them.
+func modelSides(t *testing.T, d Defaults, args ...string) (*Model, Sides, Setup) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := DeclareFlags(fs, d)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	m, s, err := f.Sides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, err := f.Setup(quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s, setup
+}
 
 // The clock model is the tests' tiny model: the server counts ticks and
 // sends the count to every player each frame; a player's world is the
@@ -115,16 +136,8 @@ var quiet = slog.New(slog.DiscardHandler)
 // clockSides parses args as a command would and returns the clock model.
 func clockSides(t *testing.T, args ...string) (*Model, Sides, int) {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "clock", Players: 3})
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	m, s, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, s, f.Players()
+	m, s, setup := modelSides(t, Defaults{Model: "clock", Players: 3}, args...)
+	return m, s, setup.Players
 }
 
 func TestDemoRunsEveryPlayerOverUDP(t *testing.T) {
@@ -192,10 +205,12 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	var status lockedBuffer
+	var status, logs lockedBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	served := make(chan Summary, 1)
 	go func() {
-		s, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Conn: conn, Server: scfg, Status: &status})
+		s, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: logger}, Conn: conn, Server: scfg,
+			Status: &status, Report: 300 * time.Millisecond})
 		if err != nil {
 			t.Error(err)
 		}
@@ -242,6 +257,10 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 	out := status.String()
 	if n := strings.Count(out, "serve summary"); n != 2 || strings.Count(out, "player 1") != 2 || strings.Count(out, "player 2") != 2 {
 		t.Errorf("server printed %d match summaries, want 2 with both players:\n%s", n, out)
+	}
+	// The first report with a player in it already shows its traffic.
+	if m := regexp.MustCompile(`"p1 up"=(\S+)`).FindStringSubmatch(logs.String()); m == nil || m[1] == "0" {
+		t.Errorf("the first report with player 1 shows no traffic:\n%s", logs.String())
 	}
 }
 

@@ -28,7 +28,32 @@ type Model struct {
 	// differ from every other model's and from the runtime's; start their
 	// usage with the model's name. Nil: no flags of its own.
 	Flags func(fs *flag.FlagSet) func() (Sides, error)
+	// HostSeats is how many of the match's --players the Host plays
+	// itself (statesync's host is player 0 of the VR table): the demo
+	// starts --players minus HostSeats clients. 0: every player is a
+	// client, the server none.
+	HostSeats int
+	// CheckPlayers, if set, refuses a --players the model cannot play,
+	// before anything starts.
+	CheckPlayers func(players int) error
+	// Keys says what the viewer's keys do, for the commands' hints. Empty:
+	// the cube world's (CubeKeys).
+	Keys string
 }
+
+// CubeKeys are the cube world's keys.
+const CubeKeys = "arrows move your cube, space lifts and blasts, z pulls cubes in"
+
+// KeyHelp is what the viewer's keys do in m.
+func (m *Model) KeyHelp() string {
+	if m.Keys == "" {
+		return CubeKeys
+	}
+	return m.Keys
+}
+
+// Clients is how many clients a match of players needs.
+func (m *Model) Clients(players int) int { return players - m.HostSeats }
 
 // Sides builds the two sides of a model for one match. Setups carry what
 // the runtime knows; the model's flags were read when Sides was built.
@@ -39,8 +64,9 @@ type Sides struct {
 
 // Setup is what the runtime tells a model about the match.
 type Setup struct {
-	// Players is the match's player count (--players): the session a
-	// lockstep server waits for, the avatars of a VR host.
+	// Players is the match's player count (--players), the host's seats
+	// (Model.HostSeats) included: the session a lockstep server waits
+	// for, the VR table of a statesync host.
 	Players int
 	// Layout is the cube world's starting arrangement (--layout).
 	Layout scene.Layout

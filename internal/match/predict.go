@@ -20,6 +20,7 @@ func init() {
 		Name:    "predict",
 		Summary: "client prediction, server reconciliation and lag-compensated shots in the arena (16 players at most)",
 		Flags:   predictFlags,
+		Keys:    "arrows move, space jumps, z fires at the nearest player shown",
 	})
 }
 
@@ -113,7 +114,7 @@ func (h *predictHost) Summary(_ time.Time, dst []Line) []Line {
 		Line{"rewinds", fmt.Sprintf("%d, %d ticks re-simulated, %d refused over budget", c.Rewinds, c.ResimTicks, c.RewindsDenied)},
 		Line{"inputs", fmt.Sprintf("%d late, %d guessed, %d too old, %d too far ahead, %d clamped", c.InputsLate, c.InputsGuessed, c.InputsTooOld, c.InputsTooNew, c.InputsClamped)},
 		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claims over the cap", c.Shots, h.kills, c.BehindClamped)},
-		Line{"packets", fmt.Sprintf("%d inputs packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
+		Line{"packets", fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
 	)
 }
 

@@ -2,7 +2,6 @@ package match
 
 import (
 	"context"
-	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -16,19 +15,7 @@ import (
 // 25 ms each way; the players predict, reconcile and shoot, and the server
 // commits hits.
 func TestPredictDemoHeadless(t *testing.T) {
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "predict", Players: 4, Layout: scene.Tower20})
-	if err := fs.Parse([]string{"--predict-rate", "30"}); err != nil {
-		t.Fatal(err)
-	}
-	m, sides, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := f.Setup(quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, sides, setup := modelSides(t, Defaults{Model: "predict", Players: 4, Layout: scene.Tower20}, "--predict-rate", "30")
 	s, err := Demo(context.Background(), DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1, Script: true,
 		Conditions: netsim.Conditions{Latency: 25 * time.Millisecond},

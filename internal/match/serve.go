@@ -105,18 +105,25 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			host, start, matches = next, now, matches+1
 			clear(played)
 		}
+		// The meters sample every frame: sampled only when a report is
+		// due, the first report of a match read all zeros.
+		hostMeter.sample(now, netmodel.Traffic{}, srv.Cost())
+		for slot := range slots {
+			if srv.Joined(slot) {
+				meters[slot].sample(now, srv.Traffic(slot), udpdrive.Cost{})
+			} else {
+				meters[slot] = meter{} // the slot's next client starts afresh
+			}
+		}
 		logNow := cfg.Report > 0 && now.Sub(lastLog) >= cfg.Report
 		if cfg.Viewer == nil && !logNow {
 			return false, nil
 		}
-		hostMeter.sample(now, netmodel.Traffic{}, srv.Cost())
 		figs = append(host.Figures(now, figs[:0]), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
 		for slot := range slots {
-			if !srv.Joined(slot) {
-				continue
+			if srv.Joined(slot) {
+				figs = meters[slot].figures(figs, fmt.Sprintf("p%d ", slot+1), false)
 			}
-			meters[slot].sample(now, srv.Traffic(slot), udpdrive.Cost{})
-			figs = meters[slot].figures(figs, fmt.Sprintf("p%d ", slot+1), false)
 		}
 		if cfg.Viewer != nil {
 			views = host.Views(views[:0])

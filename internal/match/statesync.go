@@ -12,17 +12,28 @@ import (
 )
 
 // Statesync registers state synchronization with distributed authority
-// (package netmodel/statesync) over the VR world (scene.VR). The host is
-// the VR table's player 0, played by its bot; each --players client is a
-// guest (at most three), so `--players 3` is the sample's table of four.
-// Cubes under a player's authority are drawn red, the avatars' heads and
-// hands as small blue cubes.
+// (package netmodel/statesync) over the VR world (scene.VR). --players is
+// the table, 2 to 4: the host is its player 0, played by its bot, and
+// every other player is a guest, a client, so `--players 4` is the
+// sample's table of four. Cubes are drawn in the colour of the player with
+// authority over them, the avatars' heads and hands in their players'.
 func init() {
 	Register(&Model{
-		Name:    "statesync",
-		Summary: "state sync with distributed authority: the VR sample, a host (a bot) and up to 3 guests",
-		Flags:   statesyncFlags,
+		Name:         "statesync",
+		Summary:      "state sync with distributed authority: the VR sample, a host (a bot) and up to 3 guests; --players counts the host",
+		Flags:        statesyncFlags,
+		HostSeats:    1,
+		CheckPlayers: statesyncTable,
 	})
+}
+
+// statesyncTable checks --players as statesync reads it: the host and at
+// least one guest, at most the VR table.
+func statesyncTable(players int) error {
+	if players < 2 || players > scene.VRPlayers {
+		return fmt.Errorf("--players %d: the statesync VR table seats the host and 1 to %d guests, want 2 to %d", players, scene.VRPlayers-1, scene.VRPlayers)
+	}
+	return nil
 }
 
 func statesyncFlags(fs *flag.FlagSet) func() (Sides, error) {
@@ -34,6 +45,9 @@ func statesyncFlags(fs *flag.FlagSet) func() (Sides, error) {
 		cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
 		return Sides{
 			NewHost: func(s Setup) (Host, error) {
+				if err := statesyncTable(s.Players); err != nil {
+					return nil, err
+				}
 				world, err := scene.NewVR(vcfg, 0, nil)
 				if err != nil {
 					return nil, err
@@ -46,7 +60,7 @@ func statesyncFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &statesyncHost{Host: h, world: world}, nil
+				return &statesyncHost{Host: h, world: world, players: s.Players}, nil
 			},
 			NewPlayer: func(s PlayerSetup) (Player, error) { return newStatesyncPlayer(cfg, vcfg, s) },
 		}, nil
@@ -62,21 +76,26 @@ type statesyncNode interface {
 }
 
 // vrView draws one machine's world: the cubes where it renders them
-// (smoothed), red under a player's authority, then the avatars, player me
-// last so that the page's camera follows it.
+// (smoothed) in the colour of the player with authority over them (or
+// holding them), white under nobody's, then the avatars in their players'
+// colours, player me last so that the page's camera follows it. At-rest
+// cubes are not greyed: authority returns to nobody once a cube rests, so
+// white is the resting colour of the sample.
 func vrView(name string, w *scene.VR, n statesyncNode, me int, dst []viewer.Cube) viewer.View {
 	cubes := dst[:0]
 	half := float32(w.Config().CubeSize / 2)
 	for i := range w.Cubes {
 		pose := n.Render(i)
 		auth, holder, _ := n.Authority(i)
+		if auth == statesync.Nobody {
+			auth = holder
+		}
 		cubes = append(cubes, viewer.Cube{
 			ID:          uint32(i),
 			Position:    vec32(pose.Pos),
 			Rotation:    [4]float32{float32(pose.Rot.X), float32(pose.Rot.Y), float32(pose.Rot.Z), float32(pose.Rot.W)},
 			HalfExtents: [3]float32{half, half, half},
-			Interacting: auth != statesync.Nobody || holder != statesync.Nobody,
-			AtRest:      w.Object(i).AtRest,
+			Owner:       uint8(auth),
 		})
 	}
 	for k := range scene.VRPlayers {
@@ -94,6 +113,7 @@ func vrView(name string, w *scene.VR, n statesyncNode, me int, dst []viewer.Cube
 				ID:       uint32(len(w.Cubes) + 3*p + part),
 				Position: vec32(t.Pos), Rotation: [4]float32{0, 0, 0, 1},
 				HalfExtents: [3]float32{r, r, r}, Player: true,
+				Owner: uint8(statesync.OwnerOf(statesync.Player(p))),
 			})
 		}
 	}
@@ -132,8 +152,18 @@ func statesyncSummary(n statesyncNode, dst []Line) []Line {
 // statesyncHost is the host: player 0 of the table, played by its bot.
 type statesyncHost struct {
 	*statesync.Host
-	world *scene.VR
-	cubes []viewer.Cube
+	world   *scene.VR
+	players int // the table: the host and players-1 guests
+	cubes   []viewer.Cube
+}
+
+// Join seats a guest if the table of --players has room for it: netcode
+// slot s is player s+1.
+func (h *statesyncHost) Join(now time.Time, slot int) error {
+	if slot+1 >= h.players {
+		return fmt.Errorf("statesync: slot %d: the table of %d players is full", slot, h.players)
+	}
+	return h.Host.Join(now, slot)
 }
 
 func (h *statesyncHost) Views(dst []viewer.View) []viewer.View {
@@ -158,9 +188,12 @@ type statesyncPlayer struct {
 }
 
 func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s PlayerSetup) (Player, error) {
+	if err := statesyncTable(s.Players); err != nil {
+		return nil, err
+	}
 	me := s.Slot + 1
-	if me >= scene.VRPlayers {
-		return nil, fmt.Errorf("statesync: slot %d: the VR table seats the host and %d guests", s.Slot, scene.VRPlayers-1)
+	if me >= s.Players {
+		return nil, fmt.Errorf("statesync: slot %d: the table of %d players seats the host and %d guests", s.Slot, s.Players, s.Players-1)
 	}
 	var ctl scene.VRController
 	if _, bot := s.Controls.(*Bot); bot {

@@ -3,20 +3,26 @@ package match
 import (
 	"context"
 	"flag"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
+	"github.com/netphys/netphys/internal/browsertest"
+	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/viewer"
 )
 
-// TestStatesyncDemoHeadless is `netphys demo --model statesync --players 3
+// TestStatesyncDemoHeadless is `netphys demo --model statesync --players 4
 // --headless`: the host and three guest bots over real UDP through the
 // proxy; the guests hear the host and nobody's packets are refused.
 func TestStatesyncDemoHeadless(t *testing.T) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 3})
-	if err := fs.Parse([]string{"--statesync-kbps", "128"}); err != nil {
+	f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 2})
+	if err := fs.Parse([]string{"--players", "4", "--statesync-kbps", "128"}); err != nil {
 		t.Fatal(err)
 	}
 	m, sides, err := f.Sides()
@@ -43,7 +49,150 @@ func TestStatesyncDemoHeadless(t *testing.T) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
+	if strings.Contains(out.String(), "player 4") {
+		t.Error("a fourth guest joined a table of four")
+	}
 	if strings.Contains(out.String(), " 0 received") {
 		t.Error("a side received nothing")
+	}
+}
+
+// TestStatesyncPlayersCountTheHost: --players is the table, the host
+// included, so a table of one or of five is refused before anything runs,
+// and a host of a table of three turns a third guest away.
+func TestStatesyncPlayersCountTheHost(t *testing.T) {
+	for _, players := range []string{"1", "5"} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 4})
+		if err := fs.Parse([]string{"--players", players}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.Sides(); err == nil || !strings.Contains(err.Error(), "--players "+players) {
+			t.Errorf("--players %s: statesync's flags give %v", players, err)
+		}
+	}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 3})
+	m, sides, err := f.Sides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, err := f.Setup(quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Clients(setup.Players) != 2 {
+		t.Errorf("a table of 3 needs %d clients, want 2", m.Clients(setup.Players))
+	}
+	h, err := sides.NewHost(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for slot, want := range []bool{true, true, false} {
+		if err := h.Join(setup.Now, slot); (err == nil) != want {
+			t.Errorf("table of 3: slot %d joins: %v", slot, err)
+		}
+	}
+	if _, err := sides.NewPlayer(PlayerSetup{Setup: setup, Slot: 2, Controls: &Bot{}, Bot: true}); err == nil {
+		t.Error("table of 3: a guest in slot 2 was built")
+	}
+}
+
+// TestStatesyncDemoBrowser is `netphys demo --model statesync --players 4
+// --script` in Debian's chromium: the host's view and the three guests'
+// side by side, each with the four avatars in their players' colours, and
+// authority colours on the cubes once the bots take some.
+func TestStatesyncDemoBrowser(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 4})
+	m, sides, err := f.Sides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, err := f.Setup(quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := viewer.New(viewer.Config{Logger: quiet})
+	web := httptest.NewServer(v.Handler())
+	runCtx, stopRun := context.WithCancel(ctx)
+	browserCtx, stopBrowser := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Demo(runCtx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v, Script: true,
+			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
+		stopBrowser()
+		done <- err
+	}()
+	t.Cleanup(func() { // after the browser is closed
+		stopRun()
+		if err := <-done; err != nil {
+			t.Errorf("demo: %v", err)
+		}
+		stopBrowser()
+		v.Close()
+		web.Close()
+	})
+	b := browsertest.Start(t, browserCtx, 1280, 480)
+	b.Open(web.URL)
+	st := b.WaitState("four views drawn", func(s browsertest.PageState) bool { return s.Drawn(4) })
+	var names []string
+	for _, view := range st.Views {
+		names = append(names, view.Name)
+	}
+	if want := "host,player 1 (bot) guest 1,player 2 (bot) guest 2,player 3 (bot) guest 3"; strings.Join(names, ",") != want {
+		t.Fatalf("views %q, want %s", names, want)
+	}
+	// owned[v][p] is how many of view v's cubes player p's colour
+	// paints: its avatar's three parts, and the cubes under its authority.
+	var owned [][]int
+	read := func() {
+		var err error
+		owned, err = chromedp.Run(b.Context(), chromedp.Evaluate[[][]int](`window.__viewerState.views.map((v) => v.owned)`))
+		if err != nil {
+			t.Fatalf("page state: %v", err)
+		}
+	}
+	authority := func() bool {
+		for _, view := range owned {
+			for _, n := range view {
+				if n > 3 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for read(); !authority(); read() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no view showed a cube in a player's colour; owned per view %v", owned)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	t.Logf("cubes per player's colour, per view: %v", owned)
+	for i, view := range owned {
+		for p := range scene.VRPlayers {
+			if view[p] < 3 {
+				t.Errorf("view %q: %d cubes in player %d's colour, want its avatar's 3 at least", names[i], view[p], p)
+			}
+		}
+	}
+	// Zoomed out three times, as the mouse wheel would, to see the table around
+	// the host: the picture is kept with go test -artifacts.
+	if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[bool](`window.dispatchEvent(new WheelEvent('wheel', { deltaY: 1100 }))`)); err != nil {
+		t.Fatal(err)
+	}
+	now, err := b.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = b.WaitState("zoomed out", func(s browsertest.PageState) bool { return s.Drawn(4) && s.Rendered > now.Rendered+1 })
+	b.Hide("#figures, #keys")
+	b.Screenshot()
+	if st.Error != "" {
+		t.Errorf("page reported an error: %s", st.Error)
 	}
 }

@@ -47,8 +47,10 @@ type Client[I comparable, P Input[I]] struct {
 	need   windowMax // age of remote inputs when they arrive, ticks
 
 	lastHeard, lastProgress time.Time
-	stallStart              time.Time
-	stalling                bool
+	// steppedAt is the last Update that ran a tick: a stall lasts from
+	// it, since that frame's picture is what stays on screen.
+	steppedAt, stallStart time.Time
+	stalling              bool
 
 	inputs []I
 	reader wire.Reader

@@ -131,12 +131,15 @@ func (c *Client[I, P]) simulate(now time.Time, est float64) {
 		c.step(c.next)
 		c.next++
 		c.stats.Steps++
-		c.stalling = false
+		c.stalling, c.steppedAt = false, now
 	}
 	if c.next <= due && c.next >= limit {
 		c.stats.Stalled++
 		if !c.stalling {
-			c.stalling, c.stallStart = true, now
+			c.stalling, c.stallStart = true, c.steppedAt
+			if c.steppedAt.IsZero() {
+				c.stallStart = now // stalled before the first tick
+			}
 		}
 		c.stats.LongestStall = max(c.stats.LongestStall, now.Sub(c.stallStart))
 		c.delay = max(c.delay, min(est-float64(c.next), c.target))

@@ -23,7 +23,9 @@ type Stats struct {
 
 	// Stalled counts Updates in which a tick was due but some player's
 	// input was missing (beyond the rollback window); Stalling says the
-	// last Update was one, and LongestStall is the longest run of them.
+	// last Update was one, and LongestStall is the longest run of them,
+	// from the last Update that ran a tick (a single stalled frame at
+	// 60 Hz is a 17 ms stall).
 	Stalled      uint64
 	Stalling     bool
 	LongestStall time.Duration

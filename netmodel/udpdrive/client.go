@@ -63,10 +63,7 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 	}
 	tc := cfg.Transport
 	tc.OnPayload = func(b []byte) { c.in.push(evPayload, 0, b) }
-	c.in.now = tc.Now
-	if c.in.now == nil {
-		c.in.now = time.Now
-	}
+	c.in.init(tc.Now, maxQueuedPayloads)
 	if tc.Logger == nil {
 		tc.Logger = c.log
 	}

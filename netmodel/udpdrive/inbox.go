@@ -28,8 +28,9 @@ type event struct {
 // a model goroutine that stalls (a slow frame, a debugger) must not let a
 // flood of datagrams grow memory without bound. At 60 frames per second it
 // is far above what a match of 64 clients sends in one frame.
-// maxQueuedPerSlot bounds one client's share, so that a client flooding
-// the server cannot fill the queue and have the others' payloads dropped.
+// maxQueuedPerSlot bounds one client's share at the server, so that a
+// client flooding it cannot fill the queue and have the others' payloads
+// dropped. A client's inbox has one slot, whose share is the whole queue.
 const (
 	maxQueuedPayloads = 4096
 	maxQueuedPerSlot  = 256
@@ -43,11 +44,22 @@ type inbox struct {
 	q        []event
 	payloads int    // payload events in q
 	perSlot  []int  // payload events in q by slot
+	share    int    // the most payload events of one slot in q
 	dropped  uint64 // payloads refused because q or the slot's share was full
 }
 
+// init makes the inbox stamp events with now (the transport's clock), or
+// with time.Now when now is nil, and hold at most share payloads of one
+// slot.
+func (b *inbox) init(now func() time.Time, share int) {
+	if now == nil {
+		now = time.Now
+	}
+	b.now, b.share = now, share
+}
+
 // push queues an event stamped with the time it arrived; payloads beyond
-// maxQueuedPayloads, or beyond maxQueuedPerSlot of one slot, are dropped
+// maxQueuedPayloads, or beyond the share of one slot, are dropped
 // and counted, slot changes never. Slots are the transport's client
 // indexes, small and never a peer's choice.
 func (b *inbox) push(kind eventKind, slot int, data []byte) {
@@ -57,7 +69,7 @@ func (b *inbox) push(kind eventKind, slot int, data []byte) {
 		for len(b.perSlot) <= slot {
 			b.perSlot = append(b.perSlot, 0)
 		}
-		if b.payloads == maxQueuedPayloads || b.perSlot[slot] == maxQueuedPerSlot {
+		if b.payloads == maxQueuedPayloads || b.perSlot[slot] == b.share {
 			b.dropped++
 			return
 		}

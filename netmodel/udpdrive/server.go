@@ -58,10 +58,7 @@ func NewServer(model netmodel.Server, conn transport.PacketConn, cfg ServerConfi
 	tc.OnPayload = func(i netcode.ClientIndex, b []byte) { s.in.push(evPayload, int(i), b) }
 	tc.OnConnect = func(i netcode.ClientIndex, _ netcode.ClientID, _ *netcode.UserData) { s.in.push(evJoin, int(i), nil) }
 	tc.OnDisconnect = func(i netcode.ClientIndex, _ bool) { s.in.push(evLeave, int(i), nil) }
-	s.in.now = tc.Now
-	if s.in.now == nil {
-		s.in.now = time.Now
-	}
+	s.in.init(tc.Now, maxQueuedPerSlot)
 	if tc.Logger == nil {
 		tc.Logger = s.log
 	}

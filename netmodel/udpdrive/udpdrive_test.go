@@ -240,7 +240,8 @@ func TestUpdateErrorStopsTheLoop(t *testing.T) {
 }
 
 func TestInboxBoundsPayloadsButNeverSlotChanges(t *testing.T) {
-	b := inbox{now: time.Now}
+	var b inbox
+	b.init(nil, maxQueuedPerSlot)
 	// Slot 0 floods: it gets its share, and slot 1's payload still queues.
 	for range maxQueuedPerSlot + 10 {
 		b.push(evPayload, 0, []byte{1})

@@ -5,7 +5,7 @@
 // on every candidate body.
 //
 // Everything here is a pure function of its arguments: no state, no
-// allocation, bit-identical results on every platform (../../DESIGN.md §2).
+// allocation, bit-identical results on every platform (docs/design.md §2).
 // Transforms must hold unit quaternions; sizes below zero read as zero.
 //
 // # Contacts

@@ -14,14 +14,15 @@ const COLOR = {
 };
 
 // Authority colours, for the models that say who owns a cube (statesync):
-// one per player, indexed by owner - 1. A player's avatar (a player cube
-// with an owner) is drawn in its colour, a cube under its authority in a
-// paler tint of it, so a held cube stays apart from the hand holding it;
-// a cube nobody owns keeps the colours above, white while it moves.
+// one per player, indexed by owner - 1. A cube under a player's authority
+// is drawn in its colour, the player's avatar (a player cube with an
+// owner) in a darker shade of it, apart from the white cubes nobody owns
+// and from the cube its hand holds; a cube nobody owns keeps the colours
+// above.
 const OWNER_COLORS = ['#f0a020', '#30c050', '#3f7fff', '#d050e0', '#20c8d0', '#e04060', '#a0d020'];
 const OWNER = OWNER_COLORS.map((hex) => {
-  const avatar = new THREE.Color(hex);
-  return { avatar, cube: avatar.clone().lerp(new THREE.Color('#ffffff'), 0.3) };
+  const cube = new THREE.Color(hex);
+  return { cube, avatar: cube.clone().multiplyScalar(0.55) };
 });
 
 // The cameras look down at the player from behind (+z; up pushes towards

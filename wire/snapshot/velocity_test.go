@@ -86,3 +86,39 @@ func TestVelocityRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeVelocity decodes arbitrary bytes as a stage-9 packet with
+// velocities: an error, or a snapshot whose encoding is the packet itself.
+func FuzzDecodeVelocity(f *testing.F) {
+	seq := synthSequence(12, 40, 5)
+	cfg := DefaultConfig()
+	cfg.Velocity = VelocityBounds(32, 1.0/32)
+	c := Codec{Stage: RangeCoded, Config: cfg}
+	prev, _ := c.Quantize(withVelocities(seq[30], seq[31], 1))
+	base, _ := c.Quantize(withVelocities(seq[33], seq[34], 1))
+	ref := Reference{Base: &base, Prev: &prev, BaseAge: 5, PrevAge: 3}
+	for _, r := range []Reference{ref, {}} {
+		pkt, err := c.Encode(make([]byte, 4096), withVelocities(seq[38], seq[39], 1), r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(r.Base != nil, bytes.Clone(pkt))
+	}
+	f.Fuzz(func(t *testing.T, withBase bool, pkt []byte) {
+		r := ref
+		if !withBase {
+			r = Reference{}
+		}
+		got := &Snapshot{Cubes: make([]Cube, 12)}
+		if err := c.Decode(pkt, got, r); err != nil {
+			return
+		}
+		again, err := c.Encode(make([]byte, 4096), got, r)
+		if err != nil {
+			t.Fatalf("re-encoding: %v", err)
+		}
+		if !bytes.Equal(again, pkt) {
+			t.Fatalf("re-encoding differs from the packet:\n% x\n% x", again, pkt)
+		}
+	})
+}
