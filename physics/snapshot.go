@@ -27,8 +27,8 @@ type Snapshot struct {
 	free      []int32
 	restRing  []pose
 	restCount []uint8
-	contacts  []contact
-	resting   []contact
+	contacts  contactSlabs // the active list, compacted (snapshot_contacts.go)
+	resting   contactSlabs
 }
 
 // Tick returns the tick at which the snapshot was taken.
@@ -48,8 +48,8 @@ func (w *World) Snapshot(dst *Snapshot) {
 	dst.free = append(dst.free[:0], w.free...)
 	dst.restRing = append(dst.restRing[:0], w.restRing...)
 	dst.restCount = append(dst.restCount[:0], w.restCount...)
-	dst.contacts = append(dst.contacts[:0], w.contacts...)
-	dst.resting = append(dst.resting[:0], w.restingContacts...)
+	dst.contacts.save(w.contacts)
+	dst.resting.save(w.restingContacts)
 }
 
 // Restore replaces the world's state with src, taken from this world or
@@ -77,8 +77,8 @@ func (w *World) Restore(src *Snapshot) error {
 	w.free = append(w.free[:0], src.free...)
 	w.restRing = append(w.restRing[:0], src.restRing...)
 	w.restCount = append(w.restCount[:0], src.restCount...)
-	w.contacts = append(w.contacts[:0], src.contacts...)
-	w.restingContacts = append(w.restingContacts[:0], src.resting...)
+	w.contacts = src.contacts.restore(w.contacts)
+	w.restingContacts = src.resting.restore(w.restingContacts)
 	w.woken = true // partitioning again is harmless and covers a pending wake
 	w.broad.restDirty = true
 	w.history.clear()
