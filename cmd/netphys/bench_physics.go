@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/internal/benchscene"
+	"github.com/netphys/netphys/internal/cpuclock"
 	"github.com/netphys/netphys/physics"
 )
 
@@ -232,17 +233,17 @@ func benchScene(ctx context.Context, prog *progress, s benchscene.Scene, o bench
 // each in turn, timing every step.
 func runInterleaved(ctx context.Context, prog *progress, w *physics.World, peer *bulletPeer, o benchOptions, mine, theirs *stepTimes) error {
 	runtime.GC()
-	clock := lockThreadClock()
-	defer clock.unlock()
+	runtime.LockOSThread() // the cpu columns read this thread's clock
+	defer runtime.UnlockOSThread()
 	for done := 0; done < o.steps; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		k := min(o.block, o.steps-done)
 		for range k {
-			t0, c0 := time.Now(), clock.now()
+			t0, c0 := time.Now(), cpuclock.Now()
 			w.Step()
-			c1, d := clock.now(), time.Since(t0)
+			c1, d := cpuclock.Now(), time.Since(t0)
 			mine.add(d, c1-c0)
 		}
 		if peer != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/internal/cpuclock"
 	"github.com/netphys/netphys/netmodel/interp"
 	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/scene"
@@ -20,16 +21,16 @@ type timedGame struct {
 }
 
 func (g *timedGame) Step() uint32 {
-	t := threadCPU()
+	t := cpuclock.Now()
 	in := g.InterpGame.Step()
-	g.spent += threadCPU() - t
+	g.spent += cpuclock.Now() - t
 	return in
 }
 
 func (g *timedGame) Capture(dst []snapshot.Cube) {
-	t := threadCPU()
+	t := cpuclock.Now()
 	g.InterpGame.Capture(dst)
-	g.spent += threadCPU() - t
+	g.spent += cpuclock.Now() - t
 }
 
 // timedServer times the server's Updates.
@@ -39,9 +40,9 @@ type timedServer struct {
 }
 
 func (s *timedServer) Update(now time.Time, send func(int, []byte)) error {
-	t := threadCPU()
+	t := cpuclock.Now()
 	err := s.Server.Update(now, send)
-	s.spent += threadCPU() - t
+	s.spent += cpuclock.Now() - t
 	return err
 }
 
