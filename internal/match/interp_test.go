@@ -20,36 +20,13 @@ import (
 // test: the server and two viewers over real UDP through the proxy at
 // 25 ms each way; the viewers draw the interpolated world.
 func TestInterpDemoHeadless(t *testing.T) {
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "interp", Players: 2, Layout: scene.Tower20})
-	if err := fs.Parse([]string{"--pps", "20", "--hermite"}); err != nil {
-		t.Fatal(err)
-	}
-	m, sides, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := f.Setup(quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Demo(context.Background(), DemoConfig{
+	m, sides, setup := modelSides(t, Defaults{Model: "interp", Players: 2, Layout: scene.Tower20}, "--pps", "20", "--hermite")
+	out := headlessDemo(t, DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1, Script: true,
 		Conditions: netsim.Conditions{Latency: 25 * time.Millisecond},
 		Duration:   3 * time.Second,
-	})
-	var out strings.Builder
-	s.Print(&out)
-	t.Logf("\n%s", out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"player 2 (bot)", "render delay", "encodings", "0 datagrams: 0 without their baseline"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("summary lacks %q", want)
-		}
-	}
-	if strings.Contains(out.String(), " 0 drawn") {
+	}, "player 2 (bot)", "render delay", "encodings", "0 datagrams: 0 without their baseline")
+	if strings.Contains(out, " 0 drawn") {
 		t.Error("a viewer drew nothing")
 	}
 }
@@ -72,19 +49,7 @@ func TestInterpFlags(t *testing.T) {
 // the viewer's error against the server's state at the tick it shows is
 // in the status lines and the summary, and plausible.
 func TestInterpDemoError(t *testing.T) {
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "interp", Players: 1, Layout: scene.Tower20})
-	if err := fs.Parse(nil); err != nil {
-		t.Fatal(err)
-	}
-	m, sides, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := f.Setup(quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, sides, setup := modelSides(t, Defaults{Model: "interp", Players: 1, Layout: scene.Tower20})
 	var status strings.Builder
 	s, err := Demo(context.Background(), DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1, Script: true,
@@ -135,19 +100,7 @@ func TestInterpDemoError(t *testing.T) {
 // TestInterpPlayWithoutServer: a viewer in a process without the server
 // (play) says its error cannot be measured there.
 func TestInterpPlayWithoutServer(t *testing.T) {
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "interp", Players: 1, Layout: scene.Tower20})
-	if err := fs.Parse(nil); err != nil {
-		t.Fatal(err)
-	}
-	_, sides, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := f.Setup(quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sides, setup := modelSides(t, Defaults{Model: "interp", Players: 1, Layout: scene.Tower20})
 	now := time.Unix(0, 0)
 	setup.Now = now
 	p, err := sides.NewPlayer(PlayerSetup{Setup: setup})

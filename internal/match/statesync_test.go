@@ -20,39 +20,16 @@ import (
 // --headless`: the host and three guest bots over real UDP through the
 // proxy; the guests hear the host and nobody's packets are refused.
 func TestStatesyncDemoHeadless(t *testing.T) {
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 2})
-	if err := fs.Parse([]string{"--players", "4", "--statesync-kbps", "128"}); err != nil {
-		t.Fatal(err)
-	}
-	m, sides, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := f.Setup(quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Demo(context.Background(), DemoConfig{
+	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 2}, "--players", "4", "--statesync-kbps", "128")
+	out := headlessDemo(t, DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1,
 		Conditions: netsim.Conditions{Latency: 20 * time.Millisecond, Loss: 0.05},
 		Duration:   2 * time.Second,
-	})
-	var out strings.Builder
-	s.Print(&out)
-	t.Log(out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"player 3 (bot)", "claims", "0 malformed"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("summary lacks %q", want)
-		}
-	}
-	if strings.Contains(out.String(), "player 4") {
+	}, "player 3 (bot)", "claims", "0 malformed")
+	if strings.Contains(out, "player 4") {
 		t.Error("a fourth guest joined a table of four")
 	}
-	if strings.Contains(out.String(), " 0 received") {
+	if strings.Contains(out, " 0 received") {
 		t.Error("a side received nothing")
 	}
 }
@@ -71,16 +48,7 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 			t.Errorf("--players %s: statesync's flags give %v", players, err)
 		}
 	}
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 3})
-	m, sides, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := f.Setup(quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 3})
 	if m.Clients(setup.Players) != 2 {
 		t.Errorf("a table of 3 needs %d clients, want 2", m.Clients(setup.Players))
 	}
@@ -105,16 +73,7 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 func TestStatesyncDemoBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 4})
-	m, sides, err := f.Sides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := f.Setup(quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 4})
 	v := viewer.New(viewer.Config{Logger: quiet})
 	web := httptest.NewServer(v.Handler())
 	runCtx, stopRun := context.WithCancel(ctx)
