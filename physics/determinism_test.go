@@ -177,13 +177,7 @@ func TestRestoreRewinds(t *testing.T) {
 	if err := w.Restore(&snap); err != nil {
 		t.Fatal(err)
 	}
-	for i := range want {
-		script(t, w)
-		w.Step()
-		if got := w.Checksum(); got != want[i] {
-			t.Fatalf("step %d after restore: %016x, want %016x", i+1, got, want[i])
-		}
-	}
+	replayScript(t, w, want)
 }
 
 // TestRestoreRefusesForeignSnapshots restores a zero snapshot and one from
@@ -249,6 +243,13 @@ func TestRestoreOverStaleContacts(t *testing.T) {
 	if err := w.Restore(&snap); err != nil {
 		t.Fatal(err)
 	}
+	replayScript(t, w, want)
+}
+
+// replayScript steps w through the script once per checksum in want and
+// requires each step's checksum to match: the run after a Restore.
+func replayScript(t *testing.T, w *World, want []uint64) {
+	t.Helper()
 	for i := range want {
 		script(t, w)
 		w.Step()
