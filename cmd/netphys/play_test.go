@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -82,7 +83,8 @@ func TestLockstepMatchBetweenProcesses(t *testing.T) {
 
 // processMatch runs the program, built once per test binary, as a server
 // and players × `play --bot --ticks ticks` processes on loopback, with the
-// match flags (model, layout) and --players added to each. It waits for
+// match flags (model, layout) and --players (unless the flags hold it) added
+// to each. It waits for
 // every player, stops the server with SIGINT as Ctrl-C would, requires
 // every process to exit cleanly, and returns their outputs.
 func processMatch(t *testing.T, players, ticks int, match ...string) (playerOuts []string, serveOut string) {
@@ -102,7 +104,9 @@ func processMatch(t *testing.T, players, ticks int, match ...string) (playerOuts
 	}
 	hexKey := strings.TrimSpace(string(key))
 	addr := freeUDPAddr(t)
-	match = append(match, "--players", fmt.Sprint(players))
+	if !slices.Contains(match, "--players") { // statesync's table counts the host
+		match = append(match, "--players", fmt.Sprint(players))
+	}
 
 	var serveBuf bytes.Buffer
 	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0"}, match...)...)
