@@ -170,38 +170,17 @@ func startDemo(t *testing.T, ctx context.Context, cfg Config, width, height int)
 	web := httptest.NewServer(srv.Handler())
 	cfg.Viewer, cfg.Logger, cfg.Status, cfg.Duration = srv, quiet, nil, 0
 
-	runCtx, stopRun := context.WithCancel(ctx)
-	browserCtx, stopBrowser := context.WithCancel(ctx)
-	type result struct {
-		s   Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		s, err := Run(runCtx, cfg)
-		stopBrowser() // nothing more to see
-		done <- result{s, err}
-	}()
-	// Registered before the browser starts, so it runs after the browser
-	// is closed.
-	t.Cleanup(func() {
-		var r result
-		select {
-		case r = <-done:
-			t.Errorf("demo ended before the test did, after %d ticks", r.s.Ticks)
-		default:
-			stopRun()
-			r = <-done
-		}
-		stopBrowser()
+	var summary Summary
+	t.Cleanup(func() { // after the demo stopped
 		srv.Close()
 		web.Close()
-		if r.err != nil {
-			t.Errorf("demo: %v", r.err)
+		if summary.BadMessages != 0 {
+			t.Errorf("%d state messages did not decode", summary.BadMessages)
 		}
-		if r.s.BadMessages != 0 {
-			t.Errorf("%d state messages did not decode", r.s.BadMessages)
-		}
+	})
+	browserCtx := browsertest.RunBehind(t, ctx, func(ctx context.Context) (err error) {
+		summary, err = Run(ctx, cfg)
+		return err
 	})
 	b := browsertest.Start(t, browserCtx, width, height)
 	b.Open(web.URL)

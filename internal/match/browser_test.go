@@ -26,36 +26,11 @@ func TestLockstepDemoBrowser(t *testing.T) {
 	m, sides, setup := lockstepSides(t)
 	v := viewer.New(viewer.Config{Logger: quiet})
 	web := httptest.NewServer(v.Handler())
-	runCtx, stopRun := context.WithCancel(ctx)
-	browserCtx, stopBrowser := context.WithCancel(ctx)
-	type result struct {
-		s   Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		s, err := Demo(runCtx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v,
+	t.Cleanup(func() { v.Close(); web.Close() }) // after the demo stopped
+	browserCtx := browsertest.RunBehind(t, ctx, func(ctx context.Context) error {
+		_, err := Demo(ctx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v,
 			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
-		stopBrowser() // nothing more to see
-		done <- result{s, err}
-	}()
-	// Registered before the browser starts, so it runs after the browser
-	// is closed.
-	t.Cleanup(func() {
-		var r result
-		select {
-		case r = <-done:
-			t.Errorf("demo ended before the test did: %v", r.err)
-		default:
-			stopRun()
-			r = <-done
-		}
-		stopBrowser()
-		v.Close()
-		web.Close()
-		if r.err != nil {
-			t.Errorf("demo: %v", r.err)
-		}
+		return err
 	})
 	b := browsertest.Start(t, browserCtx, 1280, 480)
 	b.Open(web.URL)

@@ -76,23 +76,11 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 4})
 	v := viewer.New(viewer.Config{Logger: quiet})
 	web := httptest.NewServer(v.Handler())
-	runCtx, stopRun := context.WithCancel(ctx)
-	browserCtx, stopBrowser := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		_, err := Demo(runCtx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v, Script: true,
+	t.Cleanup(func() { v.Close(); web.Close() }) // after the demo stopped
+	browserCtx := browsertest.RunBehind(t, ctx, func(ctx context.Context) error {
+		_, err := Demo(ctx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v, Script: true,
 			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
-		stopBrowser()
-		done <- err
-	}()
-	t.Cleanup(func() { // after the browser is closed
-		stopRun()
-		if err := <-done; err != nil {
-			t.Errorf("demo: %v", err)
-		}
-		stopBrowser()
-		v.Close()
-		web.Close()
+		return err
 	})
 	b := browsertest.Start(t, browserCtx, 1280, 480)
 	b.Open(web.URL)
