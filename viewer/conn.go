@@ -24,8 +24,9 @@ type client struct {
 	stop  context.CancelCauseFunc
 
 	mu     sync.Mutex
-	keys   Input     // latest input message
-	keysAt time.Time // when it arrived
+	keys    Input     // latest input message
+	pointer *Pointer  // its pointer, nil when it had none
+	keysAt  time.Time // when it arrived
 	sent   FrameSeq  // newest frame sent (set before the write, so no ack can beat it)
 	acked  FrameSeq  // newest frame the page acknowledged
 }
@@ -56,14 +57,15 @@ func (c *client) wake() {
 	}
 }
 
-// input returns the page's keys, or none once they are older than timeout.
-func (c *client) input(now time.Time, timeout time.Duration) Input {
+// input returns the page's keys and pointer (nil: none), or neither once
+// they are older than timeout, and when they arrived.
+func (c *client) input(now time.Time, timeout time.Duration) (Input, *Pointer, time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if now.Sub(c.keysAt) > timeout {
-		return 0
+		return 0, nil, time.Time{}
 	}
-	return c.keys
+	return c.keys, c.pointer, c.keysAt
 }
 
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
@@ -132,7 +134,7 @@ func (c *client) handle(m PageMessage) error {
 	defer c.mu.Unlock()
 	switch m.Type {
 	case PageInput:
-		c.keys, c.keysAt = m.Keys, time.Now()
+		c.keys, c.pointer, c.keysAt = m.Keys, m.Pointer, time.Now()
 	case PageAck:
 		if m.Seq <= c.acked || m.Seq > c.sent {
 			return fmt.Errorf("%w: ack of frame %d: sent up to %d, acknowledged up to %d", ErrPageMessage, m.Seq, c.sent, c.acked)

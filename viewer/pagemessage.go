@@ -13,18 +13,22 @@ import (
 // "type":
 //
 //	{"type":"input","keys":["left","space"]}   on every key change and every inputResendMs
+//	{"type":"input","keys":[],"pointer":{"from":[0,9.8,24],"dir":[0,-0.69,-0.72],"lift":0,"grip":true}}
 //	{"type":"ack","seq":17}                      on receiving binary frame 17
 //
 // keys lists the held keys, each at most once, from left, right, up, down,
-// space, z. The acks are the flow control: the server keeps at most
+// space, z. pointer, optional, is the mouse (Pointer): a page sends it once
+// the mouse moved over the views, with every input message after that; a
+// model that does not point (the cube world) ignores it. The acks are the flow control: the server keeps at most
 // Config.FramesInFlight frames unacknowledged per page, so a page that
 // draws slowly gets the newest frame when it is ready for one, not a
 // frame that waited seconds in the socket buffers.
 
-// MaxPageMessage is the longest message a page may send, in bytes. The
-// longest valid one, an input with all six keys, is 70 bytes; the rest is
-// room for whitespace.
-const MaxPageMessage = 256
+// MaxPageMessage is the longest message a page may send, in bytes. An
+// input with all six keys and a pointer whose numbers the page rounds (to
+// the millimetre, the direction to 1e-4) takes under 200; the rest is room
+// for numbers written in full and for whitespace.
+const MaxPageMessage = 512
 
 // ErrPageMessage reports a page message that breaks the protocol; the
 // server closes the connection with it as the reason.
@@ -40,20 +44,61 @@ const (
 
 // PageMessage is one message from a page.
 type PageMessage struct {
-	Type PageMessageType
-	Keys Input    // for PageInput
-	Seq  FrameSeq // for PageAck
+	Type    PageMessageType
+	Keys    Input    // for PageInput
+	Pointer *Pointer // for PageInput: the mouse, nil when the page sent none
+	Seq     FrameSeq // for PageAck
 }
 
 type pageMessageJSON struct {
-	Type string    `json:"type"`
-	Keys *[]string `json:"keys"`
-	Seq  *uint32   `json:"seq"`
+	Type    string       `json:"type"`
+	Keys    *[]string    `json:"keys"`
+	Pointer *pointerJSON `json:"pointer"`
+	Seq     *uint32      `json:"seq"`
+}
+
+// pointerJSON is a Pointer as a page writes it; every field is required.
+// The vectors are slices, not arrays, so that a wrong length is an error
+// rather than silently cut or padded (MaxPageMessage bounds them), of
+// pointers, so that a null is an error rather than a zero.
+type pointerJSON struct {
+	From []*float64 `json:"from"`
+	Dir  []*float64 `json:"dir"`
+	Lift *float64   `json:"lift"`
+	Grip *bool      `json:"grip"`
+}
+
+func (j *pointerJSON) pointer() (*Pointer, error) {
+	if j.From == nil || j.Dir == nil || j.Lift == nil || j.Grip == nil {
+		return nil, fmt.Errorf("%w: a pointer has from, dir, lift and grip", ErrPageMessage)
+	}
+	p := &Pointer{Lift: *j.Lift, Grip: *j.Grip}
+	for _, v := range []struct {
+		dst *[3]float64
+		src []*float64
+	}{{&p.From, j.From}, {&p.Dir, j.Dir}} {
+		if len(v.src) != 3 {
+			return nil, fmt.Errorf("%w: pointer from and dir have three numbers each", ErrPageMessage)
+		}
+		for i, x := range v.src {
+			if x == nil {
+				return nil, fmt.Errorf("%w: null in a pointer vector", ErrPageMessage)
+			}
+			v.dst[i] = *x
+		}
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // ParsePageMessage reads a message from a page. It rejects messages longer
 // than MaxPageMessage, unknown types and fields, fields of the other type,
-// unknown or repeated keys, and trailing data.
+// unknown or repeated keys, a pointer with a missing field, a coordinate
+// beyond MaxPointerCoord or a direction that is not a unit vector, and
+// trailing data. JSON has no NaN or infinity, and a number beyond float64
+// is an error, so an accepted pointer is finite.
 func ParsePageMessage(b []byte) (PageMessage, error) {
 	if len(b) > MaxPageMessage {
 		return PageMessage{}, fmt.Errorf("%w: %d bytes, at most %d", ErrPageMessage, len(b), MaxPageMessage)
@@ -73,10 +118,19 @@ func ParsePageMessage(b []byte) (PageMessage, error) {
 			return PageMessage{}, fmt.Errorf("%w: an input has keys and no seq", ErrPageMessage)
 		}
 		in, err := parseKeys(*m.Keys)
-		return PageMessage{Type: PageInput, Keys: in}, err
+		if err != nil {
+			return PageMessage{}, err
+		}
+		msg := PageMessage{Type: PageInput, Keys: in}
+		if m.Pointer != nil {
+			if msg.Pointer, err = m.Pointer.pointer(); err != nil {
+				return PageMessage{}, err
+			}
+		}
+		return msg, nil
 	case "ack":
-		if m.Seq == nil || m.Keys != nil {
-			return PageMessage{}, fmt.Errorf("%w: an ack has a seq and no keys", ErrPageMessage)
+		if m.Seq == nil || m.Keys != nil || m.Pointer != nil {
+			return PageMessage{}, fmt.Errorf("%w: an ack has a seq and no keys or pointer", ErrPageMessage)
 		}
 		return PageMessage{Type: PageAck, Seq: FrameSeq(*m.Seq)}, nil
 	}
@@ -98,9 +152,9 @@ func parseKeys(names []string) (Input, error) {
 	return in, nil
 }
 
-// AppendInput appends the input message a page sends for in. Bits beyond
-// the keys are left out.
-func AppendInput(b []byte, in Input) []byte {
+// AppendInput appends the input message a page sends for in and, when p
+// is not nil, its pointer. Bits beyond the keys are left out.
+func AppendInput(b []byte, in Input, p *Pointer) []byte {
 	b = append(b, `{"type":"input","keys":[`...)
 	first := true
 	for i, name := range keyNames {
@@ -115,7 +169,12 @@ func AppendInput(b []byte, in Input) []byte {
 		b = append(b, name...)
 		b = append(b, '"')
 	}
-	return append(b, "]}"...)
+	b = append(b, ']')
+	if p != nil {
+		b = append(b, `,"pointer":`...)
+		b = appendPointer(b, p)
+	}
+	return append(b, '}')
 }
 
 // AppendAck appends the message a page sends on receiving frame seq.

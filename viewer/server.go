@@ -165,9 +165,33 @@ func (s *Server) Input() Input {
 	defer s.mu.Unlock()
 	var in Input
 	for c := range s.clients {
-		in |= c.input(now, s.cfg.InputTimeout)
+		keys, _, _ := c.input(now, s.cfg.InputTimeout)
+		in |= keys
 	}
 	return in
+}
+
+// Pointer returns the mouse of the page that sent a pointer last, among
+// the input messages younger than Config.InputTimeout, and whether there is
+// one. Unlike keys, pointers do not combine: two pages pointing at two
+// places point nowhere in particular, so the newest wins.
+func (s *Server) Pointer() (Pointer, bool) {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var (
+		newest *Pointer
+		at     time.Time
+	)
+	for c := range s.clients {
+		if _, p, t := c.input(now, s.cfg.InputTimeout); p != nil && (newest == nil || t.After(at)) {
+			newest, at = p, t
+		}
+	}
+	if newest == nil {
+		return Pointer{}, false
+	}
+	return *newest, true
 }
 
 // Clients returns the number of pages connected.

@@ -182,7 +182,7 @@ func TestInputFromPages(t *testing.T) {
 	a, b := h.dial(t), h.dial(t)
 	send := func(c *websocket.Conn, in viewer.Input) {
 		t.Helper()
-		if err := c.Write(h.ctx, websocket.MessageText, viewer.AppendInput(nil, in)); err != nil {
+		if err := c.Write(h.ctx, websocket.MessageText, viewer.AppendInput(nil, in, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -208,10 +208,53 @@ func TestInputFromPages(t *testing.T) {
 	waitInput(0)
 }
 
+// TestPointerFromPages: the newest pointer of any page counts, a page's
+// input without one withdraws its own, and a page that leaves takes its
+// pointer along.
+func TestPointerFromPages(t *testing.T) {
+	h := newHarness(t, viewer.Config{})
+	a, b := h.dial(t), h.dial(t)
+	at := func(x float64, grip bool) *viewer.Pointer {
+		return &viewer.Pointer{From: [3]float64{x, 10, 20}, Dir: [3]float64{0, -0.6, -0.8}, Lift: 0.5, Grip: grip}
+	}
+	send := func(c *websocket.Conn, p *viewer.Pointer) {
+		t.Helper()
+		if err := c.Write(h.ctx, websocket.MessageText, viewer.AppendInput(nil, viewer.KeyZ, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait := func(want *viewer.Pointer) {
+		t.Helper()
+		for {
+			p, ok := h.srv.Pointer()
+			if (want == nil && !ok) || (want != nil && ok && p == *want) {
+				return
+			}
+			if h.ctx.Err() != nil {
+				t.Fatalf("pointer %+v (%v), want %+v", p, ok, want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	wait(nil)
+	send(a, at(1, true))
+	wait(at(1, true))
+	time.Sleep(2 * time.Millisecond) // b's message must arrive measurably later
+	send(b, at(2, false))
+	wait(at(2, false))
+	send(b, nil)
+	wait(at(1, true))
+	a.Close(websocket.StatusNormalClosure, "")
+	wait(nil)
+	if in := h.srv.Input(); in != viewer.KeyZ {
+		t.Errorf("keys %v, want b's z", in)
+	}
+}
+
 func TestInputTimeout(t *testing.T) {
 	h := newHarness(t, viewer.Config{InputTimeout: 50 * time.Millisecond})
 	page := h.dial(t)
-	if err := page.Write(h.ctx, websocket.MessageText, viewer.AppendInput(nil, viewer.KeyUp)); err != nil {
+	if err := page.Write(h.ctx, websocket.MessageText, viewer.AppendInput(nil, viewer.KeyUp, nil)); err != nil {
 		t.Fatal(err)
 	}
 	seen := false
@@ -242,6 +285,7 @@ func TestBadPagesAreClosed(t *testing.T) {
 		{"binary", websocket.MessageBinary, "\x01\x02", websocket.StatusUnsupportedData, "not binary"},
 		{"not JSON", websocket.MessageText, "left", websocket.StatusPolicyViolation, "bad page message"},
 		{"unknown key", websocket.MessageText, `{"type":"input","keys":["jump"]}`, websocket.StatusPolicyViolation, `unknown key "jump"`},
+		{"pointer far away", websocket.MessageText, `{"type":"input","keys":[],"pointer":{"from":[0,1e9,0],"dir":[0,-1,0],"lift":0,"grip":false}}`, websocket.StatusPolicyViolation, "pointer coordinate 1"},
 		{"ack of a frame not sent", websocket.MessageText, `{"type":"ack","seq":1}`, websocket.StatusPolicyViolation, "ack of frame 1: sent up to 0"},
 		{"too long", websocket.MessageText, strings.Repeat(" ", viewer.MaxPageMessage+1), websocket.StatusMessageTooBig, ""},
 	}
