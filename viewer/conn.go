@@ -23,12 +23,12 @@ type client struct {
 	ctx   context.Context
 	stop  context.CancelCauseFunc
 
-	mu     sync.Mutex
+	mu      sync.Mutex
 	keys    Input     // latest input message
 	pointer *Pointer  // its pointer, nil when it had none
 	keysAt  time.Time // when it arrived
-	sent   FrameSeq  // newest frame sent (set before the write, so no ack can beat it)
-	acked  FrameSeq  // newest frame the page acknowledged
+	sent    FrameSeq  // newest frame sent (set before the write, so no ack can beat it)
+	acked   FrameSeq  // newest frame the page acknowledged
 }
 
 // A protocolError is a page breaking the protocol; the connection closes
