@@ -24,8 +24,13 @@ func init() {
 		Flags:        statesyncFlags,
 		HostSeats:    1,
 		CheckPlayers: statesyncTable,
+		Keys:         StatesyncKeys,
 	})
 }
+
+// StatesyncKeys are what the page's mouse and keys do to a statesync
+// guest's right hand (scene.VRPointer).
+const StatesyncKeys = "the mouse moves your right hand, the left button grips (hold to carry, let go to throw), right-drag lifts; arrows move it too, space raises it, z grips"
 
 // statesyncTable checks --players as statesync reads it: the host and at
 // least one guest, at most the VR table.
@@ -178,6 +183,12 @@ func (h *statesyncHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figur
 
 func (h *statesyncHost) Summary(_ time.Time, dst []Line) []Line { return statesyncSummary(h.Host, dst) }
 
+// mouse is implemented by the Controls that have a pointer (Keys): the
+// guest's hand follows it.
+type mouse interface {
+	Pointer() (scene.Pointer, bool)
+}
+
 // statesyncPlayer is a guest: netcode slot s is VR player s+1.
 type statesyncPlayer struct {
 	*statesync.Guest
@@ -204,7 +215,14 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s PlayerSetup
 		ctl = scene.NewVRBot(me, scene.VRMatch(layout, me))
 	} else {
 		tick := 0
-		ctl = scene.NewVRKeys(me, func() scene.Input { tick++; return s.Controls.Input(me, tick) })
+		ctl = scene.NewVRPointer(scene.DefaultVRPointerConfig(), me, func() scene.VRInput {
+			tick++
+			in := scene.VRInput{Keys: s.Controls.Input(me, tick)}
+			if m, ok := s.Controls.(mouse); ok {
+				in.Pointer, in.Pointing = m.Pointer()
+			}
+			return in
+		})
 	}
 	world, err := scene.NewVR(vcfg, statesync.Player(me), ctl)
 	if err != nil {
