@@ -144,6 +144,7 @@ func checkPageDecoder(t *testing.T, browser context.Context) {
 	views[0].Cubes[0].Rotation = [4]float32{0.5, -0.5, 0.5, 0.5}
 	views[0].Cubes[0].Owner = 3
 	views[1].Cubes[1].Owner = viewer.MaxOwner
+	views[1].Facing = [2]float32{0.6, 0.8}
 	msg, err := viewer.AppendFrame(nil, 77, views)
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +156,7 @@ func checkPageDecoder(t *testing.T, browser context.Context) {
 	type decoded struct {
 		Seq      uint32
 		Names    []string
+		Facings  [][]float32
 		Cubes    [][]cube
 		Rejected int
 	}
@@ -172,7 +174,7 @@ func checkPageDecoder(t *testing.T, browser context.Context) {
 		for (let n = 0; n < bytes.length; n++) {
 			try { m.parseFrame(bytes.slice(0, n).buffer); } catch { rejected++; }
 		}
-		return { Seq: f.seq, Names: f.views.map((v) => v.name), Cubes: cubes, Rejected: rejected };
+		return { Seq: f.seq, Names: f.views.map((v) => v.name), Facings: f.views.map((v) => v.facing), Cubes: cubes, Rejected: rejected };
 	})()`
 	got, err := chromedp.Run(browser, chromedp.Evaluate[decoded](js, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -180,6 +182,9 @@ func checkPageDecoder(t *testing.T, browser context.Context) {
 	}
 	if got.Seq != 77 || len(got.Names) != 2 || got.Names[1] != "remote" || got.Rejected != len(msg) {
 		t.Fatalf("page decoded seq %d, views %q, rejected %d of %d cuts", got.Seq, got.Names, got.Rejected, len(msg))
+	}
+	if fmt.Sprint(got.Facings) != "[[] [0.6 0.8]]" {
+		t.Errorf("page read facings %v, want none and (0.6, 0.8)", got.Facings)
 	}
 	for i, v := range views {
 		for j, c := range v.Cubes {

@@ -145,9 +145,9 @@ func (c *client) handle(m PageMessage) error {
 	return nil
 }
 
-// writeLoop sends hello, then, whenever woken, the newest frame if it is
-// new to the page and fewer than FramesInFlight frames await the page's
-// ack. It runs until c is stopped or a write fails, and returns why it
+// writeLoop sends hello, then, whenever woken, the controls if they
+// changed and the newest frame if it is new to the page and fewer than
+// FramesInFlight frames await the page's ack. It runs until c is stopped or a write fails, and returns why it
 // stopped.
 func (c *client) writeLoop(s *Server) error {
 	if err := c.write(s, websocket.MessageText, marshalHello(s.cfg.InputTimeout/4)); err != nil {
@@ -155,7 +155,16 @@ func (c *client) writeLoop(s *Server) error {
 	}
 	var sent, sentFigures FrameSeq
 	var inFlight []FrameSeq // sent and not acknowledged, oldest first
+	sentControls := 0       // generation of the controls sent
 	for {
+		// A wake-up runs the loop to here again, whatever it found
+		// below: new controls go out before the next frame.
+		if msg, gen := s.controlsMessage(); gen != sentControls {
+			if err := c.write(s, websocket.MessageText, msg); err != nil {
+				return err
+			}
+			sentControls = gen
+		}
 		select {
 		case <-c.ctx.Done():
 			return context.Cause(c.ctx)

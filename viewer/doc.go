@@ -3,8 +3,8 @@
 // side, cubes coloured as in the networked-physics articles (grey at rest,
 // red interacting, a blue player, or, where a model distributes authority,
 // the colour of the player who has it: Cube.Owner), the live figures in an
-// overlay, and the
-// keys held in the page sent back to drive the player cube.
+// overlay, and the keys held in the page and its mouse sent back to drive
+// the player.
 //
 // # Usage
 //
@@ -29,16 +29,27 @@
 // the union of the keys held in every connected page; a page's keys are
 // forgotten when it disconnects or stops repeating them
 // (Config.InputTimeout), so the player never runs away on a stuck key.
+// Pointer returns the newest page's mouse, for a world whose player points
+// (the VR table's hand): a ray from the page's camera through the mouse, a
+// lift the right button drags and the left button (Pointer). SetControls
+// tells the pages what the keys and the mouse do there; by default they
+// show the cube world's keys.
+//
+// A view's camera (View.Facing) is shared by default, following the first
+// view's player, so that views of one world compare pixel for pixel; a
+// view with a Facing is a player's own view, from behind its own player.
 //
 // # Protocol
 //
 // One WebSocket per page, at /ws, same origin only. The server sends a
-// hello text message, then per frame one binary message with the cubes of
-// every view (layout on AppendFrame: an 8-byte header, then per view its
-// name and count, then 48 bytes per cube) followed, when they changed, by
-// a figures text message (JSON, message.go). The page acknowledges every
-// frame and sends its keys on every change and every InputTimeout/4 (JSON,
-// see ParsePageMessage). The server keeps at most Config.FramesInFlight
+// hello text message, the controls once SetControls set them, then per
+// frame one binary message with the cubes of every view (layout on
+// AppendFrame: an 8-byte header, then per view its name, count and facing,
+// then 48 bytes per cube) followed, when they changed, by a figures text
+// message (JSON, message.go). The page acknowledges every frame and sends
+// its keys and, once the mouse moved over the views, its pointer on every
+// key or button change, at most once a frame while the mouse moves, and
+// every InputTimeout/4 (JSON, see ParsePageMessage). The server keeps at most Config.FramesInFlight
 // frames unacknowledged per page: without that flow control a page that
 // draws slowly would fall seconds behind, its frames queued in socket
 // buffers. A page that sends a binary message, a message over
@@ -50,9 +61,10 @@
 //
 // The page and three.js are embedded (go:embed) and served from the
 // Handler; nothing is loaded from elsewhere, so it works offline. Its ES
-// modules under static/: viewer.js (the connection, the overlay, the
-// keys sent), worlds.js (the views drawn with three.js), frame.js (the
-// frame decoder, mirroring DecodeFrame) and keys.js (the keyboard). three.js
+// modules under static/: viewer.js (the connection, the overlays, the
+// input sent), worlds.js (the views drawn with three.js, and the rays
+// under the mouse), frame.js (the frame decoder, mirroring DecodeFrame),
+// keys.js (the keyboard) and pointer.js (the mouse). three.js
 // is vendored under static/vendor/ at the version in static/vendor/VERSION,
 // bundled and minified into one module (0.7 MB in the binary instead of
 // 2.1 MB), with its licence; vendor-three.sh updates it from npm. The page exposes

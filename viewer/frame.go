@@ -30,9 +30,19 @@ type Cube struct {
 
 // View is one world drawn in its own viewport with its own label, such as
 // "authority" or "remote".
+//
+// The camera of a view looks down at its player (the last Player cube)
+// from behind. By default every view shares one camera, which looks along
+// -z and follows the first view's player, so that views of one world
+// (authority and remote) compare pixel for pixel. A view with a Facing has
+// a camera of its own that follows its own player and looks along Facing:
+// a player's own view of a table that players face from different sides.
 type View struct {
 	Name  string // label shown above the viewport; at most MaxViewName bytes of UTF-8
 	Cubes []Cube
+	// Facing is the direction (x, z) on the ground the view's own camera
+	// looks in, a unit vector; zero: the shared camera.
+	Facing [2]float32
 }
 
 // Frame is what the demo hands to Publish at render rate: every world to
@@ -46,14 +56,27 @@ type Frame struct {
 // them and the decoder rejects them, so a reader never allocates more than
 // MaxViews*MaxCubes cubes, and only after the bytes to fill them arrived.
 const (
-	FrameVersion = 2       // first byte of every binary frame message; 2 added Cube.Owner
+	FrameVersion = 3       // first byte of every binary frame message; 2 added Cube.Owner, 3 View.Facing
 	MaxOwner     = 7       // Cube.Owner fits three bits
 	MaxViews     = 8       // views in one frame
 	MaxViewName  = 64      // bytes of a view's name
 	MaxCubes     = 1 << 16 // cubes in one view
 	cubeBytes    = 48      // encoded size of one cube
 	headerBytes  = 8       // encoded size of the frame header
+	facingBytes  = 8       // encoded size of View.Facing
 )
+
+// facingTolerance is how far from 1 the length of a View.Facing may be.
+const facingTolerance = 1e-3
+
+// validFacing reports whether f is zero or a unit vector.
+func validFacing(f [2]float32) bool {
+	if f == [2]float32{} {
+		return true
+	}
+	x, z := float64(f[0]), float64(f[1])
+	return math.Abs(math.Sqrt(float64(x*x)+float64(z*z))-1) <= facingTolerance
+}
 
 // Cube flag bits on the wire. Undefined bits must be zero.
 const (
@@ -83,11 +106,13 @@ var (
 //	|version| views |   reserved=0  |          seq (u32)            |
 //	+-------+-------+-------+-------+-------+-------+-------+-------+
 //
-// Then each view: its name and cube count, then its cubes.
+// Then each view: its name, cube count and facing, then its cubes.
 //
-//	+-------+---------------------------+-------------------------------+
-//	| nlen  |  name (nlen bytes, UTF-8) |          cubes (u32)          |
-//	+-------+---------------------------+-------------------------------+
+//	+-------+---------------------------+---------------+-------+-------+
+//	| nlen  |  name (nlen bytes, UTF-8) |  cubes (u32)  |  fx   |  fz   |
+//	+-------+---------------------------+---------------+-------+-------+
+//
+// fx and fz are View.Facing as float32: both zero, or a unit vector.
 //
 // Each cube, 48 bytes (ten float32 and two u32):
 //
@@ -101,7 +126,7 @@ var (
 //	      +------+------+------+------+   bit 1 player, bit 2 at rest,
 //	                                      bits 3-5 owner (0: nobody)
 //
-// A 900-cube view takes 48 bytes of header and names plus 43,200 bytes.
+// A 900-cube view takes 56 bytes of header and names plus 43,200 bytes.
 func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 	if len(views) > MaxViews {
 		return b, fmt.Errorf("%w: %d views, at most %d", ErrLimit, len(views), MaxViews)
@@ -113,6 +138,9 @@ func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 		}
 		if len(v.Cubes) > MaxCubes {
 			return b, fmt.Errorf("%w: view %q: %d cubes, at most %d", ErrLimit, v.Name, len(v.Cubes), MaxCubes)
+		}
+		if !validFacing(v.Facing) {
+			return b, fmt.Errorf("%w: view %q: facing %v is neither zero nor a unit vector", ErrLimit, v.Name, v.Facing)
 		}
 		for j := range v.Cubes {
 			if v.Cubes[j].Owner > MaxOwner {
@@ -127,6 +155,9 @@ func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 		b = append(b, byte(len(v.Name)))
 		b = append(b, v.Name...)
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(v.Cubes)))
+		for _, f := range v.Facing {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+		}
 		for j := range v.Cubes {
 			b = appendCube(b, &v.Cubes[j])
 		}
@@ -139,7 +170,7 @@ func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 func FrameSize(views []View) int {
 	n := headerBytes
 	for i := range views {
-		n += 1 + len(views[i].Name) + 4 + cubeBytes*len(views[i].Cubes)
+		n += 1 + len(views[i].Name) + 4 + facingBytes + cubeBytes*len(views[i].Cubes)
 	}
 	return n
 }
@@ -211,7 +242,7 @@ func decodeView(b []byte, v *View) ([]byte, error) {
 	if nlen > MaxViewName {
 		return nil, fmt.Errorf("%w: %d-byte name", ErrLimit, nlen)
 	}
-	if len(b) < 1+nlen+4 {
+	if len(b) < 1+nlen+4+facingBytes {
 		return nil, ErrTruncated
 	}
 	name := b[1 : 1+nlen]
@@ -221,9 +252,15 @@ func decodeView(b []byte, v *View) ([]byte, error) {
 	v.Name = string(name)
 	b = b[1+nlen:]
 	n := binary.LittleEndian.Uint32(b)
-	b = b[4:]
+	for i := range v.Facing {
+		v.Facing[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4+4*i:]))
+	}
+	b = b[4+facingBytes:]
 	if n > MaxCubes {
 		return nil, fmt.Errorf("%w: %d cubes", ErrLimit, n)
+	}
+	if !validFacing(v.Facing) {
+		return nil, fmt.Errorf("%w: facing %v is neither zero nor a unit vector", ErrMalformed, v.Facing)
 	}
 	if uint64(len(b)) < uint64(n)*cubeBytes {
 		return nil, fmt.Errorf("%w: %d cubes announced, %d bytes left", ErrTruncated, n, len(b))

@@ -88,6 +88,9 @@ type Server struct {
 	latest  *published // newest frame, nil before the first Publish
 	seq     FrameSeq   // seq of latest
 	closed  bool
+
+	controls    []byte // the controls message, nil before SetControls
+	controlsGen int    // counts SetControls calls, for the writers to tell a new one
 }
 
 // published is one frame, encoded once for all pages. It is immutable once
@@ -155,6 +158,28 @@ func (s *Server) Publish(f Frame) error {
 		c.wake()
 	}
 	return nil
+}
+
+// SetControls replaces the controls line of every page, connected now or
+// later, with controls: what the keys and the mouse do in the world shown
+// (a VR guest's hand rather than the cube world's player cube). Until it is
+// called the pages show their own line, the cube world's keys.
+func (s *Server) SetControls(controls []Control) {
+	msg := marshalControls(controls)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.controls = msg
+	s.controlsGen++
+	for c := range s.clients {
+		c.wake()
+	}
+}
+
+// controlsMessage returns the controls message and its generation.
+func (s *Server) controlsMessage() ([]byte, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.controls, s.controlsGen
 }
 
 // Input returns the keys held in the connected pages: the union of each

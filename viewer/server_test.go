@@ -386,3 +386,28 @@ func TestServesPage(t *testing.T) {
 		}
 	}
 }
+
+// TestControls: a page connected before SetControls gets the new controls
+// line, one connected after gets it right after the hello, and the frames
+// follow.
+func TestControls(t *testing.T) {
+	h := newHarness(t, viewer.Config{})
+	early := h.dial(t)
+	want := []viewer.Control{{Keys: []string{"mouse"}, Does: "moves the hand"}, {Keys: []string{"left button", "z"}, Does: "grips"}}
+	h.srv.SetControls(want)
+	late := h.dial(t)
+	h.srv.Publish(smallFrame(1))
+	for _, page := range []*websocket.Conn{early, late} {
+		var msg struct {
+			Type     string           `json:"type"`
+			Controls []viewer.Control `json:"controls"`
+		}
+		readJSON(t, h.ctx, page, &msg)
+		if msg.Type != "controls" || len(msg.Controls) != 2 || msg.Controls[1].Keys[0] != "left button" || msg.Controls[0].Does != "moves the hand" {
+			t.Errorf("message %+v, want the controls", msg)
+		}
+		if seq, _ := readFrame(t, h.ctx, page); seq != 1 {
+			t.Errorf("frame %d, want 1", seq)
+		}
+	}
+}

@@ -21,16 +21,26 @@ type PageState struct {
 	DrawMs    float64  `json:"drawMs"`   // JavaScript time of the last draw, ms
 	Skipped   int      `json:"skipped"`  // frames not sent to the page while it was busy
 	Error     string   `json:"error"`
-	Keys      []string `json:"keys"` // held, as last sent
+	Keys      []string `json:"keys"`    // held, as last sent
+	Pointer   *Pointer `json:"pointer"` // the mouse as last sent, nil before it moved over the views
 	Views     []View   `json:"views"`
 	Figures   []Figure `json:"figures"`
 }
 
 // View is one viewport as drawn.
 type View struct {
-	Name   string    `json:"name"`
-	Cubes  int       `json:"cubes"`
-	Player []float64 `json:"player"` // x, y, z in m; nil when the view has no player
+	Name    string      `json:"name"`
+	Cubes   int         `json:"cubes"`
+	Player  []float64   `json:"player"`  // x, y, z in m; nil when the view has no player
+	Players [][]float64 `json:"players"` // every player cube's x, y, z in frame order (the VR avatars' hands and heads)
+}
+
+// Pointer is the mouse as the page sends it (viewer.Pointer).
+type Pointer struct {
+	From []float64 `json:"from"`
+	Dir  []float64 `json:"dir"`
+	Lift float64   `json:"lift"`
+	Grip bool      `json:"grip"`
 }
 
 // Figure is one row of the figures overlay; Value is nil when the page
@@ -192,5 +202,38 @@ func (b *Browser) Hide(sel string) (show func()) {
 	return func() {
 		b.t.Helper()
 		set("")
+	}
+}
+
+// Drag presses the left mouse button at (x0, y0) (CSS pixels from the
+// top left of the page), moves it to (x1, y1) in steps moves, waiting
+// pause after each so that the page sees the way, and releases it there:
+// pointer events in the page, as from a real mouse.
+func (b *Browser) Drag(x0, y0, x1, y1 float64, steps int, pause time.Duration) {
+	b.t.Helper()
+	b.mouse(input.DispatchMouseEventTypeMouseMoved, x0, y0, input.MouseButtonNone, 0)
+	b.mouse(input.DispatchMouseEventTypeMousePressed, x0, y0, input.MouseButtonLeft, 1)
+	for i := 1; i <= steps; i++ {
+		f := float64(i) / float64(steps)
+		b.mouse(input.DispatchMouseEventTypeMouseMoved, x0+f*(x1-x0), y0+f*(y1-y0), input.MouseButtonLeft, 1)
+		time.Sleep(pause)
+	}
+	b.mouse(input.DispatchMouseEventTypeMouseReleased, x1, y1, input.MouseButtonLeft, 1)
+}
+
+// mouse dispatches one mouse event; buttons is the mask of those held (1:
+// left).
+func (b *Browser) mouse(typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, buttons int64) {
+	b.t.Helper()
+	ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, Buttons: buttons}
+	if typ != input.DispatchMouseEventTypeMouseMoved {
+		ev.ClickCount = 1
+	}
+	err := chromedp.Do(b.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, input.DispatchMouseEvent, ev)
+		return err
+	}))
+	if err != nil {
+		b.t.Fatalf("mouse %s at (%g, %g): %v", typ, x, y, err)
 	}
 }

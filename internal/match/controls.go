@@ -7,13 +7,16 @@ import (
 )
 
 // Keys are the keys held in the viewer's pages, and their mouse. With
-// AutoPlay, once no key has been held nor the mouse moved for that many
-// ticks the player's scripted minute (Bot) drives it, from its start,
-// until a key is pressed: the demo's first sight then moves, as the state
-// demo's --autoplay does.
+// AutoPlay, once no key has been held (nor, with Mouse, the mouse moved)
+// for that many ticks the player's scripted minute (Bot) drives it, from
+// its start, until a key is pressed: the demo's first sight then moves, as
+// the state demo's --autoplay does.
 type Keys struct {
 	Viewer   *viewer.Server
 	AutoPlay int // ticks; 0: never
+	// Mouse says the model reads the pointer (statesync's VR hand), so
+	// moving the mouse is play too; in the others it does nothing.
+	Mouse bool
 
 	seen     bool           // a tick was asked for
 	lastHeld int            // the newest tick with a key held or the mouse moved, or the first tick asked for
@@ -26,7 +29,7 @@ type Keys struct {
 func (k *Keys) Input(p, t int) scene.Input {
 	in := scene.InputFromBits(uint8(k.Viewer.Input()))
 	moved := false
-	if ptr, ok := k.Viewer.Pointer(); ok && ptr != k.pointer {
+	if ptr, ok := k.Viewer.Pointer(); k.Mouse && ok && ptr != k.pointer {
 		k.pointer, moved = ptr, true
 	}
 	if !k.seen || moved || in != (scene.Input{}) {

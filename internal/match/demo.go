@@ -339,7 +339,7 @@ func (b *board) post(i int, figs []viewer.Figure, views []viewer.View, busy floa
 		k := len(cubes)
 		cubes = append(cubes, v.Cubes...)
 		// A later append may move cubes; this view keeps the copy it has.
-		vs = append(vs, viewer.View{Name: v.Name, Cubes: cubes[k:len(cubes):len(cubes)]})
+		vs = append(vs, viewer.View{Name: v.Name, Cubes: cubes[k:len(cubes):len(cubes)], Facing: v.Facing})
 	}
 	b.cubes[i], b.views[i], b.busy[i] = cubes, vs, busy
 	if c != nil {

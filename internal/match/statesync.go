@@ -3,6 +3,7 @@ package match
 import (
 	"flag"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/statesync"
@@ -29,8 +30,17 @@ func init() {
 }
 
 // StatesyncKeys are what the page's mouse and keys do to a statesync
-// guest's right hand (scene.VRPointer).
+// guest's right hand (scene.VRPointer), for the commands' hints;
+// statesyncControls say it on the page.
 const StatesyncKeys = "the mouse moves your right hand, the left button grips (hold to carry, let go to throw), right-drag lifts; arrows move it too, space raises it, z grips"
+
+var statesyncControls = []viewer.Control{
+	{Keys: []string{"mouse"}, Does: "moves your right hand"},
+	{Keys: []string{"left button"}, Does: "grips: hold to carry, let go to throw"},
+	{Keys: []string{"right drag"}, Does: "lifts"},
+	{Keys: []string{"left", "up", "down", "right", "space", "z"}, Does: "move, raise, grip"},
+	{Keys: []string{"wheel"}, Does: "zoom"},
+}
 
 // statesyncTable checks --players as statesync reads it: the host and at
 // least one guest, at most the VR table.
@@ -83,7 +93,8 @@ type statesyncNode interface {
 // vrView draws one machine's world: the cubes where it renders them
 // (smoothed) in the colour of the player with authority over them (or
 // holding them), white under nobody's, then the avatars in their players'
-// colours, player me last so that the page's camera follows it. At-rest
+// colours, player me last so that the page's camera follows it, from
+// behind me's place at the table, facing the table as me does. At-rest
 // cubes are not greyed: authority returns to nobody once a cube rests, so
 // white is the resting colour of the sample.
 func vrView(name string, w *scene.VR, n statesyncNode, me int, dst []viewer.Cube) viewer.View {
@@ -122,7 +133,9 @@ func vrView(name string, w *scene.VR, n statesyncNode, me int, dst []viewer.Cube
 			})
 		}
 	}
-	return viewer.View{Name: name, Cubes: cubes}
+	home := w.Home(me)
+	l := math.Sqrt(float64(home.X*home.X) + float64(home.Z*home.Z))
+	return viewer.View{Name: name, Cubes: cubes, Facing: [2]float32{float32(-home.X / l), float32(-home.Z / l)}}
 }
 
 func vec32(v vecmath.Vec3) [3]float32 { return [3]float32{float32(v.X), float32(v.Y), float32(v.Z)} }
@@ -214,6 +227,10 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s PlayerSetup
 		}
 		ctl = scene.NewVRBot(me, scene.VRMatch(layout, me))
 	} else {
+		if k, ok := s.Controls.(*Keys); ok {
+			k.Mouse = true
+			k.Viewer.SetControls(statesyncControls)
+		}
 		tick := 0
 		ctl = scene.NewVRPointer(scene.DefaultVRPointerConfig(), me, func() scene.VRInput {
 			tick++

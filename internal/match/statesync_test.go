@@ -66,10 +66,15 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 	}
 }
 
-// TestStatesyncDemoBrowser is `netphys demo --model statesync --players 4
-// --script` in Debian's chromium: the host's view and the three guests'
-// side by side, each with the four avatars in their players' colours, and
-// authority colours on the cubes once the bots take some.
+// TestStatesyncDemoBrowser is `netphys demo --model statesync --players 4`
+// in Debian's chromium: the host's view and the three guests' side by
+// side, each with the four avatars in their players' colours, and
+// authority colours on the cubes once the bots take some. Guest 1 is the
+// page's: the page shows the controls of the VR hand, and a left-button
+// drag across guest 1's viewport, dispatched as real mouse events,
+// carries its right hand along the table's edge in front of it, to its
+// right: guest 1's own view looks at the table from behind guest 1, who
+// faces -z, so screen right is +x.
 func TestStatesyncDemoBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
@@ -78,19 +83,48 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	web := httptest.NewServer(v.Handler())
 	t.Cleanup(func() { v.Close(); web.Close() }) // after the demo stopped
 	browserCtx := browsertest.RunBehind(t, ctx, func(ctx context.Context) error {
-		_, err := Demo(ctx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v, Script: true,
+		_, err := Demo(ctx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v,
 			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
 		return err
 	})
-	b := browsertest.Start(t, browserCtx, 1280, 480)
+	const width, height = 1280, 480
+	b := browsertest.Start(t, browserCtx, width, height)
 	b.Open(web.URL)
 	st := b.WaitState("four views drawn", func(s browsertest.PageState) bool { return s.Drawn(4) })
 	var names []string
 	for _, view := range st.Views {
 		names = append(names, view.Name)
 	}
-	if want := "host,player 1 (bot) guest 1,player 2 (bot) guest 2,player 3 (bot) guest 3"; strings.Join(names, ",") != want {
+	if want := "host,player 1 (keys) guest 1,player 2 (bot) guest 2,player 3 (bot) guest 3"; strings.Join(names, ",") != want {
 		t.Fatalf("views %q, want %s", names, want)
+	}
+	if controls := b.Text("#keys"); !strings.Contains(controls, "left button") || !strings.Contains(controls, "right drag") {
+		t.Errorf("controls line %q does not say what the mouse does", controls)
+	}
+
+	// Guest 1's view lists the other avatars, then its own: left hand,
+	// right hand, head.
+	hand := func(s browsertest.PageState) []float64 {
+		ps := s.Views[1].Players
+		if len(ps) != 3*scene.VRPlayers {
+			t.Fatalf("guest 1's view has %d avatar parts, want 3 per player", len(ps))
+		}
+		return ps[len(ps)-2]
+	}
+	start := hand(st)
+	// Across guest 1's viewport, the second quarter of the page, at the
+	// height of the guest's edge of the table.
+	b.Drag(0.3*width, 0.65*height, 0.48*width, 0.65*height, 10, 50*time.Millisecond)
+	st = b.WaitState("the hand carried right", func(s browsertest.PageState) bool {
+		return s.Drawn(4) && hand(s)[0] > start[0]+2
+	})
+	end := hand(st)
+	t.Logf("guest 1's right hand from %.2f to %.2f; pointer sent %+v", start, end, st.Pointer)
+	if st.Pointer == nil || st.Pointer.Grip {
+		t.Errorf("page pointer %+v, want one, released", st.Pointer)
+	}
+	if z := end[2]; z < 5 || z > 11 {
+		t.Errorf("the hand is at z %.2f after a drag across the screen, want it still at guest 1's edge of the table (5 to 11)", z)
 	}
 	// owned[v][p] is how many of view v's cubes player p's colour
 	// paints: its avatar's three parts, and the cubes under its authority.

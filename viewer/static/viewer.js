@@ -1,13 +1,18 @@
 // The netphys viewer page: receives frames over the WebSocket and draws
-// them (worlds.js), shows the figures, and sends the held keys back
-// (keys.js). The protocol is documented in the Go package: viewer/doc.go,
-// viewer/frame.go and viewer/message.go.
+// them (worlds.js), shows the figures and the controls, and sends the
+// held keys (keys.js) and the mouse (pointer.js) back. The protocol is
+// documented in the Go package: viewer/doc.go, viewer/frame.go,
+// viewer/message.go and viewer/pagemessage.go.
 import { frameSeq, parseFrame } from './frame.js';
-import { watchKeys } from './keys.js';
+import { KEYS, watchKeys } from './keys.js';
+import { watchPointer } from './pointer.js';
 import { Worlds } from './worlds.js';
 
 const figureRows = document.getElementById('figure-rows');
+const figuresEl = document.getElementById('figures');
+figuresEl.querySelector('h1').addEventListener('click', () => figuresEl.classList.toggle('folded'));
 const statusEl = document.getElementById('status');
+const controlsEl = document.getElementById('keys');
 const worlds = new Worlds(document.getElementById('view'), document.getElementById('labels'));
 
 // Debug hook for tests and the curious: what the page received and drew.
@@ -18,10 +23,12 @@ const state = {
   seq: 0,           // seq of the newest frame received
   rendered: 0,      // seq of the frame last drawn
   drawMs: 0,        // time the last draw took in JavaScript, ms
-  views: [],        // per viewport: {name, cubes, player: [x,y,z] as drawn or null}
+  views: [],        // per viewport: {name, cubes, player: [x,y,z] as drawn or null, players, owned}
   figures: [],      // the figures shown: {name, value, unit} or {name, text}
   figuresSeq: 0,
   keys: [],         // keys held, as last sent
+  pointer: null,    // the mouse as last sent: {from, dir, lift, grip}, or null
+  controls: null,   // the controls shown, as the server described them, or null: the page's own
   inputsSent: 0,
   error: '',
 };
@@ -88,7 +95,7 @@ window.addEventListener('wheel', (e) => {
 }, { passive: true });
 requestAnimationFrame(draw);
 
-// ---- figures ------------------------------------------------------------
+// ---- figures and controls ------------------------------------------------------------
 
 function formatValue(v) {
   if (v === null || !Number.isFinite(v)) return '–';
@@ -118,30 +125,82 @@ function showFigures(msg) {
   state.figuresSeq = msg.seq;
 }
 
+// KEY_LABELS are the keys' faces in the controls line; any other name
+// (wheel, mouse, left button) is written out.
+const KEY_LABELS = { left: '←', right: '→', up: '↑', down: '↓' };
+
+// showControls replaces the page's own controls line (the cube world's
+// keys, in index.html) with the server's: {"keys": [...], "does": "..."}
+// per entry. A key of the input lights up while held, "left button" while
+// the mouse grips.
+function showControls(msg) {
+  if (!Array.isArray(msg.controls)) throw new Error('controls: no list');
+  const parts = [];
+  for (const c of msg.controls) {
+    const group = document.createElement('span');
+    group.className = 'control';
+    for (const k of c.keys ?? []) {
+      const el = document.createElement('span');
+      const name = String(k);
+      el.className = KEY_LABELS[name] || name.length === 1 ? 'key' : 'key wide';
+      if (KEYS.includes(name)) el.dataset.key = name;
+      if (name === 'left button') el.dataset.key = 'grip';
+      el.textContent = KEY_LABELS[name] ?? name;
+      group.appendChild(el);
+    }
+    group.append(` ${c.does ?? ''}`);
+    parts.push(group);
+  }
+  controlsEl.replaceChildren(...parts);
+  state.controls = msg.controls;
+  lightKeys();
+}
+
 // ---- input and connection -----------------------------------------------
 
 let socket = null;
 let resendTimer = 0;
+let moveQueued = false;
 
-// sendInput sends the held keys: on every change, and every inputResendMs
-// (from the hello) so that the server knows the page is still holding them.
-function sendInput(keys) {
-  state.keys = keys;
-  document.querySelectorAll('.key').forEach((el) => el.classList.toggle('down', keys.includes(el.dataset.key)));
+function lightKeys() {
+  const held = [...state.keys];
+  if (state.pointer?.grip) held.push('grip');
+  controlsEl.querySelectorAll('.key').forEach((el) => el.classList.toggle('down', held.includes(el.dataset.key)));
+}
+
+// sendInput sends the held keys and the mouse: on every key or button
+// change, at most once a frame while the mouse moves, and every
+// inputResendMs (from the hello) so that the server knows the page is
+// still holding them.
+function sendInput() {
+  state.keys = heldKeys();
+  state.pointer = pointer();
+  lightKeys();
   if (!socket || socket.readyState !== WebSocket.OPEN) return;
-  socket.send(JSON.stringify({ type: 'input', keys }));
+  const msg = { type: 'input', keys: state.keys };
+  if (state.pointer) msg.pointer = state.pointer;
+  socket.send(JSON.stringify(msg));
   state.inputsSent++;
 }
 
+function sendSoon() {
+  if (moveQueued) return;
+  moveQueued = true;
+  requestAnimationFrame(() => { moveQueued = false; sendInput(); });
+}
+
 const heldKeys = watchKeys(sendInput);
+const pointer = watchPointer(document.getElementById('view'), (x, y) => worlds.rayAt(x, y), sendSoon, sendInput);
 
 function onText(msg) {
   if (msg.type === 'hello') {
     clearInterval(resendTimer);
-    resendTimer = setInterval(() => sendInput(heldKeys()), Math.max(50, msg.inputResendMs | 0));
-    sendInput(heldKeys());
+    resendTimer = setInterval(sendInput, Math.max(50, msg.inputResendMs | 0));
+    sendInput();
   } else if (msg.type === 'figures') {
     showFigures(msg);
+  } else if (msg.type === 'controls') {
+    showControls(msg);
   }
 }
 

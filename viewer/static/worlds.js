@@ -25,11 +25,21 @@ const OWNER = OWNER_COLORS.map((hex) => {
   return { cube, avatar: cube.clone().multiplyScalar(0.55) };
 });
 
-// The cameras look down at the player from behind (+z; up pushes towards
-// -z) and ease after the first view's player. Every viewport shares this
-// rig, so the pictures of the views compare pixel for pixel.
-const CAMERA_DIR = new THREE.Vector3(0, 0.95, 1).normalize();
+// The cameras look down at the player from behind and ease after it. By
+// default every viewport shares one camera, which looks along -z (up
+// pushes towards -z) and follows the first view's player, so that the
+// pictures of the views compare pixel for pixel. A view with a facing
+// (a player's own view of the VR table) has its own camera, which follows
+// its own player and looks along the facing.
+const DEFAULT_FACING = [0, -1];
+const CAMERA_UP = 0.95;  // the camera's rise per metre it stands behind the point looked at
 const LOOK_AHEAD = 0.22; // of the distance: the player sits in the lower third
+// A player's own view looks down at the table the player faces: from
+// farther back and higher, over the towers, at a point ahead, so that the
+// other players show and the cubes under the hand can be pointed at.
+const OWN_DISTANCE = 2; // times the shared camera's
+const OWN_UP = 1.6;       // steeper: about 58° down
+const OWN_LOOK_AHEAD = 0.15;
 const EASE_RATE = 2.5;   // 1/s: about 0.4 s to close most of the gap
 const SUN_OFFSET = new THREE.Vector3(-18, 40, 20); // m from the point looked at
 
@@ -37,6 +47,8 @@ const boxGeometry = new THREE.BoxGeometry(1, 1, 1); // scaled per instance by th
 const cubeMaterial = new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 0.55, metalness: 0.0 });
 
 // Scratch values, to allocate nothing per cube.
+const ndc = new THREE.Vector2();
+const raycaster = new THREE.Raycaster();
 const m4 = new THREE.Matrix4();
 const pos = new THREE.Vector3();
 const quat = new THREE.Quaternion();
@@ -47,7 +59,8 @@ export class Worlds {
     this.canvas = canvas;
     this.labels = labels;
     this.views = [];
-    this.rig = { target: new THREE.Vector3(), distance: 0, zoom: 1, placed: false };
+    this.rig = newRig(); // the shared camera
+    this.zoom = 1;
     const r = new THREE.WebGLRenderer({ canvas, antialias: true });
     r.setPixelRatio(Math.min(window.devicePixelRatio, 2));
     r.shadowMap.enabled = true;
@@ -64,6 +77,7 @@ export class Worlds {
     frame.views.forEach((part, i) => {
       if (!this.views[i]) this.views.push(new View(part.name, this.labels));
       this.views[i].fill(frame.dv, part);
+      this.views[i].facing = part.facing;
     });
   }
 
@@ -74,15 +88,22 @@ export class Worlds {
     if (canvas.width !== Math.floor(w * r.getPixelRatio()) || canvas.height !== Math.floor(h * r.getPixelRatio())) {
       r.setSize(w, h, false);
     }
-    this.placeRig(dt);
-    const dist = this.rig.distance * this.rig.zoom;
-    const look = this.rig.target.clone().add(new THREE.Vector3(0, 0, -LOOK_AHEAD * dist));
-    const eye = look.clone().addScaledVector(CAMERA_DIR, dist);
+    if (this.views[0]) placeRig(this.rig, this.views[0], dt);
     const n = Math.max(this.views.length, 1);
     this.views.forEach((v, i) => {
       const x0 = Math.round((i * w) / n), x1 = Math.round(((i + 1) * w) / n);
       r.setViewport(x0, 0, x1 - x0, h);
       r.setScissor(x0, 0, x1 - x0, h);
+      let rig = this.rig;
+      if (v.facing) {
+        rig = v.rig;
+        placeRig(rig, v, dt);
+      }
+      const [fx, fz] = v.facing ?? DEFAULT_FACING;
+      const dist = rig.distance * this.zoom * (v.facing ? OWN_DISTANCE : 1);
+      const ahead = v.facing ? OWN_LOOK_AHEAD : LOOK_AHEAD;
+      const look = rig.target.clone().add(new THREE.Vector3(fx, 0, fz).multiplyScalar(ahead * dist));
+      const eye = look.clone().add(new THREE.Vector3(-fx, v.facing ? OWN_UP : CAMERA_UP, -fz).normalize().multiplyScalar(dist));
       v.aim(eye, look, (x1 - x0) / h);
       r.render(v.scene, v.camera);
       v.label.style.left = `${x0 + 14}px`;
@@ -93,28 +114,24 @@ export class Worlds {
   // zoomBy scales the camera distance, as the mouse wheel asks; 1 is the
   // distance that frames the first frame's cubes.
   zoomBy(factor) {
-    this.rig.zoom = THREE.MathUtils.clamp(this.rig.zoom * factor, 0.25, 4);
+    this.zoom = THREE.MathUtils.clamp(this.zoom * factor, 0.25, 4);
   }
 
-  // placeRig frames the first view's cubes once, then follows its player.
-  placeRig(dt) {
-    const v = this.views[0];
-    if (!v || !v.mesh) return;
-    const p = v.playerPosition();
-    const rig = this.rig;
-    if (!rig.placed) {
-      const box = new THREE.Box3();
-      for (let i = 0; i < v.cubes; i++) {
-        v.mesh.getMatrixAt(i, m4);
-        box.expandByPoint(pos.setFromMatrixPosition(m4));
-      }
-      const size = box.getSize(new THREE.Vector3());
-      rig.distance = THREE.MathUtils.clamp(0.75 * Math.max(size.x, size.z), 14, 70);
-      rig.target.copy(p ?? box.getCenter(new THREE.Vector3())).setY(0);
-      rig.placed = true;
-    } else if (p) {
-      rig.target.lerp(new THREE.Vector3(p.x, 0, p.z), 1 - Math.exp(-dt * EASE_RATE));
-    }
+  // rayAt returns the ray from the camera of the viewport under the page
+  // point (clientX, clientY) through it, as {from, dir} in the scene's
+  // frame (dir a unit vector), or null when no view is drawn there yet.
+  rayAt(clientX, clientY) {
+    const rect = this.canvas.getBoundingClientRect();
+    const x = clientX - rect.left, y = clientY - rect.top;
+    const w = rect.width, h = rect.height, n = this.views.length;
+    if (n === 0 || x < 0 || y < 0 || x >= w || y >= h) return null;
+    const i = Math.min(Math.floor((x * n) / w), n - 1);
+    const v = this.views[i];
+    if (!v.aimed) return null;
+    const x0 = Math.round((i * w) / n), x1 = Math.round(((i + 1) * w) / n);
+    ndc.set(((x - x0) / (x1 - x0)) * 2 - 1, 1 - (y / h) * 2);
+    raycaster.setFromCamera(ndc, v.camera);
+    return { from: raycaster.ray.origin.toArray(), dir: raycaster.ray.direction.toArray() };
   }
 
   layoutDividers(w, n) {
@@ -132,13 +149,42 @@ export class Worlds {
   }
 
   // summary is what the debug hook shows of each view: its name, its cube
-  // count, its player's centre as drawn, or null, and how many of its
-  // cubes each owner colours.
+  // count, its player's centre as drawn, or null, the centres of all its
+  // player cubes (the VR avatars' hands and heads) in frame order, and how
+  // many of its cubes each owner colours.
   summary() {
     return this.views.map((v) => {
       const p = v.playerPosition();
-      return { name: v.name, cubes: v.cubes, player: p ? [p.x, p.y, p.z] : null, owned: [...v.owned] };
+      const players = v.players.map((i) => {
+        v.mesh.getMatrixAt(i, m4);
+        return pos.setFromMatrixPosition(m4).toArray();
+      });
+      return { name: v.name, cubes: v.cubes, player: p ? [p.x, p.y, p.z] : null, players, owned: [...v.owned] };
     });
+  }
+}
+
+// A rig is where a camera looks: it frames its view's cubes once, then
+// eases after its player.
+function newRig() {
+  return { target: new THREE.Vector3(), distance: 0, placed: false };
+}
+
+function placeRig(rig, v, dt) {
+  if (!v.mesh) return;
+  const p = v.playerPosition();
+  if (!rig.placed) {
+    const box = new THREE.Box3();
+    for (let i = 0; i < v.cubes; i++) {
+      v.mesh.getMatrixAt(i, m4);
+      box.expandByPoint(pos.setFromMatrixPosition(m4));
+    }
+    const size = box.getSize(new THREE.Vector3());
+    rig.distance = THREE.MathUtils.clamp(0.75 * Math.max(size.x, size.z), 14, 70);
+    rig.target.copy(p ?? box.getCenter(new THREE.Vector3())).setY(0);
+    rig.placed = true;
+  } else if (p) {
+    rig.target.lerp(new THREE.Vector3(p.x, 0, p.z), 1 - Math.exp(-dt * EASE_RATE));
   }
 }
 
@@ -149,6 +195,10 @@ class View {
     this.name = name;
     this.cubes = 0;
     this.player = null; // instance index of the player cube
+    this.players = [];  // instance indices of every player cube
+    this.facing = null; // [x, z] the own camera looks along, or null: the shared camera
+    this.rig = newRig(); // the own camera's
+    this.aimed = false; // the camera was aimed once: rays can be cast
     this.owned = Array(OWNER.length).fill(0); // per owner - 1, the cubes (avatar parts too) it owns
     this.mesh = null;
     this.capacity = 0;
@@ -224,13 +274,14 @@ class View {
     this.reserve(part.count);
     const mesh = this.mesh;
     this.player = null;
+    this.players.length = 0;
     this.owned.fill(0);
     for (let i = 0, o = part.off; i < part.count; i++, o += CUBE_BYTES) {
       const flags = readCube(dv, o, pos, quat, scale);
       mesh.setMatrixAt(i, m4.compose(pos, quat, scale));
       const owner = ownerOf(flags);
       let c = COLOR.moving;
-      if (flags & FLAG_PLAYER) { c = owner ? OWNER[owner - 1].avatar : COLOR.player; this.player = i; }
+      if (flags & FLAG_PLAYER) { c = owner ? OWNER[owner - 1].avatar : COLOR.player; this.player = i; this.players.push(i); }
       else if (owner) c = OWNER[owner - 1].cube;
       else if (flags & FLAG_INTERACTING) c = COLOR.interacting;
       else if (flags & FLAG_AT_REST) c = COLOR.rest;
@@ -252,6 +303,8 @@ class View {
     this.camera.position.copy(eye);
     this.camera.lookAt(look);
     this.camera.updateProjectionMatrix();
+    this.camera.updateMatrixWorld();
+    this.aimed = true;
     this.sun.position.copy(look).add(SUN_OFFSET);
     this.sun.target.position.copy(look);
   }

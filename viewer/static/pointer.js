@@ -1,0 +1,77 @@
+// The mouse over the views, for the worlds whose player points (the VR
+// table's hand; the cube world ignores it): the ray from the camera of the
+// viewport under the mouse through it, a lift that right-drag changes, and
+// the left button. The server moves the hand to where the ray crosses the
+// hand's height (viewer/pointer.go, scene/vrpointer.go).
+
+// LIFT_PER_PX is how far dragging with the right button by one pixel lifts
+// the pointer, m; LIFT_MIN and LIFT_MAX bound the lift, m (the server
+// bounds the hand again).
+const LIFT_PER_PX = 0.01;
+const LIFT_MIN = -1;
+const LIFT_MAX = 4;
+
+const round = (v, digits) => Number(v.toFixed(digits));
+
+// watchPointer follows the mouse over canvas. rayAt(clientX, clientY)
+// returns {from, dir} or null (Worlds.rayAt). onMove is called when the
+// pointer moved, onButton when a button changed: the page sends the first
+// at most once a frame and the second at once. It returns the function
+// that gives the pointer to send, or null before the mouse moved over the
+// views, with from rounded to the millimetre and dir to 1e-4 to keep the
+// messages short.
+export function watchPointer(canvas, rayAt, onMove, onButton) {
+  let ray = null;      // {from, dir} as last aimed
+  let lift = 0;        // m
+  let grip = false;    // left button held
+  let dragY = null;    // clientY of the right-drag in progress, or null
+
+  const aim = (e) => {
+    const r = rayAt(e.clientX, e.clientY);
+    if (r) ray = r;
+  };
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault()); // right-drag is ours
+  canvas.addEventListener('pointermove', (e) => {
+    if (dragY !== null) {
+      // A right-drag lifts the hand where it is: the ray stays.
+      lift = Math.min(LIFT_MAX, Math.max(LIFT_MIN, lift - (e.clientY - dragY) * LIFT_PER_PX));
+      dragY = e.clientY;
+    } else {
+      aim(e);
+    }
+    onMove();
+  });
+  canvas.addEventListener('pointerdown', (e) => {
+    if (e.button === 0) {
+      aim(e);
+      grip = true;
+    } else if (e.button === 2) {
+      dragY = e.clientY;
+    } else {
+      return;
+    }
+    canvas.setPointerCapture(e.pointerId); // the release counts wherever it happens
+    onButton();
+  });
+  const up = (e) => {
+    if (e.button === 0 && grip) grip = false;
+    else if (e.button === 2 && dragY !== null) dragY = null;
+    else return;
+    onButton();
+  };
+  canvas.addEventListener('pointerup', up);
+  canvas.addEventListener('pointercancel', () => { grip = false; dragY = null; onButton(); });
+  window.addEventListener('blur', () => {
+    if (!grip && dragY === null) return;
+    grip = false;
+    dragY = null;
+    onButton();
+  });
+
+  return () => ray && {
+    from: ray.from.map((v) => round(v, 3)),
+    dir: ray.dir.map((v) => round(v, 4)),
+    lift: round(lift, 3),
+    grip,
+  };
+}
