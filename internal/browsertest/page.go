@@ -205,24 +205,36 @@ func (b *Browser) Hide(sel string) (show func()) {
 	}
 }
 
-// Drag presses the left mouse button at (x0, y0) (CSS pixels from the
-// top left of the page), moves it to (x1, y1) in steps moves, waiting
-// pause after each so that the page sees the way, and releases it there:
-// pointer events in the page, as from a real mouse.
-func (b *Browser) Drag(x0, y0, x1, y1 float64, steps int, pause time.Duration) {
-	b.t.Helper()
-	b.mouse(input.DispatchMouseEventTypeMouseMoved, x0, y0, input.MouseButtonNone, 0)
-	b.mouse(input.DispatchMouseEventTypeMousePressed, x0, y0, input.MouseButtonLeft, 1)
-	for i := 1; i <= steps; i++ {
-		f := float64(i) / float64(steps)
-		b.mouse(input.DispatchMouseEventTypeMouseMoved, x0+f*(x1-x0), y0+f*(y1-y0), input.MouseButtonLeft, 1)
-		time.Sleep(pause)
-	}
-	b.mouse(input.DispatchMouseEventTypeMouseReleased, x1, y1, input.MouseButtonLeft, 1)
+// Button is a mouse button as the DevTools protocol names it.
+type Button struct {
+	name input.MouseButton
+	mask int64 // its bit in the buttons held
 }
 
-// mouse dispatches one mouse event; buttons is the mask of those held (1:
-// left).
+// The buttons the viewer tests drag with.
+var (
+	LeftButton  = Button{input.MouseButtonLeft, 1}
+	RightButton = Button{input.MouseButtonRight, 2}
+)
+
+// Drag presses button at (x0, y0) (CSS pixels from the top left of the
+// page), moves the mouse to (x1, y1) in steps moves, waiting pause after
+// each so that the page sees the way, and releases the button there:
+// pointer events in the page, as from a real mouse.
+func (b *Browser) Drag(button Button, x0, y0, x1, y1 float64, steps int, pause time.Duration) {
+	b.t.Helper()
+	b.mouse(input.DispatchMouseEventTypeMouseMoved, x0, y0, input.MouseButtonNone, 0)
+	b.mouse(input.DispatchMouseEventTypeMousePressed, x0, y0, button.name, button.mask)
+	for i := 1; i <= steps; i++ {
+		f := float64(i) / float64(steps)
+		b.mouse(input.DispatchMouseEventTypeMouseMoved, x0+f*(x1-x0), y0+f*(y1-y0), button.name, button.mask)
+		time.Sleep(pause)
+	}
+	b.mouse(input.DispatchMouseEventTypeMouseReleased, x1, y1, button.name, 0)
+}
+
+// mouse dispatches one mouse event; buttons is the mask of those held
+// after it.
 func (b *Browser) mouse(typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, buttons int64) {
 	b.t.Helper()
 	ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, Buttons: buttons}

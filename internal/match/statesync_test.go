@@ -74,7 +74,8 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 // drag across guest 1's viewport, dispatched as real mouse events,
 // carries its right hand along the table's edge in front of it, to its
 // right: guest 1's own view looks at the table from behind guest 1, who
-// faces -z, so screen right is +x.
+// faces -z, so screen right is +x. A right-button drag up the screen then
+// lifts the hand.
 func TestStatesyncDemoBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
@@ -114,7 +115,7 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	start := hand(st)
 	// Across guest 1's viewport, the second quarter of the page, at the
 	// height of the guest's edge of the table.
-	b.Drag(0.3*width, 0.65*height, 0.48*width, 0.65*height, 10, 50*time.Millisecond)
+	b.Drag(browsertest.LeftButton, 0.3*width, 0.65*height, 0.48*width, 0.65*height, 10, 50*time.Millisecond)
 	st = b.WaitState("the hand carried right", func(s browsertest.PageState) bool {
 		return s.Drawn(4) && hand(s)[0] > start[0]+2
 	})
@@ -126,6 +127,11 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	if z := end[2]; z < 5 || z > 11 {
 		t.Errorf("the hand is at z %.2f after a drag across the screen, want it still at guest 1's edge of the table (5 to 11)", z)
 	}
+	b.Drag(browsertest.RightButton, 0.48*width, 0.65*height, 0.48*width, 0.45*height, 5, 50*time.Millisecond)
+	st = b.WaitState("the hand lifted", func(s browsertest.PageState) bool {
+		return s.Drawn(4) && hand(s)[1] > end[1]+0.5
+	})
+	t.Logf("lifted to %.2f m by the right-drag; pointer sent %+v", hand(st)[1], st.Pointer)
 	// owned[v][p] is how many of view v's cubes player p's colour
 	// paints: its avatar's three parts, and the cubes under its authority.
 	var owned [][]int
