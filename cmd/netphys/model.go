@@ -67,7 +67,7 @@ func demoModel(ctx context.Context, out io.Writer, models *match.Flags, cfg matc
 		}
 		defer stop()
 		cfg.Viewer = v
-		keys := "player 1 follows the arrows, space and z; the others are bots"
+		keys := "player 1: " + m.KeyHelp() + "; the others are bots"
 		if cfg.Script {
 			keys = "every player is a bot"
 		}
