@@ -6,6 +6,10 @@ import (
 	"github.com/netphys/netphys/viewer"
 )
 
+// BotControls are the page's controls line when bots play every player it
+// shows: its keys would do nothing.
+var BotControls = []viewer.Control{{Does: "bots play"}, {Keys: []string{"wheel"}, Does: "zoom"}}
+
 // Keys are the keys held in the viewer's pages, and their mouse. With
 // AutoPlay, once no key has been held (nor, with Mouse, the mouse moved)
 // for that many ticks the player's scripted minute (Bot) drives it, from

@@ -111,6 +111,9 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		return Summary{}, err
 	}
 	defer srv.Close()
+	if cfg.Viewer != nil && cfg.Script {
+		cfg.Viewer.SetControls(BotControls)
+	}
 	players, err := dialPlayers(ctx, cfg, n, key, prx.Addr())
 	if err != nil {
 		return Summary{}, err

@@ -55,6 +55,9 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	if cfg.Linger <= 0 {
 		cfg.Linger = 2 * time.Second
 	}
+	if cfg.Bot && cfg.Viewer != nil {
+		cfg.Viewer.SetControls(BotControls)
+	}
 	ccfg := cfg.Client
 	if ccfg.Transport.Tick == 0 {
 		ccfg = udpdrive.DefaultClientConfig()

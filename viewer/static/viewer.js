@@ -148,7 +148,7 @@ function showControls(msg) {
       el.textContent = KEY_LABELS[name] ?? name;
       group.appendChild(el);
     }
-    group.append(` ${c.does ?? ''}`);
+    group.append(group.childElementCount ? ` ${c.does ?? ''}` : String(c.does ?? ''));
     parts.push(group);
   }
   controlsEl.replaceChildren(...parts);
