@@ -196,12 +196,6 @@ func (h *statesyncHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figur
 
 func (h *statesyncHost) Summary(_ time.Time, dst []Line) []Line { return statesyncSummary(h.Host, dst) }
 
-// mouse is implemented by the Controls that have a pointer (Keys): the
-// guest's hand follows it.
-type mouse interface {
-	Pointer() (scene.Pointer, bool)
-}
-
 // statesyncPlayer is a guest: netcode slot s is VR player s+1.
 type statesyncPlayer struct {
 	*statesync.Guest
@@ -227,16 +221,19 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s PlayerSetup
 		}
 		ctl = scene.NewVRBot(me, scene.VRMatch(layout, me))
 	} else {
-		if k, ok := s.Controls.(*Keys); ok {
-			k.Mouse = true
-			k.Viewer.SetControls(statesyncControls)
+		// The viewer's page drives the guest's right hand with its mouse
+		// as well as its keys, and says so.
+		keys, page := s.Controls.(*Keys)
+		if page {
+			keys.Mouse = true
+			keys.Viewer.SetControls(statesyncControls)
 		}
 		tick := 0
 		ctl = scene.NewVRPointer(scene.DefaultVRPointerConfig(), me, func() scene.VRInput {
 			tick++
 			in := scene.VRInput{Keys: s.Controls.Input(me, tick)}
-			if m, ok := s.Controls.(mouse); ok {
-				in.Pointer, in.Pointing = m.Pointer()
+			if page {
+				in.Pointer, in.Pointing = keys.Pointer()
 			}
 			return in
 		})
