@@ -104,7 +104,7 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	}
 
 	// Guest 1's view lists the other avatars, then its own: left hand,
-	// right hand, head.
+	// right hand, head; the host's lists guest 1's first.
 	hand := func(s browsertest.PageState) []float64 {
 		ps := s.Views[1].Players
 		if len(ps) != 3*scene.VRPlayers {
@@ -112,12 +112,15 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 		}
 		return ps[len(ps)-2]
 	}
-	start := hand(st)
+	onHost := func(s browsertest.PageState) []float64 { return s.Views[0].Players[1] }
+	start, startOnHost := hand(st), onHost(st)
 	// Across guest 1's viewport, the second quarter of the page, at the
 	// height of the guest's edge of the table.
 	b.Drag(browsertest.LeftButton, 0.3*width, 0.65*height, 0.48*width, 0.65*height, 10, 50*time.Millisecond)
-	st = b.WaitState("the hand carried right", func(s browsertest.PageState) bool {
-		return s.Drawn(4) && hand(s)[0] > start[0]+2
+	// The guest sends its avatar, not its input: the host sees the hand
+	// move too.
+	st = b.WaitState("the hand carried right, on the guest and on the host", func(s browsertest.PageState) bool {
+		return s.Drawn(4) && hand(s)[0] > start[0]+2 && onHost(s)[0] > startOnHost[0]+2
 	})
 	end := hand(st)
 	t.Logf("guest 1's right hand from %.2f to %.2f; pointer sent %+v", start, end, st.Pointer)
