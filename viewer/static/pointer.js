@@ -24,49 +24,42 @@ export function watchPointer(canvas, rayAt, onMove, onButton) {
   let ray = null;      // {from, dir} as last aimed
   let lift = 0;        // m
   let grip = false;    // left button held
-  let dragY = null;    // clientY of the right-drag in progress, or null
+  let dragY = null;    // clientY while the right button is held, or null
 
-  const aim = (e) => {
-    const r = rayAt(e.clientX, e.clientY);
-    if (r) ray = r;
-  };
-  canvas.addEventListener('contextmenu', (e) => e.preventDefault()); // right-drag is ours
-  canvas.addEventListener('pointermove', (e) => {
-    if (dragY !== null) {
+  // update follows one pointer event. The buttons are read from
+  // e.buttons, not from down and up events: a button pressed while
+  // another is held comes as a pointermove. A release does not aim: the
+  // end of a right-drag leaves the hand where it was lifted until the
+  // mouse moves on, and a throw leaves from where the hand was carried.
+  const update = (e) => {
+    const left = (e.buttons & 1) !== 0, right = (e.buttons & 2) !== 0;
+    if (right && dragY !== null) {
       // A right-drag lifts the hand where it is: the ray stays.
       lift = Math.min(LIFT_MAX, Math.max(LIFT_MIN, lift - (e.clientY - dragY) * LIFT_PER_PX));
-      dragY = e.clientY;
-    } else {
-      aim(e);
+    } else if (!right && e.type !== 'pointerup') {
+      const r = rayAt(e.clientX, e.clientY);
+      if (r) ray = r;
     }
-    onMove();
-  });
-  canvas.addEventListener('pointerdown', (e) => {
-    if (e.button === 0) {
-      aim(e);
-      grip = true;
-    } else if (e.button === 2) {
-      dragY = e.clientY;
-    } else {
-      return;
-    }
-    canvas.setPointerCapture(e.pointerId); // the release counts wherever it happens
-    onButton();
-  });
-  const up = (e) => {
-    if (e.button === 0 && grip) grip = false;
-    else if (e.button === 2 && dragY !== null) dragY = null;
-    else return;
-    onButton();
+    const changed = left !== grip || right !== (dragY !== null);
+    grip = left;
+    dragY = right ? e.clientY : null;
+    if (changed) onButton(); else onMove();
   };
-  canvas.addEventListener('pointerup', up);
-  canvas.addEventListener('pointercancel', () => { grip = false; dragY = null; onButton(); });
-  window.addEventListener('blur', () => {
+  const release = () => {
     if (!grip && dragY === null) return;
     grip = false;
     dragY = null;
     onButton();
+  };
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault()); // right-drag is ours
+  canvas.addEventListener('pointerdown', (e) => {
+    canvas.setPointerCapture(e.pointerId); // the release counts wherever it happens
+    update(e);
   });
+  canvas.addEventListener('pointermove', update);
+  canvas.addEventListener('pointerup', update);
+  canvas.addEventListener('pointercancel', release);
+  window.addEventListener('blur', release);
 
   return () => ray && {
     from: ray.from.map((v) => round(v, 3)),
