@@ -15,6 +15,7 @@
 //	b.Press(browsertest.ArrowRight)
 //	...
 //	b.Release(browsertest.ArrowRight)
+//	b.Drag(browsertest.LeftButton, 300, 200, 500, 200, 10, 50*time.Millisecond) // real mouse events
 //
 // Start registers Browser.Close with t.Cleanup; a test that wants the
 // browser gone earlier calls Close itself (it runs once). Close fails the
