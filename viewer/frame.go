@@ -126,7 +126,8 @@ var (
 //	      +------+------+------+------+   bit 1 player, bit 2 at rest,
 //	                                      bits 3-5 owner (0: nobody)
 //
-// A 900-cube view takes 56 bytes of header and names plus 43,200 bytes.
+// A view takes 13 bytes and its name, then 48 bytes per cube: 43,200 for
+// 900 cubes.
 func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 	if len(views) > MaxViews {
 		return b, fmt.Errorf("%w: %d views, at most %d", ErrLimit, len(views), MaxViews)
