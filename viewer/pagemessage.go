@@ -12,14 +12,16 @@ import (
 // A page sends two kinds of text message, JSON objects told apart by
 // "type":
 //
-//	{"type":"input","keys":["left","space"]}   on every key change and every inputResendMs
-//	{"type":"input","keys":[],"pointer":{"from":[0,9.8,24],"dir":[0,-0.69,-0.72],"lift":0,"grip":true}}
+//	{"type":"input","keys":["left","space"]}   on every key or button change, and every inputResendMs
+//	{"type":"input","keys":[],"pointer":{"from":[0,9.8,24],"dir":[0,-0.6,-0.8],"lift":0,"grip":true}}
 //	{"type":"ack","seq":17}                      on receiving binary frame 17
 //
 // keys lists the held keys, each at most once, from left, right, up, down,
-// space, z. pointer, optional, is the mouse (Pointer): a page sends it once
-// the mouse moved over the views, with every input message after that; a
-// model that does not point (the cube world) ignores it. The acks are the flow control: the server keeps at most
+// space, z. pointer, optional (null is the same as none), is the mouse
+// (Pointer): a page sends it with every input message once the mouse
+// moved over the views, and an input at most once a frame while the mouse
+// moves; a world whose player does not point (the cube world) ignores it.
+// The acks are the flow control: the server keeps at most
 // Config.FramesInFlight frames unacknowledged per page, so a page that
 // draws slowly gets the newest frame when it is ready for one, not a
 // frame that waited seconds in the socket buffers.
@@ -38,7 +40,7 @@ var ErrPageMessage = errors.New("viewer: bad page message")
 type PageMessageType uint8
 
 const (
-	PageInput PageMessageType = iota + 1 // the keys held
+	PageInput PageMessageType = iota + 1 // the keys held and the mouse
 	PageAck                              // a frame received
 )
 
