@@ -60,17 +60,17 @@ func DefaultVRPointerConfig() VRPointerConfig {
 
 // VRPointer drives a player's right hand from a browser page, standing in
 // for a VR controller. The mouse points the hand: it goes to where the
-// pointer's ray crosses the hand's height, so it stays under the mouse;
-// it hovers over the cubes on the ground and right-drag lifts it
-// (Pointer.Lift). The left button or z closes the
-// hand: hold to carry a cube, let go to throw it with the hand's velocity.
-// The arrows move the hand over the table (up is away from the player) and
-// space raises it while held; it sinks back to its height otherwise.
+// pointer's ray crosses the hand's height, so it stays under the mouse; it
+// hovers over the cubes on the ground, and right-drag lifts it
+// (Pointer.Lift). The left button or z closes the hand: hold to carry a
+// cube, let go to throw it with the hand's velocity. The arrows move the
+// hand over the table (up is away from the player) and space raises it
+// while held; it sinks back to its height otherwise.
 //
 // The keys and the mouse move one target, and the hand follows the target
-// smoothly (Follow), no faster than MaxSpeed. A pointer the page repeats unchanged does not
-// move the target, so the arrows can nudge the hand away from a mouse that
-// rests.
+// smoothly (Follow), no faster than MaxSpeed. A pointer the page repeats
+// unchanged does not move the target, so the arrows can nudge the hand
+// away from a mouse that rests.
 type VRPointer struct {
 	cfg    VRPointerConfig
 	player int
