@@ -6,9 +6,10 @@ import (
 	"github.com/netphys/netphys/viewer"
 )
 
-// BotControls are the page's controls line when bots play every player it
-// shows: its keys would do nothing.
-var BotControls = []viewer.Control{{Does: "bots play"}, {Keys: []string{"wheel"}, Does: "zoom"}}
+// WatchControls are the page's controls line when its keys drive nobody
+// (play --bot, demo --script, the server's page), rather than keys that
+// would do nothing.
+var WatchControls = []viewer.Control{{Does: "nobody plays from this page"}, {Keys: []string{"wheel"}, Does: "zoom"}}
 
 // Keys are the keys held in the viewer's pages, and their mouse. With
 // AutoPlay, once no key has been held (nor, with Mouse, the mouse moved)

@@ -112,7 +112,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	}
 	defer srv.Close()
 	if cfg.Viewer != nil && cfg.Script {
-		cfg.Viewer.SetControls(BotControls)
+		cfg.Viewer.SetControls(WatchControls)
 	}
 	players, err := dialPlayers(ctx, cfg, n, key, prx.Addr())
 	if err != nil {

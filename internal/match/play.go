@@ -56,7 +56,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		cfg.Linger = 2 * time.Second
 	}
 	if cfg.Bot && cfg.Viewer != nil {
-		cfg.Viewer.SetControls(BotControls)
+		cfg.Viewer.SetControls(WatchControls)
 	}
 	ccfg := cfg.Client
 	if ccfg.Transport.Tick == 0 {

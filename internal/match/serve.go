@@ -49,6 +49,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		cfg.Setup.Logger = log
 	}
 	cfg.Setup.Now = time.Now()
+	if cfg.Viewer != nil {
+		cfg.Viewer.SetControls(WatchControls)
+	}
 	host, err := cfg.Sides.NewHost(cfg.Setup)
 	if err != nil {
 		cfg.Conn.Close()
