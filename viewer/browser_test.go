@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"flag"
 	"fmt"
+	"math"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -79,6 +80,40 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 
+	// The mouse: over the middle of a viewport the page sends the ray of
+	// the view's camera through the point it looks at, just ahead of the
+	// player (the shared camera looks along -z); both viewports share that
+	// camera, so the middle of either gives the same ray. The player has
+	// not moved yet, so neither has the camera. moveTo moves the mouse and
+	// returns the pointer the server gets, which must differ from the one
+	// before.
+	moveTo := func(x, y float64, before viewer.Pointer) viewer.Pointer {
+		t.Helper()
+		b.Move(x, y)
+		for {
+			if p, ok := srv.Pointer(); ok && p != before {
+				return p
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("no new pointer from the page after a move to (%g, %g)", x, y)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	left := moveTo(float64(width)/4, float64(height)/2, viewer.Pointer{})
+	ground := func(p viewer.Pointer) (x, z float64) {
+		t := -p.From[1] / p.Dir[1]
+		return p.From[0] + t*p.Dir[0], p.From[2] + t*p.Dir[2]
+	}
+	player := st.Views[0].Player
+	if x, z := ground(left); left.Dir[1] >= 0 || math.Abs(x-player[0]) > 2 || z > player[2] || z < player[2]-20 {
+		t.Errorf("the ray through the left view's middle, %+v, meets the ground at (%.1f, %.1f), want just ahead of the player at (%.1f, %.1f)", left, x, z, player[0], player[2])
+	}
+	above := moveTo(float64(width)*3/4, float64(height)/4, left)
+	if right := moveTo(float64(width)*3/4, float64(height)/2, above); right != left {
+		t.Errorf("the ray through the right view's middle is %+v, the left's %+v: want the same camera", right, left)
+	}
+
 	// Hold the right arrow until the player moved 1.5 m in both views.
 	before := st
 	tickBefore := st.MustFigure(t, "tick")
@@ -102,6 +137,7 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	b.WaitState("keys released", func(s browsertest.PageState) bool { return len(s.Keys) == 0 })
+
 
 	// The overlay follows the figures: the tick grew, in the state and in
 	// the table on the page.

@@ -205,6 +205,13 @@ func (b *Browser) Hide(sel string) (show func()) {
 	}
 }
 
+// Move moves the mouse to (x, y), CSS pixels from the top left of the
+// page, with no button held.
+func (b *Browser) Move(x, y float64) {
+	b.t.Helper()
+	b.mouse(input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonNone, 0)
+}
+
 // Button is a mouse button as the DevTools protocol names it.
 type Button struct {
 	name input.MouseButton
