@@ -138,7 +138,6 @@ func TestBrowser(t *testing.T) {
 	}
 	b.WaitState("keys released", func(s browsertest.PageState) bool { return len(s.Keys) == 0 })
 
-
 	// The overlay follows the figures: the tick grew, in the state and in
 	// the table on the page.
 	if tick := st.MustFigure(t, "tick"); tick <= tickBefore {
