@@ -34,8 +34,9 @@ type VRPointerConfig struct {
 	MaxSpeed float64
 	// Hover is how far above its usual height the mouse holds the hand at
 	// no lift, m: the usual height grazes the tops of the cubes lying on
-	// the ground, and a hand swept across them would bat them away; 0.2 m
-	// above, it passes over them and still reaches them (GrabReach).
+	// the ground, and a hand swept across them would bat them away; 0.15 m
+	// above, it passes over them and still reaches one whose centre is
+	// within half a metre across (GrabReach 0.9 m).
 	Hover float64
 	// MaxLift is how far above its usual height the hand may rise, m.
 	MaxLift float64
@@ -55,7 +56,7 @@ type VRPointerConfig struct {
 
 // DefaultVRPointerConfig returns the settings of the browser player.
 func DefaultVRPointerConfig() VRPointerConfig {
-	return VRPointerConfig{KeySpeed: 4, MaxSpeed: 10, Hover: 0.2, MaxLift: 4, Follow: 15, Reach: 11}
+	return VRPointerConfig{KeySpeed: 4, MaxSpeed: 10, Hover: 0.15, MaxLift: 4, Follow: 15, Reach: 11}
 }
 
 // VRPointer drives a player's right hand from a browser page, standing in
