@@ -2,8 +2,12 @@ package scene
 
 import "github.com/netphys/netphys/vecmath"
 
-// VRMatchSeconds is the length of VRMatch's script.
-const VRMatchSeconds = 120
+// VRMatchSeconds is the length of VRMatch's script; VRMatchPlaySeconds is
+// when its players stop acting: from then on everyone rests.
+const (
+	VRMatchSeconds     = 120
+	VRMatchPlaySeconds = 100
+)
 
 // Ticks of the scripted match's events, at 60 steps per second.
 const (
@@ -11,7 +15,7 @@ const (
 	vrContestAt   = 60*60 + 40 // both players grip in this very tick
 	vrKnockAt     = 75 * 60
 	vrToppleAt    = 88 * 60
-	vrRestAt      = 100 * 60
+	vrRestAt      = VRMatchPlaySeconds * 60
 	vrThrowFlight = 1.1
 )
 

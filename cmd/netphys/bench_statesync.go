@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -43,26 +45,53 @@ func statesyncConditions() []statesyncCondition {
 
 func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	kbps := fs.Int("kbps", 256, "packet budget each way per player, in kbps at 60 packets per second")
-	seconds := fs.Int("seconds", scene.VRMatchSeconds, "seconds of the scripted match to play before every bot stops (the script lasts 120)")
+	seconds := fs.Int("seconds", scene.VRMatchSeconds, "seconds of the scripted match to play before every bot stops (the script lasts 120; its players rest from 100)")
+	stops := fs.String("stops", "", "instead of the table, the convergence after play stops at each of these seconds (e.g. 45,62,77,90)")
 	settle := fs.Int("settle", 30, "seconds to wait after play for every guest to hold the host's bits")
 	seed := fs.Uint64("seed", 1, "seed of the network simulator")
 	only := fs.String("condition", "", "run only the condition whose name starts with this (e.g. 250)")
 	return func(ctx context.Context, args []string) error {
+		plays := []int{*seconds}
+		if *stops != "" {
+			var err error
+			if plays, err = parseSeconds(*stops); err != nil {
+				return err
+			}
+		}
 		var rows []statesyncRow
-		for _, c := range statesyncConditions() {
-			if *only != "" && !startsWith(c.name, *only) {
-				continue
+		for _, play := range plays {
+			for _, c := range statesyncConditions() {
+				if *only != "" && !startsWith(c.name, *only) {
+					continue
+				}
+				slog.Info("bench statesync", "condition", c.name, "play", play)
+				r, err := runStatesync(ctx, c, statesyncRun{kbps: *kbps, play: play * 60, settle: *settle * 60, seed: *seed})
+				if err != nil {
+					return fmt.Errorf("%s: %w", c.name, err)
+				}
+				rows = append(rows, r)
 			}
-			slog.Info("bench statesync", "condition", c.name)
-			r, err := runStatesync(ctx, c, statesyncRun{kbps: *kbps, play: *seconds * 60, settle: *settle * 60, seed: *seed})
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.name, err)
-			}
-			rows = append(rows, r)
+		}
+		if *stops != "" {
+			printStatesyncStops(os.Stdout, *kbps, rows)
+			return nil
 		}
 		printStatesync(os.Stdout, *kbps, rows)
 		return nil
 	}
+}
+
+// parseSeconds reads a comma-separated list of seconds of play.
+func parseSeconds(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > scene.VRMatchSeconds {
+			return nil, fmt.Errorf("--stops: %q is not a second of the match (1-%d)", f, scene.VRMatchSeconds)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func startsWith(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
@@ -75,6 +104,7 @@ type statesyncRun struct {
 // statesyncRow is what one condition measured.
 type statesyncRow struct {
 	name                   string
+	stop                   int     // s of play before the players stopped acting
 	up, down, hostTotal    float64 // kbps: per guest (mean) and the host's sum both ways
 	errMoving, errRest     float64 // mean position error on guests, m
 	restToBits             []float64
@@ -121,7 +151,7 @@ type restEvent struct {
 }
 
 func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (statesyncRow, error) {
-	row := statesyncRow{name: c.name, hostRested: -1}
+	row := statesyncRow{name: c.name, hostRested: -1, stop: min(run.play, scene.VRMatchPlaySeconds*60) / 60}
 	vcfg := scene.DefaultVRConfig()
 	worlds := make([]*scene.VR, statesync.MaxPlayers)
 	bots := make([]*scene.VRBot, statesync.MaxPlayers)
@@ -194,6 +224,9 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 	var nMoving, nRest int
 	frame := time.Second / 60
 	total := run.play + run.settle
+	// Convergence counts from when the players stop acting: the script's
+	// rest, or the end of play if that comes first.
+	stop := row.stop * 60
 	for tick := 1; tick <= total; tick++ {
 		if err := ctx.Err(); err != nil {
 			return row, err
@@ -270,11 +303,11 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 				e.pending = false
 			}
 		}
-		if tick > run.play && hostResting && row.hostRested < 0 {
-			row.hostRested = float64(tick-run.play) / 60
+		if tick > stop && hostResting && row.hostRested < 0 {
+			row.hostRested = float64(tick-stop) / 60
 		}
-		if tick > run.play && same && !row.converged {
-			row.converged, row.convergedAfter = true, float64(tick-run.play)/60
+		if tick > stop && same && !row.converged {
+			row.converged, row.convergedAfter = true, float64(tick-stop)/60
 			break
 		}
 	}
@@ -340,10 +373,7 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tpops/min\thost µs/tick\t")
 	for _, r := range rows {
-		conv := "no"
-		if r.converged {
-			conv = fmt.Sprintf("yes, %.1f s (%.1f)", r.convergedAfter, r.convergedAfter-max(r.hostRested, 0))
-		}
+		conv := convergence(r)
 		hit := 0.0
 		if r.predictable > 0 {
 			hit = 100 * float64(r.predicted) / float64(r.predictable)
@@ -357,10 +387,48 @@ func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nerr: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
-	fmt.Fprintln(w, "its authority's machine to the same bits on every machine; converged: every guest holds the host's bits after play stops,")
-	fmt.Fprintln(w, "so many seconds after it stopped (and after every cube came to rest on the host);")
+	fmt.Fprintln(w, "its authority's machine to the same bits on every machine;")
+	fmt.Fprintln(w, convergenceLegend)
 	fmt.Fprintln(w, "standing: cubes of the towers none of whose cubes anybody ever had authority over on any machine or moved 5 cm;")
 	fmt.Fprintln(w, "tower speed: fastest any machine ever moved one of them (quantized velocity, what the next step starts from;")
 	fmt.Fprintln(w, "must be 0: towers never jitter);")
 	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s); lost: cubes off the table.")
+}
+
+// convergence is the converged cell: how long after the players stopped
+// acting every guest held the host's bits, and in brackets when the host's
+// world came to rest plus how long the guests took after that.
+func convergence(r statesyncRow) string {
+	if !r.converged {
+		return "no"
+	}
+	host := max(r.hostRested, 0)
+	return fmt.Sprintf("yes, %.1f s (%.1f + %.1f)", r.convergedAfter, host, r.convergedAfter-host)
+}
+
+const convergenceLegend = `converged: every guest holds the host's bits, so many seconds after the players stopped acting (the script's rest
+at 100 s, or the end of --seconds if earlier); in brackets, when the host's world came to rest + how long the guests
+took after that;`
+
+// printStatesyncStops prints the convergence of each condition after
+// play stopped at each second of --stops.
+func printStatesyncStops(w io.Writer, kbps int, rows []statesyncRow) {
+	fmt.Fprintf(w, "netphys bench statesync: convergence after play stops, budget %d kbps per player each way\n\n", kbps)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var names []string
+	for _, r := range rows {
+		if !slices.Contains(names, r.name) {
+			names = append(names, r.name)
+		}
+	}
+	fmt.Fprintf(tw, "play stops at s\t%s\t\n", strings.Join(names, "\t"))
+	for k := 0; k < len(rows); k += len(names) {
+		fmt.Fprintf(tw, "%d", rows[k].stop)
+		for _, r := range rows[k : k+len(names)] {
+			fmt.Fprintf(tw, "\t%s", convergence(r))
+		}
+		fmt.Fprintln(tw, "\t")
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\n"+convergenceLegend)
 }

@@ -61,6 +61,12 @@
 //     authority is not the guest itself (plain synchronization).
 //   - When a guest leaves, everything it had authority over or held
 //     returns to the host with a newer version.
+//   - A guest keeps an object that the host says rests at the host's
+//     resting state before every step, while it only creeps there (slower
+//     than SpreadSpeed) and everything it touches rests on the host too:
+//     otherwise the host's rest updates, a few objects per packet, would
+//     each be undone by the awake neighbours of the object they put to
+//     rest, and a pile would creep on the guest for ever.
 //
 // # Bandwidth
 //

@@ -125,7 +125,7 @@ func (g *Guest) follow(u *update) {
 			return
 		}
 		o.holder = Nobody // regular updates resumed: whoever held it let go
-		g.apply(u.id, u.state)
+		g.applyHost(u.id, u.state)
 		return
 	}
 	if o.holder == g.me {
@@ -141,8 +141,16 @@ func (g *Guest) follow(u *update) {
 	}
 	o.auth, o.ver, o.holder, o.restPending = u.auth, u.ver, Nobody, false
 	if u.auth != g.me {
-		g.apply(u.id, u.state)
+		g.applyHost(u.id, u.state)
 	}
+}
+
+// applyHost applies the host's state of object i and remembers whether
+// the host has it at rest, for holdRests.
+func (g *Guest) applyHost(i int, st qstate) {
+	g.apply(i, st)
+	o := &g.objs[i]
+	o.settled, o.rest = st.rest, st
 }
 
 // Update runs the steps due by now and sends the host a packet.

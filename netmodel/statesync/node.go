@@ -22,6 +22,10 @@ type object struct {
 	boost      float64
 	boostUntil Tick
 	lastLin    vecmath.Vec3
+	// settled and rest: on a guest, the host's last word on the object was
+	// that it rests in state rest (see holdRests).
+	settled bool
+	rest    qstate
 }
 
 // node is one machine of the match, host or guest: its copy of the world
@@ -45,7 +49,10 @@ type node struct {
 	stats   Counters
 	mayGrab func(i int) bool
 	pairs   [][2]int // touching objects of the last step
-	in      packet   // decoding scratch
+	// unsettled is holdRests' scratch: per object, whether it touches
+	// one that does not rest on the host.
+	unsettled []bool
+	in        packet // decoding scratch
 }
 
 func newNode(cfg Config, game Game, host bool) (*node, error) {
@@ -65,7 +72,7 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 	}
 	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
 		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n),
-		smooth: newSmoother(&cfg, n)}
+		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n)}
 	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
 	nd.mayGrab = func(i int) bool { return nd.objs[i].holder == Nobody }
 	for i := range nd.cur {
@@ -110,6 +117,9 @@ func (n *node) step() error {
 		if a, ok := n.remote[p].next(delay); ok {
 			n.game.SetAvatar(p, n.heldByRules(p, a))
 		}
+	}
+	if !n.host {
+		n.holdRests()
 	}
 	for i := range n.objs {
 		if err := n.quantizeObject(i); err != nil {
@@ -159,6 +169,41 @@ func (n *node) quantizeObject(i int) error {
 	return nil
 }
 
+// holdRests keeps each object that the host says rests at the host's
+// resting state while it only creeps here, if everything it touches rests
+// on the host too. Without it a guest's pile never rests: the host's
+// updates put its cubes to rest one packet at a time, each awake
+// neighbour wakes the cube just put to rest, and the cube's rest window
+// starts over, so the pile creeps at a millimetre per second for ever with
+// the right bits but the wrong at-rest bit. Held at the host's states
+// together, the pile rests as one. An object that moves (faster than
+// SpreadSpeed: something hit it here) or that the guest takes is the
+// guest's to simulate until the host says more; one that touches an
+// object still moving on the host, or under this guest's authority, is
+// left to the physics, which a held object would push like a wall.
+func (n *node) holdRests() {
+	for i := range n.objs {
+		if o := &n.objs[i]; o.settled && (o.auth == n.me || o.holder != Nobody || n.moving(i)) {
+			o.settled = false
+		}
+	}
+	clear(n.unsettled)
+	for _, p := range n.pairs {
+		n.unsettled[p[0]] = n.unsettled[p[0]] || !n.objs[p[1]].settled
+		n.unsettled[p[1]] = n.unsettled[p[1]] || !n.objs[p[0]].settled
+	}
+	for i := range n.objs {
+		o := &n.objs[i]
+		if !o.settled || n.unsettled[i] {
+			continue
+		}
+		if b := n.q.body(o.rest); n.game.Object(i) != b {
+			_ = n.game.SetObject(i, b) // a quantized state is always finite
+			n.cur[i], n.curBody[i] = o.rest, b
+		}
+	}
+}
+
 // heldByRules keeps in a remote avatar only the holds the claims table
 // grants it: a hold the host refused, or one that regular updates have
 // since ended, is not drawn.
@@ -204,7 +249,7 @@ func (n *node) take(i int) {
 		o.auth = n.me
 		o.ver.Auth++
 	}
-	o.restPending = false
+	o.restPending, o.settled = false, false
 }
 
 // spread applies the contacts of the last step. What the local player's
