@@ -1,12 +1,12 @@
 package statesync
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
 	"github.com/netphys/netphys/transport/reliable"
 	"github.com/netphys/netphys/vecmath"
-	"github.com/netphys/netphys/wire"
 )
 
 // fuzzSeq is the packet sequence the fuzzed packets arrive with; the ring
@@ -42,49 +42,55 @@ func fuzzSetup(t testing.TB) (wireCodec, *receivedRing, []update) {
 	return n.wc, &ring, ups
 }
 
-func encodePacket(t testing.TB, wc wireCodec, p packet) []byte {
-	buf := make([]byte, 4096)
-	w := wire.NewWriter(buf)
-	if err := wc.serializePacket(w, &p, nil); err != nil {
+func encodePacket(t testing.TB, wc wireCodec, c Coder, p packet) []byte {
+	data, err := wc.encode(make([]byte, 4096), c, &p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return append([]byte(nil), w.Bytes()...)
+	return append([]byte(nil), data...)
 }
 
-// FuzzPacketDecode feeds the update decoder arbitrary bytes: it must never
-// panic, and what it accepts must encode back to the same bits.
-func FuzzPacketDecode(f *testing.F) {
-	wc, ring, ups := fuzzSetup(f)
+func fuzzAvatar() avatarSample {
 	av := avatarSample{player: 2, time: 77, offset: 9}
 	av.avatar.Head = vecmath.Transform{Pos: vecmath.V3(1, 2, 3), Rot: vecmath.QuatIdentity}
 	av.avatar.Hands[0] = vecmath.Transform{Pos: vecmath.V3(1, 1, 3), Rot: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.3)}
-	av.avatar.Hands[1] = av.avatar.Head
+	av.avatar.Hands[1] = vecmath.Transform{Pos: vecmath.V3(9, 1, -3), Rot: vecmath.QuatIdentity} // out of reach
 	av.avatar.Held[0] = Held{Holding: true, Object: 3, Relative: vecmath.Transform{Pos: vecmath.V3(0, -0.6, 0), Rot: vecmath.QuatIdentity}}
 	av.held[0] = Version{4, 5}
-	for _, p := range []packet{
-		{tick: 41, player: 1, present: 3},
-		{tick: 41, player: 2, present: 7, avatars: []avatarSample{av}, updates: ups},
-		{tick: 60, player: 3, present: 15, updates: ups[:2]},
-	} {
-		f.Add(encodePacket(f, wc, p))
+	return av
+}
+
+// FuzzPacketDecode feeds the update decoder arbitrary bytes, bit-packed
+// and range-coded (the first byte says which): it must never panic, and
+// what it accepts must encode back to the same bytes and decode to the
+// same packet.
+func FuzzPacketDecode(f *testing.F) {
+	wc, ring, ups := fuzzSetup(f)
+	av := fuzzAvatar()
+	for _, c := range []Coder{CoderPlain, CoderRange} {
+		for _, p := range []packet{
+			{tick: 41, player: 1, present: 3},
+			{tick: 41, player: 2, present: 7, avatars: []avatarSample{av}, updates: ups},
+			{tick: 60, player: 3, present: 15, updates: ups[:2]},
+		} {
+			f.Add(encodePacket(f, wc, c, p))
+		}
 	}
 	find := func(id, age int) (*baseline, error) { return ring.find(id, fuzzSeq, age) }
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p packet
-		r := wire.NewReader(data)
-		if err := wc.serializePacket(r, &p, find); err != nil {
+		if err := wc.decode(data, &p, find); err != nil {
 			return
 		}
-		buf := make([]byte, len(data)+16)
-		w := wire.NewWriter(buf)
-		if err := wc.serializePacket(w, &p, nil); err != nil {
+		out, err := wc.encode(make([]byte, len(data)+16), Coder(data[0]&1), &p)
+		if err != nil {
 			t.Fatalf("a decoded packet does not encode: %v", err)
 		}
-		if w.BitsWritten() != r.BitsRead() {
-			t.Fatalf("re-encoded in %d bits, decoded from %d", w.BitsWritten(), r.BitsRead())
+		if !bytes.Equal(out, data) {
+			t.Fatalf("re-encoded as\n% x\ndecoded from\n% x", out, data)
 		}
 		var q packet
-		if err := wc.serializePacket(wire.NewReader(w.Bytes()), &q, find); err != nil {
+		if err := wc.decode(out, &q, find); err != nil {
 			t.Fatalf("the re-encoding does not decode: %v", err)
 		}
 		if !reflect.DeepEqual(p, q) {
@@ -93,24 +99,33 @@ func FuzzPacketDecode(f *testing.F) {
 	})
 }
 
-// TestPacketTruncatedAtEveryByte: a packet cut short anywhere is an error.
+// TestPacketTruncatedAtEveryByte: a bit-packed packet cut short anywhere
+// is an error. A range-coded one is an error or, as any range coder's
+// output (wire.RangeDecoder), the one encoding of another packet: the
+// transport authenticates datagrams, so only a peer could send one, and
+// it could send that packet anyway.
 func TestPacketTruncatedAtEveryByte(t *testing.T) {
 	wc, ring, ups := fuzzSetup(t)
-	data := encodePacket(t, wc, packet{tick: 41, player: 1, present: 3, updates: ups})
-	find := func(id, age int) (*baseline, error) { return ring.find(id, fuzzSeq, age) }
-	for n := range len(data) - 1 {
-		var p packet
-		if err := wc.serializePacket(wire.NewReader(data[:n]), &p, find); err == nil {
-			t.Fatalf("decoded %d of %d bytes", n, len(data))
+	for _, c := range []Coder{CoderPlain, CoderRange} {
+		data := encodePacket(t, wc, c, packet{tick: 41, player: 1, present: 3, avatars: []avatarSample{fuzzAvatar()}, updates: ups})
+		find := func(id, age int) (*baseline, error) { return ring.find(id, fuzzSeq, age) }
+		for n := range len(data) - 1 {
+			var p packet
+			if err := wc.decode(data[:n], &p, find); err == nil {
+				again, err := wc.encode(make([]byte, 4096), c, &p)
+				if c == CoderPlain || err != nil || !bytes.Equal(again, data[:n]) {
+					t.Fatalf("%v: decoded %d of %d bytes (%v)", c, n, len(data), err)
+				}
+			}
 		}
-	}
-	var p packet
-	if err := wc.serializePacket(wire.NewReader(data), &p, find); err != nil || len(p.updates) != len(ups) {
-		t.Fatalf("whole packet: %v, %d updates", err, len(p.updates))
-	}
-	for i := range ups {
-		if p.updates[i].state != ups[i].state || p.updates[i].ver != ups[i].ver || p.updates[i].auth != ups[i].auth {
-			t.Fatalf("update %d: %+v, want %+v", i, p.updates[i], ups[i])
+		var p packet
+		if err := wc.decode(data, &p, find); err != nil || len(p.updates) != len(ups) {
+			t.Fatalf("%v: whole packet: %v, %d updates", c, err, len(p.updates))
+		}
+		for i := range ups {
+			if p.updates[i].state != ups[i].state || p.updates[i].ver != ups[i].ver || p.updates[i].auth != ups[i].auth {
+				t.Fatalf("%v: update %d: %+v, want %+v", c, i, p.updates[i], ups[i])
+			}
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/transport/reliable"
-	"github.com/netphys/netphys/wire"
 )
 
 // link is one machine's connection to a peer: the packet-ack endpoint, the
@@ -26,6 +25,7 @@ type link struct {
 	sentRelay [MaxPlayers]bool
 	relayedAt [MaxPlayers]Tick
 	out       packet
+	build     builder
 	buf       []byte
 }
 
@@ -65,38 +65,37 @@ func (l *link) guestFactor(i int) float64 {
 }
 
 // send builds one packet: the avatars, then objects in accumulator order
-// while they fit in the budget, measured with the same Serialize that
-// writes them.
+// while they fit in the budget, each measured with the coder's state
+// (builder), then writes it with the same Serialize.
 func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarSample, out func([]byte)) error {
 	n := l.n
 	p := &l.out
 	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, avatars, p.updates[:0]
-	var m wire.Measurer
-	if err := n.wc.serializePacket(&m, p, nil); err != nil {
+	b := &l.build
+	if err := n.wc.begin(b, p, n.cfg.Coder, n.cfg.PacketBytes); err != nil {
 		return err
 	}
-	budget := n.cfg.PacketBytes*8 - m.BitCount()
 	seq := l.ep.NextSequence()
 	for _, i := range l.acc.candidates() {
 		o := &n.objs[i]
 		u := update{id: i, auth: o.auth, ver: o.ver, state: n.cur[i]}
 		u.base, u.age = l.sent.base(i, seq)
-		var um wire.Measurer
-		if err := n.wc.serializeUpdate(&um, &u, n.tick, nil); err != nil {
+		fits, err := b.add(u)
+		if err != nil {
 			return fmt.Errorf("statesync: measuring object %d: %w", i, err)
 		}
-		if um.BitCount() > budget {
-			continue
+		if fits {
+			l.acc.sent(i)
 		}
-		budget -= um.BitCount()
-		p.updates = append(p.updates, u)
-		l.acc.sent(i)
 	}
-	w := wire.NewWriter(l.buf)
-	if err := n.wc.serializePacket(w, p, nil); err != nil {
+	data, err := n.wc.encode(l.buf, n.cfg.Coder, p)
+	if err != nil {
 		return fmt.Errorf("statesync: writing a packet: %w", err)
 	}
-	seq, datagrams, err := l.ep.SendPacket(now, w.Bytes())
+	if size, _ := b.size(); size != len(data) {
+		return fmt.Errorf("statesync: measured %d bytes, wrote %d", size, len(data))
+	}
+	seq, datagrams, err := l.ep.SendPacket(now, data)
 	if err != nil {
 		return err
 	}
@@ -105,6 +104,10 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 		out(d)
 	}
 	n.stats.PacketsSent++
+	n.stats.PayloadBytes += uint64(len(data))
+	n.stats.AvatarBytes += uint64(b.avatarBytes)
+	n.stats.UpdatesSent += uint64(len(p.updates))
+	n.stats.UpdateBytes += uint64(len(data) - b.headBytes - b.avatarBytes)
 	return nil
 }
 
@@ -128,7 +131,7 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	l.ep.ClearAcks()
 	p := &n.in
 	find := func(id, age int) (*baseline, error) { return l.ring.find(id, seq, age) }
-	if err := n.wc.serializePacket(wire.NewReader(payload), p, find); err != nil {
+	if err := n.wc.decode(payload, p, find); err != nil {
 		n.stats.Malformed++
 		return false, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
