@@ -8,19 +8,28 @@ import (
 )
 
 // Avatar coding. An avatar is a head and two hands, each a pose, and what
-// the hands hold. Version 1 sent every pose whole on the avatar grid (1 mm
+// the hands hold. Format 1 sent every pose whole on the avatar grid (1 mm
 // over the spec's 512 m box, 19+18+19 bits) and the time in 32 bits: 40
-// bytes an avatar, and the host sends three in every packet. Now:
+// bytes an avatar, and the host sends three in every packet. Now, [] when
+// the condition before it holds:
 //
-//	player | time | offset | head pos | head rot | hand × 2
-//	hand: near | pos (near: from the head, in ±AvatarReach; else whole) | rot
-//	      | holding [object | own-seq auth-seq | relative pos | relative rot]
+//	player | has base [age] | time | same offset [offset] | head | hand × 2
+//	head, against a base:    unchanged [pos residuals | rotation against the base's]
+//	head, without one:       pos | rot
+//	hand, against a base:    as the head, then the hold
+//	hand, without one:       near | pos (near: from the head, in ±AvatarReach; else whole) | rot, then the hold
+//	hold:                    holding [same as the base's | object | own-seq auth-seq | relative pos | relative rot]
 //
-// time is relative to the packet's tick (a guest's own avatar is sampled
-// at the tick it sends: one bit); a hand is a few decimetres from the head,
-// so its offset costs 12 bits an axis instead of 19; a held object's pose
-// in the hand is coded on the avatar grid (1 mm, AvatarRotationBits): it
-// only places the object on the machines that do not simulate the hold.
+// The base is the avatar of the same player in a packet the receiver
+// acked, as for objects: a bot's head does not move, a hand moves a few
+// centimetres between packets. time is relative to the packet's tick (a
+// guest's own avatar is sampled at the tick it sends); a hand is a few
+// decimetres from its head, so from the head it costs 12 bits an axis
+// instead of 19; a held object's pose in the hand is coded on the avatar
+// grid (1 mm, AvatarRotationBits): it only places the object on the
+// machines that do not simulate the hold. Every sample is settled (coded
+// and decoded) before it is sent, so that the sender's baseline holds
+// exactly the receiver's numbers.
 
 // timeClasses code an avatar's time against the packet's tick: equal for a
 // guest's own avatar, a few steps apart or a clock offset for relayed ones.
@@ -28,48 +37,108 @@ var timeClasses = [...]uint8{0, 4, 8, 12}
 
 // avatarModels are the avatar fields' adaptive models.
 type avatarModels struct {
-	time    [len(timeClasses)]wire.Prob
-	near    wire.Prob
-	holding wire.Prob
+	hasBase, sameOffset, near, holding, sameHold wire.Prob
+	time                                         [len(timeClasses)]wire.Prob
+	unchanged                                    [2]wire.Prob // [head, hand]
+	pos                                          [2][3][len(residualClasses)]wire.Prob
+	rot                                          [2]rotModels
+}
+
+// avatarRef is an avatar's baseline in a packet: nil, or the acked sample
+// age packets back.
+type avatarRef struct {
+	base *avatarSample
+	age  int
 }
 
 // reachBounds is the box a hand's offset from its head lies in to be
 // coded as near.
-func (w *wireCodec) reachBounds() wire.Bounds {
-	res := w.cfg.AvatarPosition.Res
-	r := w.cfg.AvatarReach
-	return wire.Bounds{Min: vecmath.V3(-r, -r, -r), Max: vecmath.V3(r-res, r-res, r-res), Res: res}
-}
+func (w *wireCodec) reachBounds() wire.Bounds { return w.box(w.cfg.AvatarReach) }
 
 // heldBounds is the box a held object's offset from its hand lies in.
-func (w *wireCodec) heldBounds() wire.Bounds {
+func (w *wireCodec) heldBounds() wire.Bounds { return w.box(w.cfg.HeldRange) }
+
+// box returns [-r, r) on every axis on the avatar grid.
+func (w *wireCodec) box(r float64) wire.Bounds {
 	res := w.cfg.AvatarPosition.Res
-	r := w.cfg.HeldRange
 	return wire.Bounds{Min: vecmath.V3(-r, -r, -r), Max: vecmath.V3(r-res, r-res, r-res), Res: res}
 }
 
-// serializeAvatar codes one avatar of the packet of tick now.
-func (w *wireCodec) serializeAvatar(s wire.Stream, m *avatarModels, a *avatarSample, now Tick) error {
+// settle returns a as a receiver decodes it: the sender keeps this as a
+// baseline and codes it, so that both ends delta the same numbers.
+func (w *wireCodec) settle(a avatarSample) (avatarSample, error) {
+	var buf [96]byte
+	var m avatarModels
+	wr := wire.NewWriter(buf[:])
+	if err := w.serializeAvatar(wr, &m, &a, &avatarRef{}, a.time, nil); err != nil {
+		return a, err
+	}
+	var out avatarSample
+	m = avatarModels{}
+	err := w.serializeAvatar(wire.NewReader(wr.Bytes()), &m, &out, &avatarRef{}, a.time, nil)
+	return out, err
+}
+
+// serializeAvatar codes one avatar of the packet of tick now against ref.
+func (w *wireCodec) serializeAvatar(s wire.Stream, m *avatarModels, a *avatarSample, ref *avatarRef, now Tick, find *lookup) error {
 	if err := wire.SerializeInt(s, &a.player, 0, MaxPlayers-1); err != nil {
 		return err
+	}
+	hasBase := ref.base != nil
+	if err := wire.SerializeModelBit(s, &m.hasBase, &hasBase); err != nil {
+		return err
+	}
+	base := &avatarSample{}
+	if !hasBase {
+		*ref = avatarRef{}
+	} else {
+		if err := wire.SerializeInt(s, &ref.age, 1, ringSize-1); err != nil {
+			return err
+		}
+		if s.Mode() == wire.Reading {
+			var err error
+			if ref.base, err = find.avatar(a.player, ref.age); err != nil {
+				return err
+			}
+		}
+		base = ref.base
 	}
 	t := int64(a.time)
 	if err := wire.SerializeRelativeModel(s, &t, int64(now), 0, 1<<32-1, timeClasses[:], m.time[:]); err != nil {
 		return err
 	}
 	a.time = Tick(t)
-	if err := wire.SerializeBits(s, &a.offset, 8); err != nil {
+	sameOffset := a.offset == base.offset
+	if err := wire.SerializeModelBit(s, &m.sameOffset, &sameOffset); err != nil {
 		return err
 	}
+	if sameOffset {
+		a.offset = base.offset
+	} else {
+		if err := wire.SerializeBits(s, &a.offset, 8); err != nil {
+			return err
+		}
+		if err := canonical(s, a.offset == base.offset); err != nil {
+			return err
+		}
+	}
 	av := &a.avatar
-	if err := w.serializePose(s, &av.Head, w.cfg.AvatarPosition); err != nil {
+	if hasBase {
+		if err := w.serializePoseDelta(s, m, 0, &av.Head, base.avatar.Head); err != nil {
+			return err
+		}
+	} else if err := w.serializePose(s, &av.Head, w.cfg.AvatarPosition); err != nil {
 		return err
 	}
 	for h := range av.Hands {
-		if err := w.serializeHand(s, m, &av.Hands[h], av.Head.Pos); err != nil {
+		if hasBase {
+			if err := w.serializePoseDelta(s, m, 1, &av.Hands[h], base.avatar.Hands[h]); err != nil {
+				return err
+			}
+		} else if err := w.serializeHand(s, m, &av.Hands[h], av.Head.Pos); err != nil {
 			return err
 		}
-		if err := w.serializeHeld(s, m, &av.Held[h], &a.held[h]); err != nil {
+		if err := w.serializeHeld(s, m, &av.Held[h], &a.held[h], base.avatar.Held[h], base.held[h]); err != nil {
 			return err
 		}
 	}
@@ -88,9 +157,52 @@ func (w *wireCodec) serializePose(s wire.Stream, t *vecmath.Transform, b wire.Bo
 	return wire.SerializeQuat(s, &t.Rot, w.cfg.AvatarRotationBits)
 }
 
-// serializeHand codes a hand's pose, its position from the head's when it
-// is within reach. head is the head's position as written (quantized when
-// the hand is coded from it, so that both ends add the same numbers).
+// serializePoseDelta codes a settled pose against its base's: the
+// position's grid indices as residuals, the rotation against the base's.
+// part is 0 for the head, 1 for a hand.
+func (w *wireCodec) serializePoseDelta(s wire.Stream, m *avatarModels, part int, t *vecmath.Transform, base vecmath.Transform) error {
+	unchanged := *t == base
+	if err := wire.SerializeModelBit(s, &m.unchanged[part], &unchanged); err != nil {
+		return err
+	}
+	if unchanged {
+		*t = base
+		return nil
+	}
+	b, bits := w.cfg.AvatarPosition, w.cfg.AvatarRotationBits
+	var pos, bpos [3]int64
+	var rot, brot wire.SmallestThree
+	var err error
+	if bpos, err = indices(b, base.Pos); err != nil {
+		return err
+	}
+	if brot, err = wire.QuantizeQuat(base.Rot, bits); err != nil {
+		return err
+	}
+	if s.Mode() != wire.Reading {
+		if pos, err = indices(b, t.Pos); err != nil {
+			return err
+		}
+		if rot, err = wire.QuantizeQuat(t.Rot, bits); err != nil {
+			return err
+		}
+	}
+	if err := serializeRelative(s, &pos, bpos, steps(b), &m.pos[part]); err != nil {
+		return err
+	}
+	if err := serializeRotation(s, &m.rot[part], &rot, brot, bits); err != nil {
+		return err
+	}
+	if s.Mode() == wire.Reading {
+		t.Pos, t.Rot = value(b, pos), rot.Quat(bits)
+	}
+	return canonical(s, *t == base)
+}
+
+// serializeHand codes a hand's pose without a base, its position from the
+// head's when it is within reach. head is the head's position as written
+// (quantized when the hand is coded from it, so that both ends add the
+// same numbers).
 func (w *wireCodec) serializeHand(s wire.Stream, m *avatarModels, t *vecmath.Transform, head vecmath.Vec3) error {
 	whole := w.cfg.AvatarPosition
 	qhead, err := whole.Quantize(whole.Clamp(head))
@@ -136,14 +248,25 @@ func (w *wireCodec) serializeHand(s wire.Stream, m *avatarModels, t *vecmath.Tra
 }
 
 // serializeHeld codes what a hand holds: the object, the version of the
-// claims on it and its pose in the hand.
-func (w *wireCodec) serializeHeld(s wire.Stream, m *avatarModels, held *Held, ver *Version) error {
+// claims on it and its pose in the hand; in one flag when the base's hand
+// held the same.
+func (w *wireCodec) serializeHeld(s wire.Stream, m *avatarModels, held *Held, ver *Version, base Held, bver Version) error {
 	if err := wire.SerializeModelBit(s, &m.holding, &held.Holding); err != nil {
 		return err
 	}
 	if !held.Holding {
 		*held, *ver = Held{}, Version{}
 		return nil
+	}
+	if base.Holding {
+		same := *held == base && *ver == bver
+		if err := wire.SerializeModelBit(s, &m.sameHold, &same); err != nil {
+			return err
+		}
+		if same {
+			*held, *ver = base, bver
+			return nil
+		}
 	}
 	if err := wire.SerializeInt(s, &held.Object, 0, w.objects-1); err != nil {
 		return err
@@ -154,5 +277,8 @@ func (w *wireCodec) serializeHeld(s wire.Stream, m *avatarModels, held *Held, ve
 	if err := wire.SerializeBits(s, &ver.Auth, 16); err != nil {
 		return err
 	}
-	return w.serializePose(s, &held.Relative, w.heldBounds())
+	if err := w.serializePose(s, &held.Relative, w.heldBounds()); err != nil {
+		return err
+	}
+	return canonical(s, base.Holding && *held == base && *ver == bver)
 }

@@ -73,9 +73,8 @@ const (
 type models struct {
 	more, hasBase, sameAge, sameClaims, unchanged, perfect wire.Prob
 	rest                                                   [2]wire.Prob // [the base rests]
-	rotSame, rotLargest                                    [2]wire.Prob // [the object rests]
 	id                                                     [len(idClasses)]wire.Prob
-	rot                                                    [2][3][len(rotationClasses)]wire.Prob // [rests][component][class]
+	rot                                                    [2]rotModels // [the object rests]
 	pos, lin                                               [kinds][3][len(residualClasses)]wire.Prob
 	ang                                                    [3][len(residualClasses)]wire.Prob
 	avatar                                                 avatarModels

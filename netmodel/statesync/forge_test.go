@@ -152,7 +152,7 @@ func TestHostDropsUndecodablePackets(t *testing.T) {
 	buf[0] = formatByte(CoderPlain)
 	w := wire.NewWriter(buf[1:])
 	cx := newCoding()
-	_ = f.wc.serializeHead(w, &cx, &packet{player: 1, present: 2})
+	_ = f.wc.serializeHead(w, &cx, &packet{player: 1, present: 2}, nil)
 	_, _ = serializeMore(w, &cx, true)
 	id, hasBase, auth := 1, false, OwnerOf(1)
 	_ = f.wc.serializeID(w, &cx, &id)

@@ -13,7 +13,7 @@ import (
 // holds every object's state from the packet before it.
 const fuzzSeq = reliable.Sequence(101)
 
-func fuzzSetup(t testing.TB) (wireCodec, *receivedRing, []update) {
+func fuzzSetup(t testing.TB) (wireCodec, *lookup, []update) {
 	g := newToy(1, 6)
 	cfg := DefaultConfig()
 	cfg.Player = 1
@@ -22,10 +22,16 @@ func fuzzSetup(t testing.TB) (wireCodec, *receivedRing, []update) {
 		t.Fatal(err)
 	}
 	ring := newReceivedRing(6)
+	avatars := newRing[avatarSample](MaxPlayers)
+	base, err := n.wc.settle(fuzzAvatar())
+	if err != nil {
+		t.Fatal(err)
+	}
+	avatars.store(int(base.player), fuzzSeq-1, base)
 	var ups []update
 	for i := range 6 {
 		b := baseline{seq: fuzzSeq - 1, tick: 40, state: n.cur[i], auth: Nobody, ver: Version{1, 2}}
-		ring.store(i, b)
+		ring.store(i, b.seq, b)
 		moving := n.game.Object(i)
 		moving.AtRest = false
 		moving.Position = moving.Position.Add(vecmath.V3(0.1*float64(i), 2, 0))
@@ -39,7 +45,35 @@ func fuzzSetup(t testing.TB) (wireCodec, *receivedRing, []update) {
 		}
 		ups = append(ups, u)
 	}
-	return n.wc, &ring, ups
+	return n.wc, &lookup{objects: &ring, avatars: &avatars, seq: fuzzSeq}, ups
+}
+
+// fuzzPackets are real packets: with and without avatars, updates and
+// baselines.
+func fuzzPackets(t testing.TB, wc wireCodec, find *lookup, ups []update) []packet {
+	av, err := wc.settle(fuzzAvatar())
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := fuzzAvatar()
+	moved.time++
+	moved.avatar.Hands[0].Pos = moved.avatar.Hands[0].Pos.Add(vecmath.V3(0.01, 0.02, 0))
+	moved.avatar.Hands[0].Rot = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.35)
+	if moved, err = wc.settle(moved); err != nil {
+		t.Fatal(err)
+	}
+	base, err := find.avatar(moved.player, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := packet{tick: 42, player: 2, present: 7, avatars: []avatarSample{moved}, updates: ups[1:4]}
+	delta.refs[0] = avatarRef{base: base, age: 1}
+	return []packet{
+		{tick: 41, player: 1, present: 3},
+		{tick: 41, player: 2, present: 7, avatars: []avatarSample{av}, updates: ups},
+		{tick: 60, player: 3, present: 15, updates: ups[:2]},
+		delta,
+	}
 }
 
 func encodePacket(t testing.TB, wc wireCodec, c Coder, p packet) []byte {
@@ -65,18 +99,12 @@ func fuzzAvatar() avatarSample {
 // what it accepts must encode back to the same bytes and decode to the
 // same packet.
 func FuzzPacketDecode(f *testing.F) {
-	wc, ring, ups := fuzzSetup(f)
-	av := fuzzAvatar()
+	wc, find, ups := fuzzSetup(f)
 	for _, c := range []Coder{CoderPlain, CoderRange} {
-		for _, p := range []packet{
-			{tick: 41, player: 1, present: 3},
-			{tick: 41, player: 2, present: 7, avatars: []avatarSample{av}, updates: ups},
-			{tick: 60, player: 3, present: 15, updates: ups[:2]},
-		} {
+		for _, p := range fuzzPackets(f, wc, find, ups) {
 			f.Add(encodePacket(f, wc, c, p))
 		}
 	}
-	find := func(id, age int) (*baseline, error) { return ring.find(id, fuzzSeq, age) }
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p packet
 		if err := wc.decode(data, &p, find); err != nil {
@@ -105,10 +133,11 @@ func FuzzPacketDecode(f *testing.F) {
 // transport authenticates datagrams, so only a peer could send one, and
 // it could send that packet anyway.
 func TestPacketTruncatedAtEveryByte(t *testing.T) {
-	wc, ring, ups := fuzzSetup(t)
+	wc, find, ups := fuzzSetup(t)
 	for _, c := range []Coder{CoderPlain, CoderRange} {
-		data := encodePacket(t, wc, c, packet{tick: 41, player: 1, present: 3, avatars: []avatarSample{fuzzAvatar()}, updates: ups})
-		find := func(id, age int) (*baseline, error) { return ring.find(id, fuzzSeq, age) }
+		p := fuzzPackets(t, wc, find, ups)[3]
+		p.updates = ups
+		data := encodePacket(t, wc, c, p)
 		for n := range len(data) - 1 {
 			var p packet
 			if err := wc.decode(data[:n], &p, find); err == nil {
@@ -118,14 +147,17 @@ func TestPacketTruncatedAtEveryByte(t *testing.T) {
 				}
 			}
 		}
-		var p packet
-		if err := wc.decode(data, &p, find); err != nil || len(p.updates) != len(ups) {
-			t.Fatalf("%v: whole packet: %v, %d updates", c, err, len(p.updates))
+		var got packet
+		if err := wc.decode(data, &got, find); err != nil || len(got.updates) != len(ups) {
+			t.Fatalf("%v: whole packet: %v, %d updates", c, err, len(got.updates))
 		}
 		for i := range ups {
-			if p.updates[i].state != ups[i].state || p.updates[i].ver != ups[i].ver || p.updates[i].auth != ups[i].auth {
-				t.Fatalf("%v: update %d: %+v, want %+v", c, i, p.updates[i], ups[i])
+			if got.updates[i].state != ups[i].state || got.updates[i].ver != ups[i].ver || got.updates[i].auth != ups[i].auth {
+				t.Fatalf("%v: update %d: %+v, want %+v", c, i, got.updates[i], ups[i])
 			}
+		}
+		if !reflect.DeepEqual(got.avatars, p.avatars) || got.refs[0].age != 1 {
+			t.Fatalf("%v: avatars %+v, want %+v", c, got.avatars, p.avatars)
 		}
 	}
 }

@@ -10,13 +10,14 @@ import (
 // link is one machine's connection to a peer: the packet-ack endpoint, the
 // baselines each way and the priority accumulator of what to send.
 type link struct {
-	n      *node
-	peer   Player
-	ep     *reliable.Endpoint
-	sent   sentLog
-	ring   receivedRing
-	acc    accumulator
-	factor func(i int) float64
+	n       *node
+	peer    Player
+	ep      *reliable.Endpoint
+	sent    sentLog
+	ring    receivedRing
+	avatars avatarRing
+	acc     accumulator
+	factor  func(i int) float64
 	// newest is the time of the newest avatar sample from the peer;
 	// relayedAt is, per player, the time of the newest sample of theirs
 	// this link has sent (the host's relay), if sentRelay.
@@ -25,6 +26,7 @@ type link struct {
 	sentRelay [MaxPlayers]bool
 	relayedAt [MaxPlayers]Tick
 	out       packet
+	settled   []avatarSample
 	build     builder
 	buf       []byte
 }
@@ -37,7 +39,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	objects := len(n.objs)
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
-		ring: newReceivedRing(objects), acc: newAccumulator(objects),
+		ring: newReceivedRing(objects), avatars: newRing[avatarSample](MaxPlayers), acc: newAccumulator(objects),
 		buf: make([]byte, n.cfg.PacketBytes+8)}
 	if n.host {
 		l.factor = l.hostFactor
@@ -70,12 +72,21 @@ func (l *link) guestFactor(i int) float64 {
 func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarSample, out func([]byte)) error {
 	n := l.n
 	p := &l.out
-	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, avatars, p.updates[:0]
+	seq := l.ep.NextSequence()
+	l.settled = l.settled[:0]
+	for i, a := range avatars {
+		s, err := n.wc.settle(a)
+		if err != nil {
+			return fmt.Errorf("statesync: avatar of player %d: %w", a.player, err)
+		}
+		l.settled = append(l.settled, s)
+		p.refs[i].base, p.refs[i].age = l.sent.avatarBase(s.player, seq)
+	}
+	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, l.settled, p.updates[:0]
 	b := &l.build
 	if err := n.wc.begin(b, p, n.cfg.Coder, n.cfg.PacketBytes); err != nil {
 		return err
 	}
-	seq := l.ep.NextSequence()
 	for _, i := range l.acc.candidates() {
 		o := &n.objs[i]
 		u := update{id: i, auth: o.auth, ver: o.ver, state: n.cur[i]}
@@ -99,7 +110,7 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 	if err != nil {
 		return err
 	}
-	l.sent.record(seq, n.tick, p.updates)
+	l.sent.record(seq, n.tick, p.avatars, p.updates)
 	for _, d := range datagrams {
 		out(d)
 	}
@@ -130,13 +141,15 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	}
 	l.ep.ClearAcks()
 	p := &n.in
-	find := func(id, age int) (*baseline, error) { return l.ring.find(id, seq, age) }
-	if err := n.wc.decode(payload, p, find); err != nil {
+	if err := n.wc.decode(payload, p, &lookup{objects: &l.ring, avatars: &l.avatars, seq: seq}); err != nil {
 		n.stats.Malformed++
 		return false, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	for _, u := range p.updates {
-		l.ring.store(u.id, baseline{seq: seq, tick: p.tick, state: u.state, auth: u.auth, ver: u.ver})
+		l.ring.store(u.id, seq, baseline{seq: seq, tick: p.tick, state: u.state, auth: u.auth, ver: u.ver})
+	}
+	for _, a := range p.avatars {
+		l.avatars.store(int(a.player), seq, a)
 	}
 	n.stats.PacketsReceived++
 	return true, nil

@@ -45,6 +45,7 @@ type packet struct {
 	player  Player
 	present uint8
 	avatars []avatarSample
+	refs    [MaxPlayers]avatarRef // the avatars' baselines
 	updates []update
 }
 
@@ -55,7 +56,7 @@ type wireCodec struct {
 }
 
 // serializeHead codes the packet up to its updates.
-func (w *wireCodec) serializeHead(s wire.Stream, cx *coding, p *packet) error {
+func (w *wireCodec) serializeHead(s wire.Stream, cx *coding, p *packet, find *lookup) error {
 	if err := wire.SerializeBits(s, &p.tick, 32); err != nil {
 		return err
 	}
@@ -70,13 +71,13 @@ func (w *wireCodec) serializeHead(s wire.Stream, cx *coding, p *packet) error {
 		return err
 	}
 	if s.Mode() == wire.Reading {
-		p.avatars = p.avatars[:0]
+		p.avatars, p.refs = p.avatars[:0], [MaxPlayers]avatarRef{}
 		for range n {
 			p.avatars = append(p.avatars, avatarSample{})
 		}
 	}
 	for i := range p.avatars {
-		if err := w.serializeAvatar(s, &cx.m.avatar, &p.avatars[i], p.tick); err != nil {
+		if err := w.serializeAvatar(s, &cx.m.avatar, &p.avatars[i], &p.refs[i], p.tick, find); err != nil {
 			return fmt.Errorf("avatar %d: %w", i, err)
 		}
 	}
@@ -90,9 +91,9 @@ func serializeMore(s wire.Stream, cx *coding, more bool) (bool, error) {
 }
 
 // serializePacket codes a whole packet after its format byte.
-func (w *wireCodec) serializePacket(s wire.Stream, p *packet, find findBase) error {
+func (w *wireCodec) serializePacket(s wire.Stream, p *packet, find *lookup) error {
 	cx := newCoding()
-	if err := w.serializeHead(s, &cx, p); err != nil {
+	if err := w.serializeHead(s, &cx, p, find); err != nil {
 		return err
 	}
 	if s.Mode() == wire.Reading {
@@ -146,7 +147,7 @@ func (w *wireCodec) encode(buf []byte, c Coder, p *packet) ([]byte, error) {
 // one encoding of what it decoded to: the bit packer's padding must be
 // zero and nothing may follow it, and the range decoder checks that its
 // input is exactly the encoder's output.
-func (w *wireCodec) decode(data []byte, p *packet, find findBase) error {
+func (w *wireCodec) decode(data []byte, p *packet, find *lookup) error {
 	if len(data) < 1 {
 		return fmt.Errorf("statesync: empty packet: %w", wire.ErrTruncated)
 	}
@@ -222,7 +223,7 @@ func (w *wireCodec) begin(b *builder, p *packet, c Coder, budget int) error {
 	avatars := p.avatars
 	p.avatars = nil
 	head := *b
-	err := w.serializeHead(head.stream(), &head.cx, p)
+	err := w.serializeHead(head.stream(), &head.cx, p, nil)
 	p.avatars = avatars
 	if err != nil {
 		return err
@@ -230,7 +231,7 @@ func (w *wireCodec) begin(b *builder, p *packet, c Coder, budget int) error {
 	if b.headBytes, err = head.size(); err != nil {
 		return err
 	}
-	if err := w.serializeHead(b.stream(), &b.cx, p); err != nil {
+	if err := w.serializeHead(b.stream(), &b.cx, p, nil); err != nil {
 		return err
 	}
 	size, err := b.size()

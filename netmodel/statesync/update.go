@@ -40,7 +40,6 @@ type codec struct {
 	posMax  [3]int64
 	linMax  [3]int64
 	angMax  [3]int64
-	rotK    int32
 	// Predictable and Predicted count, when writing, the moving objects
 	// coded against a moving baseline and those the prediction hit; the
 	// flight ones those of them whose velocities are exactly what gravity
@@ -56,16 +55,12 @@ type codec struct {
 const ringSize = 128
 
 func newCodec(q quantizer, b Ballistic, objects int) *codec {
-	k := int32(1)<<(q.spec.OrientationBits-1) - 1
 	return &codec{
 		q: q, pred: newPredictor(q, b), objects: objects,
 		posMax: steps(q.spec.Position), linMax: steps(q.spec.LinearVelocity),
-		angMax: steps(q.spec.AngularVelocity), rotK: k,
+		angMax: steps(q.spec.AngularVelocity),
 	}
 }
-
-// findBase looks a baseline up when reading.
-type findBase func(id, age int) (*baseline, error)
 
 // serializeUpdate codes u in the packet of tick now. Bit layout, [] when
 // the condition before it holds:
@@ -85,7 +80,7 @@ type findBase func(id, age int) (*baseline, error)
 // velocity against the base's; moving otherwise, all three relative to the
 // base or absolute. Flags and magnitude classes are coded under cx's
 // models (adaptive on the range coder, plain bits on the bit packer).
-func (c *codec) serializeUpdate(s wire.Stream, cx *coding, u *update, now Tick, find findBase) error {
+func (c *codec) serializeUpdate(s wire.Stream, cx *coding, u *update, now Tick, find *lookup) error {
 	if err := c.serializeID(s, cx, &u.id); err != nil {
 		return err
 	}
@@ -98,7 +93,7 @@ func (c *codec) serializeUpdate(s wire.Stream, cx *coding, u *update, now Tick, 
 			return err
 		}
 		if s.Mode() == wire.Reading {
-			b, err := find(u.id, u.age)
+			b, err := find.object(u.id, u.age)
 			if err != nil {
 				return err
 			}
@@ -240,7 +235,7 @@ func (c *codec) serializeDelta(s wire.Stream, cx *coding, st *qstate, b *baselin
 	if err := wire.SerializeModelBit(s, &m.rest[boolIndex(b.state.rest)], &st.rest); err != nil {
 		return err
 	}
-	if err := c.serializeRotation(s, cx, &st.rot, b.state.rot, st.rest); err != nil {
+	if err := serializeRotation(s, &m.rot[boolIndex(st.rest)], &st.rot, b.state.rot, c.q.spec.OrientationBits); err != nil {
 		return err
 	}
 	if st.rest {
@@ -310,14 +305,19 @@ func boolIndex(b bool) int {
 	return 0
 }
 
-// serializeRotation codes r against the base's rotation: relative
-// components pay only while the largest component stays the same, which
-// the article found is often not the case; then it is sent whole.
-func (c *codec) serializeRotation(s wire.Stream, cx *coding, r *wire.SmallestThree, base wire.SmallestThree, rest bool) error {
-	bits := c.q.spec.OrientationBits
-	k := boolIndex(rest)
+// rotModels are the models of a rotation coded against a base.
+type rotModels struct {
+	same, largest wire.Prob
+	c             [3][len(rotationClasses)]wire.Prob
+}
+
+// serializeRotation codes r, b bits a component, against the base's
+// rotation: relative components pay only while the largest component
+// stays the same, which the article found is often not the case; then it
+// is sent whole.
+func serializeRotation(s wire.Stream, m *rotModels, r *wire.SmallestThree, base wire.SmallestThree, bits int) error {
 	same := *r == base
-	if err := wire.SerializeModelBit(s, &cx.m.rotSame[k], &same); err != nil {
+	if err := wire.SerializeModelBit(s, &m.same, &same); err != nil {
 		return err
 	}
 	if same {
@@ -325,7 +325,7 @@ func (c *codec) serializeRotation(s wire.Stream, cx *coding, r *wire.SmallestThr
 		return nil
 	}
 	sameLargest := r.Largest == base.Largest
-	if err := wire.SerializeModelBit(s, &cx.m.rotLargest[k], &sameLargest); err != nil {
+	if err := wire.SerializeModelBit(s, &m.largest, &sameLargest); err != nil {
 		return err
 	}
 	if !sameLargest {
@@ -335,10 +335,10 @@ func (c *codec) serializeRotation(s wire.Stream, cx *coding, r *wire.SmallestThr
 		return canonical(s, r.Largest == base.Largest)
 	}
 	r.Largest = base.Largest
-	kk := int64(c.rotK)
+	k := int64(1)<<(bits-1) - 1
 	for i := range r.C {
 		v := int64(r.C[i])
-		if err := wire.SerializeRelativeModel(s, &v, int64(base.C[i]), -kk, kk, rotationClasses[:], cx.m.rot[k][i][:]); err != nil {
+		if err := wire.SerializeRelativeModel(s, &v, int64(base.C[i]), -k, k, rotationClasses[:], m.c[i][:]); err != nil {
 			return err
 		}
 		r.C[i] = int32(v)
