@@ -31,6 +31,11 @@ import (
 // and decoded) before it is sent, so that the sender's baseline holds
 // exactly the receiver's numbers.
 
+// maxAvatarBytes bounds one avatar's coding (TestAvatarBound): a packet
+// carries its avatars whatever the budget, so the send buffer has room
+// for them beyond it.
+const maxAvatarBytes = 80
+
 // timeClasses code an avatar's time against the packet's tick: equal for a
 // guest's own avatar, a few steps apart or a clock offset for relayed ones.
 var timeClasses = [...]uint8{0, 4, 8, 12}

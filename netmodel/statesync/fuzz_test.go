@@ -161,3 +161,24 @@ func TestPacketTruncatedAtEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestAvatarBound: the costliest avatar (no base, a clock far off, both
+// hands out of reach, both holding) fits maxAvatarBytes with either coder.
+func TestAvatarBound(t *testing.T) {
+	wc, _, _ := fuzzSetup(t)
+	a := fuzzAvatar()
+	a.time, a.offset = 1<<31, 200
+	a.avatar.Head.Rot = vecmath.QuatAxisAngle(vecmath.V3(0.6, 0, 0.8), 1)
+	for h := range a.avatar.Hands {
+		a.avatar.Hands[h] = vecmath.Transform{Pos: vecmath.V3(-200, 100, 200), Rot: a.avatar.Head.Rot}
+		a.avatar.Held[h] = Held{Holding: true, Object: 5, Relative: vecmath.Transform{Pos: vecmath.V3(-1.9, 1.9, -1.9), Rot: a.avatar.Head.Rot}}
+		a.held[h] = Version{0xFFFF, 0xFFFF}
+	}
+	for _, c := range []Coder{CoderPlain, CoderRange} {
+		one := encodePacket(t, wc, c, packet{avatars: []avatarSample{a}})
+		none := encodePacket(t, wc, c, packet{})
+		if n := len(one) - len(none) + 1; n > maxAvatarBytes {
+			t.Fatalf("%v: an avatar of %d bytes, bound %d", c, n, maxAvatarBytes)
+		}
+	}
+}

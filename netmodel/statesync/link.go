@@ -40,7 +40,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
 		ring: newReceivedRing(objects), avatars: newRing[avatarSample](MaxPlayers), acc: newAccumulator(objects),
-		buf: make([]byte, n.cfg.PacketBytes+8)}
+		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
 	if n.host {
 		l.factor = l.hostFactor
 	} else {
