@@ -103,7 +103,7 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 	if err != nil {
 		return fmt.Errorf("statesync: writing a packet: %w", err)
 	}
-	if size, _ := b.size(); size != len(data) {
+	if size, _ := b.packetSize(); size != len(data) {
 		return fmt.Errorf("statesync: measured %d bytes, wrote %d", size, len(data))
 	}
 	seq, datagrams, err := l.ep.SendPacket(now, data)

@@ -179,81 +179,94 @@ func (w *wireCodec) decode(data []byte, p *packet, find *lookup) error {
 // measure is exact for both coders: writing the packet afterwards makes
 // the same calls on a fresh stream and produces exactly the measured bytes
 // (an adaptive coder's cost depends on everything before it, which the
-// copy carries).
+// copy carries). The copies live in the builder, which lives in its link,
+// so that measuring allocates nothing.
 type builder struct {
 	w      *wireCodec
 	p      *packet
 	coder  Coder
-	plain  wire.Measurer
-	rng    wire.RangeEncoder
-	cx     coding
 	budget int // bytes, the format byte included
+	// cur is the packet so far, trial and end scratch copies of it.
+	cur, trial, end coderState
 	// headBytes and avatarBytes are the size of the packet without
 	// avatars or updates and what its avatars added.
 	headBytes, avatarBytes int
 }
 
-func (b *builder) stream() wire.Stream {
-	if b.coder == CoderRange {
-		return &b.rng
-	}
-	return &b.plain
+// coderState is a measuring stream of either coder and the packet's
+// coding state.
+type coderState struct {
+	plain wire.Measurer
+	rng   wire.RangeEncoder
+	cx    coding
 }
 
-// size returns the packet's bytes if it ended now, after its end flag
-// (coded on a copy of the stream and of the flag's model).
-func (b *builder) size() (int, error) {
-	end := builder{coder: b.coder, plain: b.plain, rng: b.rng}
-	end.cx.m.more = b.cx.m.more
-	if _, err := serializeMore(end.stream(), &end.cx, false); err != nil {
+func (b *builder) stream(st *coderState) wire.Stream {
+	if b.coder == CoderRange {
+		return &st.rng
+	}
+	return &st.plain
+}
+
+// size returns the bytes of the packet st if it ended now, after its end
+// flag (coded on a copy of the stream and of the flag's model).
+func (b *builder) size(st *coderState) (int, error) {
+	e := &b.end
+	e.plain, e.rng, e.cx.m.more = st.plain, st.rng, st.cx.m.more
+	if _, err := serializeMore(b.stream(e), &e.cx, false); err != nil {
 		return 0, err
 	}
 	if b.coder == CoderRange {
-		return 1 + end.rng.Size(), nil
+		return 1 + e.rng.Size(), nil
 	}
-	return 1 + end.plain.Bytes(), nil
+	return 1 + e.plain.Bytes(), nil
 }
 
 // begin measures p's head and avatars; p.updates must be empty.
 func (w *wireCodec) begin(b *builder, p *packet, c Coder, budget int) error {
-	*b = builder{w: w, p: p, coder: c, cx: newCoding(), budget: budget}
+	b.w, b.p, b.coder, b.budget = w, p, c, budget
+	b.cur = coderState{cx: newCoding()}
 	if c == CoderRange {
-		b.rng = *wire.NewRangeMeasurer()
+		b.cur.rng = *wire.NewRangeMeasurer()
 	}
+	b.trial = b.cur
 	avatars := p.avatars
 	p.avatars = nil
-	head := *b
-	err := w.serializeHead(head.stream(), &head.cx, p, nil)
+	err := w.serializeHead(b.stream(&b.trial), &b.trial.cx, p, nil)
 	p.avatars = avatars
 	if err != nil {
 		return err
 	}
-	if b.headBytes, err = head.size(); err != nil {
+	if b.headBytes, err = b.size(&b.trial); err != nil {
 		return err
 	}
-	if err := w.serializeHead(b.stream(), &b.cx, p, nil); err != nil {
+	if err := w.serializeHead(b.stream(&b.cur), &b.cur.cx, p, nil); err != nil {
 		return err
 	}
-	size, err := b.size()
+	size, err := b.size(&b.cur)
 	b.avatarBytes = size - b.headBytes
 	return err
 }
 
 // add appends u to the packet if it fits and reports whether it did.
 func (b *builder) add(u update) (bool, error) {
-	t := *b
-	s := t.stream()
+	t := &b.trial
+	*t = b.cur
+	s := b.stream(t)
 	if _, err := serializeMore(s, &t.cx, true); err != nil {
 		return false, err
 	}
-	if err := t.w.serializeUpdate(s, &t.cx, &u, t.p.tick, nil); err != nil {
+	if err := b.w.serializeUpdate(s, &t.cx, &u, b.p.tick, nil); err != nil {
 		return false, err
 	}
-	size, err := t.size()
+	size, err := b.size(t)
 	if err != nil || size > b.budget {
 		return false, err
 	}
-	*b = t
+	b.cur = *t
 	b.p.updates = append(b.p.updates, u)
 	return true, nil
 }
+
+// packetSize returns the bytes of the packet built so far.
+func (b *builder) packetSize() (int, error) { return b.size(&b.cur) }
