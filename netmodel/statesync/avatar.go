@@ -22,8 +22,10 @@ import (
 //
 // The base is the avatar of the same player in a packet the receiver
 // acked, as for objects: a bot's head does not move, a hand moves a few
-// centimetres between packets. time is relative to the packet's tick (a
-// guest's own avatar is sampled at the tick it sends); a hand is a few
+// centimetres between packets. time is relative to the base's, moved on
+// by the ticks between the base's packet and this one, or to the packet's
+// tick without a base (a guest's own avatar is sampled at the tick it
+// sends; a relayed one runs on its player's clock); a hand is a few
 // decimetres from its head, so from the head it costs 12 bits an axis
 // instead of 19; a held object's pose in the hand is coded on the avatar
 // grid (1 mm, AvatarRotationBits): it only places the object on the
@@ -36,8 +38,8 @@ import (
 // for them beyond it.
 const maxAvatarBytes = 80
 
-// timeClasses code an avatar's time against the packet's tick: equal for a
-// guest's own avatar, a few steps apart or a clock offset for relayed ones.
+// timeClasses code an avatar's time against the expected one: equal, a
+// few steps apart, or without a base a relayed player's clock offset.
 var timeClasses = [...]uint8{0, 4, 8, 12}
 
 // avatarModels are the avatar fields' adaptive models.
@@ -49,10 +51,16 @@ type avatarModels struct {
 	rot                                          [2]rotModels
 }
 
+// avatarBaseline is an avatar a packet of tick carried.
+type avatarBaseline struct {
+	sample avatarSample
+	tick   Tick
+}
+
 // avatarRef is an avatar's baseline in a packet: nil, or the acked sample
 // age packets back.
 type avatarRef struct {
-	base *avatarSample
+	base *avatarBaseline
 	age  int
 }
 
@@ -93,7 +101,7 @@ func (w *wireCodec) serializeAvatar(s wire.Stream, m *avatarModels, a *avatarSam
 	if err := wire.SerializeModelBit(s, &m.hasBase, &hasBase); err != nil {
 		return err
 	}
-	base := &avatarSample{}
+	bl := &avatarBaseline{}
 	if !hasBase {
 		*ref = avatarRef{}
 	} else {
@@ -106,10 +114,18 @@ func (w *wireCodec) serializeAvatar(s wire.Stream, m *avatarModels, a *avatarSam
 				return err
 			}
 		}
-		base = ref.base
+		bl = ref.base
+	}
+	base := &bl.sample
+	// The time expected: the base's, as much later as this packet is
+	// than the base's (a guest's own avatar: the packet's tick; a relayed
+	// one: its player's clock, which runs as fast as ours).
+	expect := int64(now)
+	if hasBase {
+		expect = int64(base.time + (now - bl.tick))
 	}
 	t := int64(a.time)
-	if err := wire.SerializeRelativeModel(s, &t, int64(now), 0, 1<<32-1, timeClasses[:], m.time[:]); err != nil {
+	if err := wire.SerializeRelativeModel(s, &t, expect, 0, 1<<32-1, timeClasses[:], m.time[:]); err != nil {
 		return err
 	}
 	a.time = Tick(t)

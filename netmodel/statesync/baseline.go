@@ -30,7 +30,7 @@ type ringSlot[T any] struct {
 
 type (
 	receivedRing = ring[baseline]
-	avatarRing   = ring[avatarSample]
+	avatarRing   = ring[avatarBaseline]
 )
 
 func newRing[T any](ids int) ring[T] { return ring[T]{slots: make([]ringSlot[T], ids*ringSize)} }
@@ -68,7 +68,7 @@ type sentLog struct {
 	packets []sentPacket // indexed by sequence modulo len
 	acked   []baseline
 	valid   []bool
-	avatars [MaxPlayers]ringSlot[avatarSample]
+	avatars [MaxPlayers]ringSlot[avatarBaseline]
 }
 
 type sentPacket struct {
@@ -113,7 +113,7 @@ func (l *sentLog) ack(seq reliable.Sequence) {
 	for _, a := range p.avatars {
 		b := &l.avatars[a.player]
 		if !b.valid || int16(b.seq-seq) < 0 {
-			*b = ringSlot[avatarSample]{valid: true, seq: seq, v: a}
+			*b = ringSlot[avatarBaseline]{valid: true, seq: seq, v: avatarBaseline{sample: a, tick: p.tick}}
 		}
 	}
 	for _, e := range p.entries {
@@ -141,7 +141,7 @@ func (l *sentLog) base(id int, seq reliable.Sequence) (*baseline, int) {
 
 // avatarBase returns player p's acked avatar for packet seq, or nil when
 // there is none young enough; age is how many packets back it is.
-func (l *sentLog) avatarBase(p Player, seq reliable.Sequence) (*avatarSample, int) {
+func (l *sentLog) avatarBase(p Player, seq reliable.Sequence) (*avatarBaseline, int) {
 	b := &l.avatars[p]
 	age := int(uint16(seq - b.seq))
 	if !b.valid || age < 1 || age >= ringSize {
@@ -164,7 +164,7 @@ func (l *lookup) object(id, age int) (*baseline, error) {
 	return l.objects.find(id, l.seq, age)
 }
 
-func (l *lookup) avatar(p Player, age int) (*avatarSample, error) {
+func (l *lookup) avatar(p Player, age int) (*avatarBaseline, error) {
 	if l == nil {
 		return nil, fmt.Errorf("%w: no baselines", ErrBaseline)
 	}

@@ -47,7 +47,7 @@ func BenchmarkPacketFill(b *testing.B) {
 			var bld builder
 			p := &packet{tick: 49, avatars: []avatarSample{moved, moved, moved}}
 			for i := range p.avatars {
-				p.refs[i] = avatarRef{base: &av, age: 9}
+				p.refs[i] = avatarRef{base: &avatarBaseline{sample: av, tick: 40}, age: 9}
 			}
 			size := 0
 			for range b.N {

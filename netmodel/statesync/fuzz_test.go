@@ -22,12 +22,12 @@ func fuzzSetup(t testing.TB) (wireCodec, *lookup, []update) {
 		t.Fatal(err)
 	}
 	ring := newReceivedRing(6)
-	avatars := newRing[avatarSample](MaxPlayers)
+	avatars := newRing[avatarBaseline](MaxPlayers)
 	base, err := n.wc.settle(fuzzAvatar())
 	if err != nil {
 		t.Fatal(err)
 	}
-	avatars.store(int(base.player), fuzzSeq-1, base)
+	avatars.store(int(base.player), fuzzSeq-1, avatarBaseline{sample: base, tick: 40})
 	var ups []update
 	for i := range 6 {
 		b := baseline{seq: fuzzSeq - 1, tick: 40, state: n.cur[i], auth: Nobody, ver: Version{1, 2}}

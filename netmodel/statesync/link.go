@@ -39,7 +39,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	objects := len(n.objs)
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
-		ring: newReceivedRing(objects), avatars: newRing[avatarSample](MaxPlayers), acc: newAccumulator(objects),
+		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
 		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
 	if n.host {
 		l.factor = l.hostFactor
@@ -149,7 +149,7 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 		l.ring.store(u.id, seq, baseline{seq: seq, tick: p.tick, state: u.state, auth: u.auth, ver: u.ver})
 	}
 	for _, a := range p.avatars {
-		l.avatars.store(int(a.player), seq, a)
+		l.avatars.store(int(a.player), seq, avatarBaseline{sample: a, tick: p.tick})
 	}
 	n.stats.PacketsReceived++
 	return true, nil
