@@ -1,7 +1,5 @@
 package wire
 
-import "fmt"
-
 // Prob is an adaptive binary probability model: the probability that the
 // next bit is 0, in units of 1/2^ProbBits. It moves 1/16 of the way
 // towards each bit it sees: models live for one packet, so they must learn
@@ -70,34 +68,3 @@ func SerializeModelBit(s Stream, p *Prob, bit *bool) error {
 	return SerializeBool(s, bit)
 }
 
-// SerializeModelTree codes *v, 0 ≤ v < 2^n, most significant bit first,
-// each bit under the model of the bits above it: p[1] for the top bit,
-// p[2|b] for the next, and so on, so p must hold 2^n models (p[0] is
-// unused). On a range coder a tree learns a small alphabet's distribution
-// (the largest component of smallest three, a packet's usual baseline
-// age); on the bit packer it costs n bits.
-func SerializeModelTree(s Stream, v *uint64, n int, p []Prob) error {
-	if n < 1 || n > 16 || len(p) < 1<<n {
-		return fmt.Errorf("wire: tree of %d bits over %d models: %w", n, len(p), ErrConfig)
-	}
-	if s.Mode() != Reading && *v>>n != 0 {
-		return fmt.Errorf("wire: %d does not fit a tree of %d bits: %w", *v, n, ErrRange)
-	}
-	node := uint64(1)
-	for i := n - 1; i >= 0; i-- {
-		bit := *v>>i&1 != 0
-		if err := SerializeModelBit(s, &p[node], &bit); err != nil {
-			return err
-		}
-		node = node<<1 | b2u(bit)
-	}
-	*v = node - 1<<n
-	return nil
-}
-
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}

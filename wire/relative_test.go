@@ -83,31 +83,23 @@ func TestIndexDeltaSequence(t *testing.T) {
 	}
 }
 
-// TestModelledCodesRoundTrip codes a stream of skewed relative values and
-// trees with adaptive models on the range coder and on the bit packer: both
+// TestModelledCodesRoundTrip codes a stream of skewed relative values
+// with adaptive models on the range coder and on the bit packer: both
 // decode what was written, the bit packer writes exactly the unmodelled
 // bits, and the range coder spends less on the skewed source.
 func TestModelledCodesRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	type item struct {
-		v    int64
-		leaf uint64
-	}
-	items := make([]item, 400)
+	items := make([]int64, 400)
 	for i := range items {
-		items[i] = item{v: 100 + rng.Int64N(5) - 2, leaf: uint64(rng.IntN(2) * 3)}
+		items[i] = 100 + rng.Int64N(5) - 2
 		if rng.IntN(20) == 0 {
-			items[i].v = rng.Int64N(1001)
+			items[i] = rng.Int64N(1001)
 		}
 	}
-	code := func(s Stream, got []item) error {
+	code := func(s Stream, got []int64) error {
 		var cls [4]Prob
-		var tree [8]Prob
 		for i := range got {
-			if err := SerializeRelativeModel(s, &got[i].v, 100, 0, 1000, Classes{2, 5}, cls[:]); err != nil {
-				return err
-			}
-			if err := SerializeModelTree(s, &got[i].leaf, 2, tree[:4]); err != nil {
+			if err := SerializeRelativeModel(s, &got[i], 100, 0, 1000, Classes{2, 5}, cls[:]); err != nil {
 				return err
 			}
 		}
@@ -118,12 +110,8 @@ func TestModelledCodesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var unmodelled Measurer
-	for _, it := range items {
-		v, leaf := it.v, it.leaf
+	for _, v := range items {
 		if err := SerializeRelative(&unmodelled, &v, 100, 0, 1000, Classes{2, 5}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := unmodelled.Bits(leaf, 2); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,7 +130,7 @@ func TestModelledCodesRoundTrip(t *testing.T) {
 	if 8*n >= plain.BitCount() {
 		t.Fatalf("range coded in %d bytes, bit packed in %d bits", n, plain.BitCount())
 	}
-	got := make([]item, len(items))
+	got := make([]int64, len(items))
 	d := NewRangeDecoder(buf[:n])
 	if err := code(d, got); err != nil || d.Finish() != nil || !slices.Equal(got, items) {
 		t.Fatalf("range round trip: %v", err)
@@ -151,21 +139,10 @@ func TestModelledCodesRoundTrip(t *testing.T) {
 	if err := code(w, slices.Clone(items)); err != nil {
 		t.Fatal(err)
 	}
-	got = make([]item, len(items))
+	got = make([]int64, len(items))
 	if err := code(NewReader(w.Bytes()), got); err != nil || !slices.Equal(got, items) {
 		t.Fatalf("bit packer round trip: %v", err)
 	}
 	t.Logf("%d bits packed, %d range coded", plain.BitCount(), 8*n)
 }
 
-func TestModelTreeRejectsBadParameters(t *testing.T) {
-	var p [4]Prob
-	v := uint64(4)
-	if err := SerializeModelTree(&Measurer{}, &v, 2, p[:]); !errors.Is(err, ErrRange) {
-		t.Fatalf("value beyond the tree: %v", err)
-	}
-	v = 0
-	if err := SerializeModelTree(&Measurer{}, &v, 3, p[:]); !errors.Is(err, ErrConfig) {
-		t.Fatalf("too few models: %v", err)
-	}
-}
