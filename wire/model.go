@@ -67,4 +67,3 @@ func SerializeModelBit(s Stream, p *Prob, bit *bool) error {
 	}
 	return SerializeBool(s, bit)
 }
-

@@ -145,4 +145,3 @@ func TestModelledCodesRoundTrip(t *testing.T) {
 	}
 	t.Logf("%d bits packed, %d range coded", plain.BitCount(), 8*n)
 }
-
