@@ -88,4 +88,24 @@ type coding struct {
 	prevAge int // 0 before the first update coded against a baseline
 }
 
-func newCoding() coding { return coding{prevID: -1} }
+func newCoding() coding { return coding{prevID: -1, m: priors} }
+
+// priors are where every packet's models start: the flags' usual values
+// in the VR match (wire.Prob is the probability of false in 1/4096), so
+// that the first updates and the avatars, whose flags are too few to
+// learn from, cost a fraction of a bit too. Any prior decodes any packet;
+// a wrong one only costs bits.
+var priors = func() models {
+	const likely, unlikely = 400, 4096 - 400 // P(false) ≈ 0.1, 0.9
+	var m models
+	m.more, m.hasBase, m.sameAge, m.sameClaims = likely/4, likely, likely, likely
+	m.unchanged = 1024
+	m.rest = [2]wire.Prob{unlikely, likely} // [the base rests]: the object rests as the base did
+	m.perfect = unlikely
+	m.id[0] = likely // the next id
+	a := &m.avatar
+	a.hasBase, a.sameOffset, a.near, a.sameHold = likely, likely, likely, likely
+	a.holding = unlikely
+	a.time[0] = likely // on time
+	return m
+}()
