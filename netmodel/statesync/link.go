@@ -73,7 +73,7 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 	n := l.n
 	p := &l.out
 	seq := l.ep.NextSequence()
-	l.settled = l.settled[:0]
+	l.settled, p.refs = l.settled[:0], [MaxPlayers]avatarRef{}
 	for i, a := range avatars {
 		s, err := n.wc.settle(a)
 		if err != nil {
