@@ -28,6 +28,15 @@ var IndexClasses = Classes{0, 2, 3, 4, 5, 6}
 // first. Values outside [first, last] are ErrRange (writing) or ErrInvalid
 // (reading).
 func SerializeClassed(s Stream, v *uint64, first, last uint64, c Classes) error {
+	return SerializeClassedModel(s, v, first, last, c, nil)
+}
+
+// SerializeClassedModel is SerializeClassed with the "in this class" bit of
+// class k coded under the adaptive model p[k] (SerializeModelBit), so that
+// on a range coder the usual class costs a fraction of a bit; classes
+// beyond len(p) code plain bits. On the bit packer it writes exactly what
+// SerializeClassed writes.
+func SerializeClassedModel(s Stream, v *uint64, first, last uint64, c Classes, p []Prob) error {
 	if last < first {
 		return fmt.Errorf("wire: classed range [%d, %d]: %w", first, last, ErrConfig)
 	}
@@ -35,7 +44,7 @@ func SerializeClassed(s Stream, v *uint64, first, last uint64, c Classes) error 
 		return fmt.Errorf("wire: %d outside [%d, %d]: %w", *v, first, last, ErrRange)
 	}
 	start := first
-	for _, w := range c {
+	for k, w := range c {
 		if w > 63 {
 			return fmt.Errorf("wire: class of %d bits: %w", w, ErrConfig)
 		}
@@ -45,7 +54,7 @@ func SerializeClassed(s Stream, v *uint64, first, last uint64, c Classes) error 
 			break
 		}
 		in := *v >= start && *v < end
-		if err := SerializeBool(s, &in); err != nil {
+		if err := serializeFlag(s, p, k, &in); err != nil {
 			return err
 		}
 		if in {
@@ -59,6 +68,14 @@ func SerializeClassed(s Stream, v *uint64, first, last uint64, c Classes) error 
 		start = end
 	}
 	return SerializeInt(s, v, start, last)
+}
+
+// serializeFlag codes *b under p[k], or as a plain bit past the models.
+func serializeFlag(s Stream, p []Prob, k int, b *bool) error {
+	if k < len(p) {
+		return SerializeModelBit(s, &p[k], b)
+	}
+	return SerializeBool(s, b)
 }
 
 // SerializeIndexDelta codes the index *cur of a changed object after the
@@ -89,6 +106,12 @@ func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 // value near its baseline costs a few bits. Reading validates the result
 // against [lo, hi].
 func SerializeRelative(s Stream, v *int64, base, lo, hi int64, c Classes) error {
+	return SerializeRelativeModel(s, v, base, lo, hi, c, nil)
+}
+
+// SerializeRelativeModel is SerializeRelative with the class bits under
+// the adaptive models p, as SerializeClassedModel.
+func SerializeRelativeModel(s Stream, v *int64, base, lo, hi int64, c Classes, p []Prob) error {
 	if hi < lo || base < lo || base > hi || hi-lo < 0 {
 		return fmt.Errorf("wire: relative to %d in [%d, %d]: %w", base, lo, hi, ErrConfig)
 	}
@@ -98,7 +121,7 @@ func SerializeRelative(s Stream, v *int64, base, lo, hi int64, c Classes) error 
 	// The largest zigzag code a difference in [lo-base, hi-base] can take.
 	top := max(zigzag(lo-base), zigzag(hi-base))
 	u := zigzag(*v - base)
-	if err := SerializeClassed(s, &u, 0, top, c); err != nil {
+	if err := SerializeClassedModel(s, &u, 0, top, c, p); err != nil {
 		return err
 	}
 	r := base + unzigzag(u)

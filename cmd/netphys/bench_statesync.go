@@ -50,10 +50,14 @@ func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []stri
 	settle := fs.Int("settle", 30, "seconds to wait after play for every guest to hold the host's bits")
 	seed := fs.Uint64("seed", 1, "seed of the network simulator")
 	only := fs.String("condition", "", "run only the condition whose name starts with this (e.g. 250)")
+	coderName := fs.String("coder", statesync.DefaultConfig().Coder.String(), "how packets are coded: plain (bit packer) or range (adaptive range coder)")
 	return func(ctx context.Context, args []string) error {
+		coder, err := statesync.ParseCoder(*coderName)
+		if err != nil {
+			return err
+		}
 		plays := []int{*seconds}
 		if *stops != "" {
-			var err error
 			if plays, err = parseSeconds(*stops); err != nil {
 				return err
 			}
@@ -65,7 +69,7 @@ func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []stri
 					continue
 				}
 				slog.Info("bench statesync", "condition", c.name, "play", play)
-				r, err := runStatesync(ctx, c, statesyncRun{kbps: *kbps, play: play * 60, settle: *settle * 60, seed: *seed})
+				r, err := runStatesync(ctx, c, statesyncRun{kbps: *kbps, play: play * 60, settle: *settle * 60, seed: *seed, coder: coder})
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
@@ -76,7 +80,7 @@ func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []stri
 			printStatesyncStops(os.Stdout, *kbps, rows)
 			return nil
 		}
-		printStatesync(os.Stdout, *kbps, rows)
+		printStatesync(os.Stdout, *kbps, coder, rows)
 		return nil
 	}
 }
@@ -99,6 +103,7 @@ func startsWith(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(
 type statesyncRun struct {
 	kbps, play, settle int // kbps budget, ticks of play, ticks to settle
 	seed               uint64
+	coder              statesync.Coder
 }
 
 // statesyncRow is what one condition measured.
@@ -120,6 +125,10 @@ type statesyncRow struct {
 	cpuPerTick             time.Duration
 	predictable, predicted uint64
 	grabsLost, overruled   uint64 // on the guests
+	// flight*: predictions of cubes that flew freely since their baseline.
+	flightPredictable, flightPredicted uint64
+	// guests: the guests' counters summed (packet contents up).
+	guests statesync.Counters
 }
 
 // timedServer measures the host's CPU time.
@@ -168,6 +177,7 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 	cfg := statesync.DefaultConfig()
 	cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
 	cfg.PacketBytes = statesync.BudgetFor(run.kbps, 60)
+	cfg.Coder = run.coder
 	host, err := statesync.NewHost(cfg, worlds[0])
 	if err != nil {
 		return row, err
@@ -350,13 +360,30 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 		row.grabsLost += gc.GrabsLost
 		row.predictable += gc.Predictable
 		row.predicted += gc.Predicted
+		row.flightPredictable += gc.FlightPredictable
+		row.flightPredicted += gc.FlightPredicted
+		row.guests.PacketsSent += gc.PacketsSent
+		row.guests.AvatarBytes += gc.AvatarBytes
 	}
 	row.pops /= float64(len(guests)) * el.Minutes()
 	row.predictable += row.host.Predictable
 	row.predicted += row.host.Predicted
+	row.flightPredictable += row.host.FlightPredictable
+	row.flightPredicted += row.host.FlightPredicted
 	row.cpuPerTick = ts.spent / time.Duration(max(row.host.Steps, 1))
 	return row, nil
 }
+
+// per returns a/b, 0 for b = 0.
+func per(a, b uint64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// hitRate formats a/b as a percentage with its counts.
+func hitRate(a, b uint64) string { return fmt.Sprintf("%.1f %% (%d/%d)", 100*per(a, b), a, b) }
 
 // percentile returns the p-quantile (0-1) of xs, sorted in place.
 func percentile(xs []float64, p float64) float64 {
@@ -367,26 +394,32 @@ func percentile(xs []float64, p float64) float64 {
 	return xs[min(len(xs)-1, int(float64(p*float64(len(xs)))))]
 }
 
-func printStatesync(w io.Writer, kbps int, rows []statesyncRow) {
-	fmt.Fprintf(w, "netphys bench statesync: host + 3 guests, scripted VR match, budget %d kbps per player each way (%d-byte packets at 60/s)\n\n",
-		kbps, statesync.BudgetFor(kbps, 60))
+func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesyncRow) {
+	fmt.Fprintf(w, "netphys bench statesync: host + 3 guests, scripted VR match, budget %d kbps per player each way (%d-byte packets at 60/s), %s coder\n\n",
+		kbps, statesync.BudgetFor(kbps, 60), coder)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tpops/min\thost µs/tick\t")
+	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tin flight\tpops/min\thost µs/tick\tcubes/pkt\tbits/cube\tavatar B/pkt down\tup\t")
 	for _, r := range rows {
 		conv := convergence(r)
 		hit := 0.0
 		if r.predictable > 0 {
 			hit = 100 * float64(r.predicted) / float64(r.predictable)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%.1f %%\t%.1f\t%.0f\t\n",
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%.1f %%\t%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
 			r.name, r.up, r.down, r.hostTotal, 100*r.errMoving, 1000*r.errRest,
 			percentile(r.restToBits, 0.5), percentile(r.restToBits, 0.95), percentile(r.restToBits, 1),
 			conv, r.standing, r.towerSpeed, r.restSpeed, r.lost,
 			fmt.Sprintf("grabs %d won %d lost, %d overruled, %d stale", r.host.GrabsWon, r.host.GrabsLost+r.grabsLost, r.overruled, r.host.Stale),
-			hit, r.pops, float64(r.cpuPerTick.Microseconds()))
+			hit, hitRate(r.flightPredicted, r.flightPredictable), r.pops, float64(r.cpuPerTick.Microseconds()),
+			per(r.host.UpdatesSent, r.host.PacketsSent), 8*per(r.host.UpdateBytes, r.host.UpdatesSent),
+			per(r.host.AvatarBytes, r.host.PacketsSent), per(r.guests.AvatarBytes, r.guests.PacketsSent))
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nerr: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
+	fmt.Fprintln(w, "\nprediction: moving cubes coded against a moving baseline whose ballistic prediction hit, of all (hits/tries); in flight: of those")
+	fmt.Fprintln(w, "that flew freely from the baseline on (velocities exactly what gravity made of the baseline's: nothing touched them);")
+	fmt.Fprintln(w, "cubes/pkt, bits/cube: updates per host packet and their mean size (flags between them included); avatar B/pkt: bytes of")
+	fmt.Fprintln(w, "avatars per packet, host to guest (up to three) and guest to host (its own).")
+	fmt.Fprintln(w, "err: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
 	fmt.Fprintln(w, "its authority's machine to the same bits on every machine;")
 	fmt.Fprintln(w, convergenceLegend)
 	fmt.Fprintln(w, "standing: cubes of the towers none of whose cubes anybody ever had authority over on any machine or moved 5 cm;")

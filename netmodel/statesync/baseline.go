@@ -15,52 +15,60 @@ import (
 // baselines (acked). A sender only codes against a baseline younger than
 // ringSize packets, which the receiver is sure to still hold.
 
-// receivedRing is the receiver's side: objects × ringSize slots, indexed
-// by packet sequence.
-type receivedRing struct {
-	slots []ringSlot
+// ring is the receiver's side: ids × ringSize slots of what the packets
+// carried, indexed by packet sequence. A receivedRing keeps object states,
+// an avatarRing the players' avatars.
+type ring[T any] struct {
+	slots []ringSlot[T]
 }
 
-type ringSlot struct {
+type ringSlot[T any] struct {
 	valid bool
-	b     baseline
+	seq   reliable.Sequence
+	v     T
 }
 
-func newReceivedRing(objects int) receivedRing {
-	return receivedRing{slots: make([]ringSlot, objects*ringSize)}
-}
+type (
+	receivedRing = ring[baseline]
+	avatarRing   = ring[avatarBaseline]
+)
 
-func (r *receivedRing) slot(id int, seq reliable.Sequence) *ringSlot {
+func newRing[T any](ids int) ring[T] { return ring[T]{slots: make([]ringSlot[T], ids*ringSize)} }
+
+func newReceivedRing(objects int) receivedRing { return newRing[baseline](objects) }
+
+func (r *ring[T]) slot(id int, seq reliable.Sequence) *ringSlot[T] {
 	return &r.slots[id*ringSize+int(seq)%ringSize]
 }
 
-// store keeps what packet seq carried for object id. A late packet never
+// store keeps what packet seq carried for id. A late packet never
 // overwrites a newer one's slot.
-func (r *receivedRing) store(id int, b baseline) {
-	s := r.slot(id, b.seq)
-	if s.valid && int16(s.b.seq-b.seq) > 0 {
+func (r *ring[T]) store(id int, seq reliable.Sequence, v T) {
+	s := r.slot(id, seq)
+	if s.valid && int16(s.seq-seq) > 0 {
 		return
 	}
-	*s = ringSlot{valid: true, b: b}
+	*s = ringSlot[T]{valid: true, seq: seq, v: v}
 }
 
-// find returns the state of object id from the packet age packets before
-// seq.
-func (r *receivedRing) find(id int, seq reliable.Sequence, age int) (*baseline, error) {
+// find returns what the packet age packets before seq carried for id.
+func (r *ring[T]) find(id int, seq reliable.Sequence, age int) (*T, error) {
 	want := seq - reliable.Sequence(age)
 	s := r.slot(id, want)
-	if !s.valid || s.b.seq != want {
-		return nil, fmt.Errorf("%w: object %d, packet %d", ErrBaseline, id, want)
+	if !s.valid || s.seq != want {
+		return nil, fmt.Errorf("%w: %d, packet %d", ErrBaseline, id, want)
 	}
-	return &s.b, nil
+	return &s.v, nil
 }
 
 // sentLog is the sender's side: what each packet carried, for the
-// endpoint's sent-packet window, and the newest acked state per object.
+// endpoint's sent-packet window, and the newest acked state per object
+// and avatar per player.
 type sentLog struct {
 	packets []sentPacket // indexed by sequence modulo len
 	acked   []baseline
 	valid   []bool
+	avatars [MaxPlayers]ringSlot[avatarBaseline]
 }
 
 type sentPacket struct {
@@ -68,6 +76,7 @@ type sentPacket struct {
 	live    bool
 	tick    Tick
 	entries []sentEntry
+	avatars []avatarSample
 }
 
 type sentEntry struct {
@@ -82,9 +91,10 @@ func newSentLog(objects, window int) sentLog {
 }
 
 // record notes what packet seq carries.
-func (l *sentLog) record(seq reliable.Sequence, tick Tick, updates []update) {
+func (l *sentLog) record(seq reliable.Sequence, tick Tick, avatars []avatarSample, updates []update) {
 	p := &l.packets[int(seq)%len(l.packets)]
 	p.seq, p.live, p.tick = seq, true, tick
+	p.avatars = append(p.avatars[:0], avatars...)
 	p.entries = p.entries[:0]
 	for i := range updates {
 		u := &updates[i]
@@ -100,6 +110,12 @@ func (l *sentLog) ack(seq reliable.Sequence) {
 		return
 	}
 	p.live = false
+	for _, a := range p.avatars {
+		b := &l.avatars[a.player]
+		if !b.valid || int16(b.seq-seq) < 0 {
+			*b = ringSlot[avatarBaseline]{valid: true, seq: seq, v: avatarBaseline{sample: a, tick: p.tick}}
+		}
+	}
 	for _, e := range p.entries {
 		if l.valid[e.id] && int16(l.acked[e.id].seq-seq) > 0 {
 			continue
@@ -121,4 +137,36 @@ func (l *sentLog) base(id int, seq reliable.Sequence) (*baseline, int) {
 		return nil, 0
 	}
 	return b, age
+}
+
+// avatarBase returns player p's acked avatar for packet seq, or nil when
+// there is none young enough; age is how many packets back it is.
+func (l *sentLog) avatarBase(p Player, seq reliable.Sequence) (*avatarBaseline, int) {
+	b := &l.avatars[p]
+	age := int(uint16(seq - b.seq))
+	if !b.valid || age < 1 || age >= ringSize {
+		return nil, 0
+	}
+	return &b.v, age
+}
+
+// lookup finds the baselines of a packet received as seq, when reading.
+type lookup struct {
+	objects *receivedRing
+	avatars *avatarRing
+	seq     reliable.Sequence
+}
+
+func (l *lookup) object(id, age int) (*baseline, error) {
+	if l == nil {
+		return nil, fmt.Errorf("%w: no baselines", ErrBaseline)
+	}
+	return l.objects.find(id, l.seq, age)
+}
+
+func (l *lookup) avatar(p Player, age int) (*avatarBaseline, error) {
+	if l == nil {
+		return nil, fmt.Errorf("%w: no baselines", ErrBaseline)
+	}
+	return l.avatars.find(int(p), l.seq, age)
 }

@@ -38,6 +38,9 @@ type Config struct {
 	// AvatarPosition and AvatarRotationBits quantize the avatars' poses.
 	AvatarPosition     wire.Bounds
 	AvatarRotationBits int
+	// AvatarReach bounds, m, a hand's offset from its head for the short
+	// coding of the hand; a hand further away is coded whole.
+	AvatarReach float64
 	// HeldRange bounds a held object's offset from its hand, m.
 	HeldRange float64
 	// Arena is where objects and avatars may be: states outside it from a
@@ -48,6 +51,9 @@ type Config struct {
 	// PacketBytes is the budget of one packet's payload, in bytes: the
 	// priority accumulator fills it. See BudgetFor.
 	PacketBytes int
+	// Coder is how this machine codes the packets it sends (a receiver
+	// decodes either): CoderRange by default, CoderPlain to compare.
+	Coder Coder
 	// ThrownPriority is the priority factor of held-then-released objects
 	// for ThrownTicks after the release, CollisionPriority that of objects
 	// whose velocity jumped by more than CollisionSpeed m/s in one step
@@ -111,10 +117,12 @@ func DefaultConfig() Config {
 			Min: spec.Position.Min, Max: spec.Position.Max.Sub(vecmath.V3(1, 1, 1).Scale(avatarRes - spec.Position.Res)), Res: avatarRes,
 		},
 		AvatarRotationBits: 11,
+		AvatarReach:        2,
 		HeldRange:          2,
 		Arena:              arena,
 		Ballistic:          BallisticOf(physics.DefaultConfig()),
 		PacketBytes:        BudgetFor(256, 60),
+		Coder:              CoderRange,
 		ThrownPriority:     1e6,
 		ThrownTicks:        60,
 		CollisionPriority:  1e3,
@@ -141,7 +149,9 @@ func (c *Config) validate() error {
 	case c.AvatarRotationBits < wire.MinQuatBits || c.AvatarRotationBits > wire.MaxQuatBits ||
 		c.Spec.OrientationBits < wire.MinQuatBits || c.Spec.OrientationBits > wire.MaxQuatBits:
 		return fmt.Errorf("%w: rotation bits", ErrConfig)
-	case !(c.HeldRange > 0) || c.MaxSequenceLead < 1 || c.MaxSequenceLead > 1<<14:
+	case c.Coder > CoderRange:
+		return fmt.Errorf("%w: %v", ErrConfig, c.Coder)
+	case !(c.HeldRange > 0) || !(c.AvatarReach > 0) || c.MaxSequenceLead < 1 || c.MaxSequenceLead > 1<<14:
 		return fmt.Errorf("%w: held range %v, sequence lead %d", ErrConfig, c.HeldRange, c.MaxSequenceLead)
 	case c.Ballistic.Substeps < 1 || !(c.Ballistic.TimeStep > 0):
 		return fmt.Errorf("%w: ballistic %+v", ErrConfig, c.Ballistic)

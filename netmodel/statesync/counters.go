@@ -34,8 +34,17 @@ type Counters struct {
 	// host when a guest left.
 	Returned uint64
 	// Predictable counts moving objects coded against a moving baseline,
-	// Predicted those the ballistic prediction matched bit for bit.
-	Predictable, Predicted uint64
+	// Predicted those the ballistic prediction matched bit for bit;
+	// FlightPredictable and FlightPredicted the same for those that flew
+	// freely from the baseline on (their velocities are exactly what
+	// gravity alone made of the baseline's; a contact changes them).
+	Predictable, Predicted             uint64
+	FlightPredictable, FlightPredicted uint64
+	// PayloadBytes counts the bytes of the packets sent (the format byte
+	// included, the transport's headers not); AvatarBytes the bytes their
+	// avatars took, UpdateBytes those of their object updates (with the
+	// flags between them) and UpdatesSent the updates.
+	PayloadBytes, AvatarBytes, UpdateBytes, UpdatesSent uint64
 	// Corrections counts network states applied to objects, Pops those
 	// that moved an object by more than PopDistance.
 	Corrections, Pops uint64

@@ -71,10 +71,16 @@
 // # Bandwidth
 //
 // Each packet is filled by a priority accumulator up to Config.PacketBytes
-// (BudgetFor converts kbps), measured with the same Serialize that writes.
-// Updates are delta coded against per-object baselines learnt from packet
-// acks (baseline.go): a "not changed" bit, small offsets, and a ballistic
-// prediction in fixed point with a "perfect prediction" bit (predict.go).
+// (BudgetFor converts kbps), measured with the same Serialize that writes,
+// on a copy of the coder's own state (builder in packet.go), so the
+// measure is exact for the adaptive range coder too. Updates are delta
+// coded against per-object baselines learnt from packet acks (baseline.go):
+// a "not changed" bit, small offsets, and a ballistic prediction in fixed
+// point with a "perfect prediction" bit (predict.go). Avatars are delta
+// coded the same way against acked avatars (avatar.go). Config.Coder
+// picks the bit packer or the adaptive range coder (the default), which
+// codes the flags and magnitude classes under models that learn within
+// the packet (coding.go); a receiver decodes either.
 //
 // # Avatars and smoothing
 //

@@ -14,12 +14,13 @@ import (
 // forger speaks to a host as guest 1 would, but writes whatever packet a
 // test gives it.
 type forger struct {
-	t    *testing.T
-	host *Host
-	hg   *toyGame
-	ep   *reliable.Endpoint
-	wc   wireCodec
-	now  time.Time
+	t     *testing.T
+	host  *Host
+	hg    *toyGame
+	ep    *reliable.Endpoint
+	wc    wireCodec
+	coder Coder
+	now   time.Time
 }
 
 func newForger(t *testing.T) *forger {
@@ -33,18 +34,17 @@ func newForger(t *testing.T) *forger {
 		t.Fatal(err)
 	}
 	ep, _ := reliable.NewEndpoint(reliable.DefaultConfig(), now)
-	return &forger{t: t, host: host, hg: hg, ep: ep, wc: host.wc, now: now}
+	return &forger{t: t, host: host, hg: hg, ep: ep, wc: host.wc, coder: host.cfg.Coder, now: now}
 }
 
 // send encodes p and hands it to the host; it returns the host's verdict.
 func (f *forger) send(p packet) error {
 	f.t.Helper()
-	buf := make([]byte, 2048)
-	w := wire.NewWriter(buf)
-	if err := f.wc.serializePacket(w, &p, nil); err != nil {
+	data, err := f.wc.encode(make([]byte, 2048), f.coder, &p)
+	if err != nil {
 		f.t.Fatal(err)
 	}
-	_, ds, err := f.ep.SendPacket(f.now, w.Bytes())
+	_, ds, err := f.ep.SendPacket(f.now, data)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -149,15 +149,13 @@ func TestHostDropsUndecodablePackets(t *testing.T) {
 	// One update written by hand: id 1, no base, claims, position, then
 	// the invalid orientation.
 	buf := make([]byte, 64)
-	w := wire.NewWriter(buf)
-	tick, player, present, none := Tick(0), Player(1), uint8(2), 0
-	_ = wire.SerializeBits(w, &tick, 32)
-	_ = wire.SerializeInt(w, &player, 0, MaxPlayers-1)
-	_ = wire.SerializeBits(w, &present, MaxPlayers)
-	_ = wire.SerializeInt(w, &none, 0, MaxPlayers)
-	one, id, hasBase, auth := 1, 1, false, OwnerOf(1)
-	_ = wire.SerializeInt(w, &one, 0, f.wc.objects)
-	_ = wire.SerializeInt(w, &id, 0, f.wc.objects-1)
+	buf[0] = formatByte(CoderPlain)
+	w := wire.NewWriter(buf[1:])
+	cx := newCoding()
+	_ = f.wc.serializeHead(w, &cx, &packet{player: 1, present: 2}, nil)
+	_, _ = serializeMore(w, &cx, true)
+	id, hasBase, auth := 1, false, OwnerOf(1)
+	_ = f.wc.serializeID(w, &cx, &id)
 	_ = wire.SerializeBool(w, &hasBase)
 	_ = wire.SerializeInt(w, &auth, 0, MaxPlayers)
 	seq := Seq(1)
@@ -170,7 +168,7 @@ func TestHostDropsUndecodablePackets(t *testing.T) {
 	for range 3 {
 		_, _ = w.Bits(bad, f.wc.q.spec.OrientationBits)
 	}
-	_, ds, _ := f.ep.SendPacket(f.now, w.Bytes())
+	_, ds, _ := f.ep.SendPacket(f.now, buf[:1+len(w.Bytes())])
 	err := f.host.Receive(f.now, 0, ds[0])
 	if !errors.Is(err, ErrMalformed) || f.host.Counters().Malformed != 1 || f.hg.Object(1) != before {
 		t.Fatalf("err %v, counters %+v", err, f.host.Counters())

@@ -1,19 +1,19 @@
 package statesync
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
 	"github.com/netphys/netphys/transport/reliable"
 	"github.com/netphys/netphys/vecmath"
-	"github.com/netphys/netphys/wire"
 )
 
 // fuzzSeq is the packet sequence the fuzzed packets arrive with; the ring
 // holds every object's state from the packet before it.
 const fuzzSeq = reliable.Sequence(101)
 
-func fuzzSetup(t testing.TB) (wireCodec, *receivedRing, []update) {
+func fuzzSetup(t testing.TB) (wireCodec, *lookup, []update) {
 	g := newToy(1, 6)
 	cfg := DefaultConfig()
 	cfg.Player = 1
@@ -22,10 +22,16 @@ func fuzzSetup(t testing.TB) (wireCodec, *receivedRing, []update) {
 		t.Fatal(err)
 	}
 	ring := newReceivedRing(6)
+	avatars := newRing[avatarBaseline](MaxPlayers)
+	base, err := n.wc.settle(fuzzAvatar())
+	if err != nil {
+		t.Fatal(err)
+	}
+	avatars.store(int(base.player), fuzzSeq-1, avatarBaseline{sample: base, tick: 40})
 	var ups []update
 	for i := range 6 {
 		b := baseline{seq: fuzzSeq - 1, tick: 40, state: n.cur[i], auth: Nobody, ver: Version{1, 2}}
-		ring.store(i, b)
+		ring.store(i, b.seq, b)
 		moving := n.game.Object(i)
 		moving.AtRest = false
 		moving.Position = moving.Position.Add(vecmath.V3(0.1*float64(i), 2, 0))
@@ -39,52 +45,80 @@ func fuzzSetup(t testing.TB) (wireCodec, *receivedRing, []update) {
 		}
 		ups = append(ups, u)
 	}
-	return n.wc, &ring, ups
+	return n.wc, &lookup{objects: &ring, avatars: &avatars, seq: fuzzSeq}, ups
 }
 
-func encodePacket(t testing.TB, wc wireCodec, p packet) []byte {
-	buf := make([]byte, 4096)
-	w := wire.NewWriter(buf)
-	if err := wc.serializePacket(w, &p, nil); err != nil {
+// fuzzPackets are real packets: with and without avatars, updates and
+// baselines.
+func fuzzPackets(t testing.TB, wc wireCodec, find *lookup, ups []update) []packet {
+	av, err := wc.settle(fuzzAvatar())
+	if err != nil {
 		t.Fatal(err)
 	}
-	return append([]byte(nil), w.Bytes()...)
-}
-
-// FuzzPacketDecode feeds the update decoder arbitrary bytes: it must never
-// panic, and what it accepts must encode back to the same bits.
-func FuzzPacketDecode(f *testing.F) {
-	wc, ring, ups := fuzzSetup(f)
-	av := avatarSample{player: 2, time: 77, offset: 9}
-	av.avatar.Head = vecmath.Transform{Pos: vecmath.V3(1, 2, 3), Rot: vecmath.QuatIdentity}
-	av.avatar.Hands[0] = vecmath.Transform{Pos: vecmath.V3(1, 1, 3), Rot: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.3)}
-	av.avatar.Hands[1] = av.avatar.Head
-	av.avatar.Held[0] = Held{Holding: true, Object: 3, Relative: vecmath.Transform{Pos: vecmath.V3(0, -0.6, 0), Rot: vecmath.QuatIdentity}}
-	av.held[0] = Version{4, 5}
-	for _, p := range []packet{
+	moved := fuzzAvatar()
+	moved.time++
+	moved.avatar.Hands[0].Pos = moved.avatar.Hands[0].Pos.Add(vecmath.V3(0.01, 0.02, 0))
+	moved.avatar.Hands[0].Rot = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.35)
+	if moved, err = wc.settle(moved); err != nil {
+		t.Fatal(err)
+	}
+	base, err := find.avatar(moved.player, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := packet{tick: 42, player: 2, present: 7, avatars: []avatarSample{moved}, updates: ups[1:4]}
+	delta.refs[0] = avatarRef{base: base, age: 1}
+	return []packet{
 		{tick: 41, player: 1, present: 3},
 		{tick: 41, player: 2, present: 7, avatars: []avatarSample{av}, updates: ups},
 		{tick: 60, player: 3, present: 15, updates: ups[:2]},
-	} {
-		f.Add(encodePacket(f, wc, p))
+		delta,
 	}
-	find := func(id, age int) (*baseline, error) { return ring.find(id, fuzzSeq, age) }
+}
+
+func encodePacket(t testing.TB, wc wireCodec, c Coder, p packet) []byte {
+	data, err := wc.encode(make([]byte, 4096), c, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte(nil), data...)
+}
+
+func fuzzAvatar() avatarSample {
+	av := avatarSample{player: 2, time: 77, offset: 9}
+	av.avatar.Head = vecmath.Transform{Pos: vecmath.V3(1, 2, 3), Rot: vecmath.QuatIdentity}
+	av.avatar.Hands[0] = vecmath.Transform{Pos: vecmath.V3(1, 1, 3), Rot: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.3)}
+	av.avatar.Hands[1] = vecmath.Transform{Pos: vecmath.V3(9, 1, -3), Rot: vecmath.QuatIdentity} // out of reach
+	av.avatar.Held[0] = Held{Holding: true, Object: 3, Relative: vecmath.Transform{Pos: vecmath.V3(0, -0.6, 0), Rot: vecmath.QuatIdentity}}
+	av.held[0] = Version{4, 5}
+	return av
+}
+
+// FuzzPacketDecode feeds the update decoder arbitrary bytes, bit-packed
+// and range-coded (the first byte says which): it must never panic, and
+// what it accepts must encode back to the same bytes and decode to the
+// same packet.
+func FuzzPacketDecode(f *testing.F) {
+	wc, find, ups := fuzzSetup(f)
+	for _, c := range []Coder{CoderPlain, CoderRange} {
+		for _, p := range fuzzPackets(f, wc, find, ups) {
+			f.Add(encodePacket(f, wc, c, p))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p packet
-		r := wire.NewReader(data)
-		if err := wc.serializePacket(r, &p, find); err != nil {
+		if err := wc.decode(data, &p, find); err != nil {
 			return
 		}
-		buf := make([]byte, len(data)+16)
-		w := wire.NewWriter(buf)
-		if err := wc.serializePacket(w, &p, nil); err != nil {
+		out, err := wc.encode(make([]byte, len(data)+16), Coder(data[0]&1), &p)
+		if err != nil {
 			t.Fatalf("a decoded packet does not encode: %v", err)
 		}
-		if w.BitsWritten() != r.BitsRead() {
-			t.Fatalf("re-encoded in %d bits, decoded from %d", w.BitsWritten(), r.BitsRead())
+		if !bytes.Equal(out, data) {
+			t.Fatalf("re-encoded as\n% x\ndecoded from\n% x", out, data)
 		}
 		var q packet
-		if err := wc.serializePacket(wire.NewReader(w.Bytes()), &q, find); err != nil {
+		if err := wc.decode(out, &q, find); err != nil {
 			t.Fatalf("the re-encoding does not decode: %v", err)
 		}
 		if !reflect.DeepEqual(p, q) {
@@ -93,24 +127,58 @@ func FuzzPacketDecode(f *testing.F) {
 	})
 }
 
-// TestPacketTruncatedAtEveryByte: a packet cut short anywhere is an error.
+// TestPacketTruncatedAtEveryByte: a bit-packed packet cut short anywhere
+// is an error. A range-coded one is an error or, as any range coder's
+// output (wire.RangeDecoder), the one encoding of another packet: the
+// transport authenticates datagrams, so only a peer could send one, and
+// it could send that packet anyway.
 func TestPacketTruncatedAtEveryByte(t *testing.T) {
-	wc, ring, ups := fuzzSetup(t)
-	data := encodePacket(t, wc, packet{tick: 41, player: 1, present: 3, updates: ups})
-	find := func(id, age int) (*baseline, error) { return ring.find(id, fuzzSeq, age) }
-	for n := range len(data) - 1 {
-		var p packet
-		if err := wc.serializePacket(wire.NewReader(data[:n]), &p, find); err == nil {
-			t.Fatalf("decoded %d of %d bytes", n, len(data))
+	wc, find, ups := fuzzSetup(t)
+	for _, c := range []Coder{CoderPlain, CoderRange} {
+		p := fuzzPackets(t, wc, find, ups)[3]
+		p.updates = ups
+		data := encodePacket(t, wc, c, p)
+		for n := range len(data) - 1 {
+			var p packet
+			if err := wc.decode(data[:n], &p, find); err == nil {
+				again, err := wc.encode(make([]byte, 4096), c, &p)
+				if c == CoderPlain || err != nil || !bytes.Equal(again, data[:n]) {
+					t.Fatalf("%v: decoded %d of %d bytes (%v)", c, n, len(data), err)
+				}
+			}
+		}
+		var got packet
+		if err := wc.decode(data, &got, find); err != nil || len(got.updates) != len(ups) {
+			t.Fatalf("%v: whole packet: %v, %d updates", c, err, len(got.updates))
+		}
+		for i := range ups {
+			if got.updates[i].state != ups[i].state || got.updates[i].ver != ups[i].ver || got.updates[i].auth != ups[i].auth {
+				t.Fatalf("%v: update %d: %+v, want %+v", c, i, got.updates[i], ups[i])
+			}
+		}
+		if !reflect.DeepEqual(got.avatars, p.avatars) || got.refs[0].age != 1 {
+			t.Fatalf("%v: avatars %+v, want %+v", c, got.avatars, p.avatars)
 		}
 	}
-	var p packet
-	if err := wc.serializePacket(wire.NewReader(data), &p, find); err != nil || len(p.updates) != len(ups) {
-		t.Fatalf("whole packet: %v, %d updates", err, len(p.updates))
+}
+
+// TestAvatarBound: the costliest avatar (no base, a clock far off, both
+// hands out of reach, both holding) fits maxAvatarBytes with either coder.
+func TestAvatarBound(t *testing.T) {
+	wc, _, _ := fuzzSetup(t)
+	a := fuzzAvatar()
+	a.time, a.offset = 1<<31, 200
+	a.avatar.Head.Rot = vecmath.QuatAxisAngle(vecmath.V3(0.6, 0, 0.8), 1)
+	for h := range a.avatar.Hands {
+		a.avatar.Hands[h] = vecmath.Transform{Pos: vecmath.V3(-200, 100, 200), Rot: a.avatar.Head.Rot}
+		a.avatar.Held[h] = Held{Holding: true, Object: 5, Relative: vecmath.Transform{Pos: vecmath.V3(-1.9, 1.9, -1.9), Rot: a.avatar.Head.Rot}}
+		a.held[h] = Version{0xFFFF, 0xFFFF}
 	}
-	for i := range ups {
-		if p.updates[i].state != ups[i].state || p.updates[i].ver != ups[i].ver || p.updates[i].auth != ups[i].auth {
-			t.Fatalf("update %d: %+v, want %+v", i, p.updates[i], ups[i])
+	for _, c := range []Coder{CoderPlain, CoderRange} {
+		one := encodePacket(t, wc, c, packet{avatars: []avatarSample{a}})
+		none := encodePacket(t, wc, c, packet{})
+		if n := len(one) - len(none) + 1; n > maxAvatarBytes {
+			t.Fatalf("%v: an avatar of %d bytes, bound %d", c, n, maxAvatarBytes)
 		}
 	}
 }

@@ -5,19 +5,19 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/transport/reliable"
-	"github.com/netphys/netphys/wire"
 )
 
 // link is one machine's connection to a peer: the packet-ack endpoint, the
 // baselines each way and the priority accumulator of what to send.
 type link struct {
-	n      *node
-	peer   Player
-	ep     *reliable.Endpoint
-	sent   sentLog
-	ring   receivedRing
-	acc    accumulator
-	factor func(i int) float64
+	n       *node
+	peer    Player
+	ep      *reliable.Endpoint
+	sent    sentLog
+	ring    receivedRing
+	avatars avatarRing
+	acc     accumulator
+	factor  func(i int) float64
 	// newest is the time of the newest avatar sample from the peer;
 	// relayedAt is, per player, the time of the newest sample of theirs
 	// this link has sent (the host's relay), if sentRelay.
@@ -26,6 +26,8 @@ type link struct {
 	sentRelay [MaxPlayers]bool
 	relayedAt [MaxPlayers]Tick
 	out       packet
+	settled   []avatarSample
+	build     builder
 	buf       []byte
 }
 
@@ -37,8 +39,8 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	objects := len(n.objs)
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
-		ring: newReceivedRing(objects), acc: newAccumulator(objects),
-		buf: make([]byte, n.cfg.PacketBytes+8)}
+		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
+		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
 	if n.host {
 		l.factor = l.hostFactor
 	} else {
@@ -65,46 +67,58 @@ func (l *link) guestFactor(i int) float64 {
 }
 
 // send builds one packet: the avatars, then objects in accumulator order
-// while they fit in the budget, measured with the same Serialize that
-// writes them.
+// while they fit in the budget, each measured with the coder's state
+// (builder), then writes it with the same Serialize.
 func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarSample, out func([]byte)) error {
 	n := l.n
 	p := &l.out
-	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, avatars, p.updates[:0]
-	var m wire.Measurer
-	if err := n.wc.serializePacket(&m, p, nil); err != nil {
+	seq := l.ep.NextSequence()
+	l.settled, p.refs = l.settled[:0], [MaxPlayers]avatarRef{}
+	for i, a := range avatars {
+		s, err := n.wc.settle(a)
+		if err != nil {
+			return fmt.Errorf("statesync: avatar of player %d: %w", a.player, err)
+		}
+		l.settled = append(l.settled, s)
+		p.refs[i].base, p.refs[i].age = l.sent.avatarBase(s.player, seq)
+	}
+	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, l.settled, p.updates[:0]
+	b := &l.build
+	if err := n.wc.begin(b, p, n.cfg.Coder, n.cfg.PacketBytes); err != nil {
 		return err
 	}
-	budget := n.cfg.PacketBytes*8 - m.BitCount()
-	seq := l.ep.NextSequence()
 	for _, i := range l.acc.candidates() {
 		o := &n.objs[i]
 		u := update{id: i, auth: o.auth, ver: o.ver, state: n.cur[i]}
 		u.base, u.age = l.sent.base(i, seq)
-		var um wire.Measurer
-		if err := n.wc.serializeUpdate(&um, &u, n.tick, nil); err != nil {
+		fits, err := b.add(u)
+		if err != nil {
 			return fmt.Errorf("statesync: measuring object %d: %w", i, err)
 		}
-		if um.BitCount() > budget {
-			continue
+		if fits {
+			l.acc.sent(i)
 		}
-		budget -= um.BitCount()
-		p.updates = append(p.updates, u)
-		l.acc.sent(i)
 	}
-	w := wire.NewWriter(l.buf)
-	if err := n.wc.serializePacket(w, p, nil); err != nil {
+	data, err := n.wc.encode(l.buf, n.cfg.Coder, p)
+	if err != nil {
 		return fmt.Errorf("statesync: writing a packet: %w", err)
 	}
-	seq, datagrams, err := l.ep.SendPacket(now, w.Bytes())
+	if size, _ := b.packetSize(); size != len(data) {
+		return fmt.Errorf("statesync: measured %d bytes, wrote %d", size, len(data))
+	}
+	seq, datagrams, err := l.ep.SendPacket(now, data)
 	if err != nil {
 		return err
 	}
-	l.sent.record(seq, n.tick, p.updates)
+	l.sent.record(seq, n.tick, p.avatars, p.updates)
 	for _, d := range datagrams {
 		out(d)
 	}
 	n.stats.PacketsSent++
+	n.stats.PayloadBytes += uint64(len(data))
+	n.stats.AvatarBytes += uint64(b.avatarBytes)
+	n.stats.UpdatesSent += uint64(len(p.updates))
+	n.stats.UpdateBytes += uint64(len(data) - b.headBytes - b.avatarBytes)
 	return nil
 }
 
@@ -127,13 +141,15 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	}
 	l.ep.ClearAcks()
 	p := &n.in
-	find := func(id, age int) (*baseline, error) { return l.ring.find(id, seq, age) }
-	if err := n.wc.serializePacket(wire.NewReader(payload), p, find); err != nil {
+	if err := n.wc.decode(payload, p, &lookup{objects: &l.ring, avatars: &l.avatars, seq: seq}); err != nil {
 		n.stats.Malformed++
 		return false, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	for _, u := range p.updates {
-		l.ring.store(u.id, baseline{seq: seq, tick: p.tick, state: u.state, auth: u.auth, ver: u.ver})
+		l.ring.store(u.id, seq, baseline{seq: seq, tick: p.tick, state: u.state, auth: u.auth, ver: u.ver})
+	}
+	for _, a := range p.avatars {
+		l.avatars.store(int(a.player), seq, avatarBaseline{sample: a, tick: p.tick})
 	}
 	n.stats.PacketsReceived++
 	return true, nil

@@ -405,6 +405,7 @@ func (n *node) Render(i int) vecmath.Transform {
 func (n *node) Counters() Counters {
 	c := n.stats
 	c.Predictable, c.Predicted = n.wc.predictable, n.wc.predicted
+	c.FlightPredictable, c.FlightPredicted = n.wc.flightPredictable, n.wc.flightPredicted
 	return c
 }
 

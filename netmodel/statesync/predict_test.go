@@ -5,6 +5,7 @@ import (
 
 	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/vecmath"
+	"github.com/netphys/netphys/wire"
 )
 
 // TestPredictionWalksWithThePhysics throws cubes through an empty world,
@@ -67,4 +68,40 @@ func TestPredictionWalksWithThePhysics(t *testing.T) {
 		t.Fatalf("%d of %d predictions hit", hit, tried)
 	}
 	t.Logf("%d of %d predictions hit", hit, tried)
+}
+
+// TestFlightCounters: the codec counts a prediction as in flight when the
+// velocities are the baseline's ballistic walk, whether or not the
+// position hit, and leaves out states whose velocities a contact changed.
+func TestFlightCounters(t *testing.T) {
+	cfg := DefaultConfig()
+	q, err := newQuantizer(cfg.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCodec(q, cfg.Ballistic, 1)
+	base, err := q.quantize(physics.BodyState{Position: vecmath.V3(0, 5, 0), Rotation: vecmath.QuatIdentity,
+		LinearVelocity: vecmath.V3(1, 2, 3), AngularVelocity: vecmath.V3(0, 1, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &baseline{tick: 10, state: base}
+	hit, ok := c.pred.predict(base, 6)
+	if !ok {
+		t.Fatal("no prediction")
+	}
+	off := hit
+	off.pos[0]++ // the predictor's fault, were it to happen
+	bounced := hit
+	bounced.lin[1] = base.lin[1] // a contact stopped the fall
+	for _, st := range []qstate{hit, off, bounced} {
+		cx := newCoding()
+		u := update{id: 0, state: st, base: b, age: 1}
+		if err := c.serializeUpdate(wire.NewWriter(make([]byte, 256)), &cx, &u, 16, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.predictable != 3 || c.predicted != 1 || c.flightPredictable != 2 || c.flightPredicted != 1 {
+		t.Fatalf("predictable %d predicted %d, in flight %d predicted %d", c.predictable, c.predicted, c.flightPredictable, c.flightPredicted)
+	}
 }

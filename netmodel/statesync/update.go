@@ -40,10 +40,12 @@ type codec struct {
 	posMax  [3]int64
 	linMax  [3]int64
 	angMax  [3]int64
-	rotK    int32
 	// Predictable and Predicted count, when writing, the moving objects
-	// coded against a moving baseline and those the prediction hit.
-	predictable, predicted uint64
+	// coded against a moving baseline and those the prediction hit; the
+	// flight ones those of them whose velocities are exactly what gravity
+	// alone makes of the baseline's (nothing touched them in between).
+	predictable, predicted             uint64
+	flightPredictable, flightPredicted uint64
 }
 
 // ringSize is how many packets back a baseline may be: the receiver keeps
@@ -52,49 +54,46 @@ type codec struct {
 // benchmark's worst condition with room for its bursts of loss.
 const ringSize = 128
 
-var (
-	residualClasses = wire.Classes{2, 5, 8, 11}
-	rotationClasses = wire.Classes{3, 6, 9}
-)
-
 func newCodec(q quantizer, b Ballistic, objects int) *codec {
-	k := int32(1)<<(q.spec.OrientationBits-1) - 1
 	return &codec{
 		q: q, pred: newPredictor(q, b), objects: objects,
 		posMax: steps(q.spec.Position), linMax: steps(q.spec.LinearVelocity),
-		angMax: steps(q.spec.AngularVelocity), rotK: k,
+		angMax: steps(q.spec.AngularVelocity),
 	}
 }
-
-// findBase looks a baseline up when reading.
-type findBase func(id, age int) (*baseline, error)
 
 // serializeUpdate codes u in the packet of tick now. Bit layout, [] when
 // the condition before it holds:
 //
-//	id | has base [age | same claims] | [auth own-seq auth-seq]
-//	   | [unchanged] | at rest | orientation | motion
+//	id gap | has base [same age | age] [same claims] | [auth own-seq auth-seq]
+//	       | [unchanged] | at rest | orientation | motion
 //
-// orientation, against a base: same bit, else same-largest bit and three
-// relative components, else smallest three; motion: at rest, the position
-// (relative to the base's, or absolute); moving against a moving base, a
-// "perfect prediction" bit, else residuals of position and linear velocity
-// against the ballistic prediction and of the angular velocity against the
-// base's; moving otherwise, all three relative to the base or absolute.
-func (c *codec) serializeUpdate(s wire.Stream, u *update, now Tick, find findBase) error {
-	if err := wire.SerializeInt(s, &u.id, 0, c.objects-1); err != nil {
+// id gap: the id after the previous update's, modulo the object count,
+// minus one, in the relative index classes (objects of equal priority go
+// out in id order, so consecutive ids are common); same age: the baseline
+// is as many packets back as the previous update's (they were acked
+// together). orientation, against a base: same bit, else same-largest bit
+// and three relative components, else smallest three; motion: at rest,
+// the position (relative to the base's, or absolute); moving against a
+// moving base, a "perfect prediction" bit, else residuals of position and
+// linear velocity against the ballistic prediction and of the angular
+// velocity against the base's; moving otherwise, all three relative to the
+// base or absolute. Flags and magnitude classes are coded under cx's
+// models (adaptive on the range coder, plain bits on the bit packer).
+func (c *codec) serializeUpdate(s wire.Stream, cx *coding, u *update, now Tick, find *lookup) error {
+	if err := c.serializeID(s, cx, &u.id); err != nil {
 		return err
 	}
 	hasBase := u.base != nil
-	if err := wire.SerializeBool(s, &hasBase); err != nil {
+	if err := wire.SerializeModelBit(s, &cx.m.hasBase, &hasBase); err != nil {
 		return err
 	}
 	if hasBase {
-		if err := wire.SerializeInt(s, &u.age, 1, ringSize-1); err != nil {
+		if err := serializeAge(s, cx, &u.age); err != nil {
 			return err
 		}
 		if s.Mode() == wire.Reading {
-			b, err := find(u.id, u.age)
+			b, err := find.object(u.id, u.age)
 			if err != nil {
 				return err
 			}
@@ -103,19 +102,57 @@ func (c *codec) serializeUpdate(s wire.Stream, u *update, now Tick, find findBas
 	} else {
 		u.base = nil
 	}
-	if err := c.serializeClaims(s, u); err != nil {
+	if err := c.serializeClaims(s, cx, u); err != nil {
 		return err
 	}
 	if u.base == nil {
 		return c.serializeAbsolute(s, &u.state)
 	}
-	return c.serializeDelta(s, &u.state, u.base, int(int32(now-u.base.tick)))
+	return c.serializeDelta(s, cx, &u.state, u.base, int(int32(now-u.base.tick)))
 }
 
-func (c *codec) serializeClaims(s wire.Stream, u *update) error {
+// serializeID codes *id as its gap after the previous update's.
+func (c *codec) serializeID(s wire.Stream, cx *coding, id *int) error {
+	n := uint64(c.objects)
+	if s.Mode() != wire.Reading && (*id < 0 || *id >= c.objects) {
+		return fmt.Errorf("%w: object %d of %d", wire.ErrRange, *id, c.objects)
+	}
+	gap := (uint64(*id) + n - uint64(cx.prevID+1)) % n
+	if err := wire.SerializeClassedModel(s, &gap, 0, n-1, idClasses[:], cx.m.id[:]); err != nil {
+		return err
+	}
+	*id = int((uint64(cx.prevID+1) + gap) % n)
+	cx.prevID = *id
+	return nil
+}
+
+// serializeAge codes a baseline's age, in one flag when it is the
+// previous update's.
+func serializeAge(s wire.Stream, cx *coding, age *int) error {
+	if cx.prevAge != 0 {
+		same := *age == cx.prevAge
+		if err := wire.SerializeModelBit(s, &cx.m.sameAge, &same); err != nil {
+			return err
+		}
+		if same {
+			*age = cx.prevAge
+			return nil
+		}
+	}
+	if err := wire.SerializeInt(s, age, 1, ringSize-1); err != nil {
+		return err
+	}
+	if err := canonical(s, *age == cx.prevAge); err != nil {
+		return err
+	}
+	cx.prevAge = *age
+	return nil
+}
+
+func (c *codec) serializeClaims(s wire.Stream, cx *coding, u *update) error {
 	same := u.base != nil && u.auth == u.base.auth && u.ver == u.base.ver
 	if u.base != nil {
-		if err := wire.SerializeBool(s, &same); err != nil {
+		if err := wire.SerializeModelBit(s, &cx.m.sameClaims, &same); err != nil {
 			return err
 		}
 	}
@@ -154,9 +191,11 @@ func serializeInts(s wire.Stream, v *[3]int64, hi [3]int64) error {
 	return nil
 }
 
-func serializeRelative(s wire.Stream, v *[3]int64, base, hi [3]int64, c wire.Classes) error {
+// serializeRelative codes v against base axis by axis, the class bits of
+// axis i under p[i].
+func serializeRelative(s wire.Stream, v *[3]int64, base, hi [3]int64, p *[3][len(residualClasses)]wire.Prob) error {
 	for i := range v {
-		if err := wire.SerializeRelative(s, &v[i], base[i], 0, hi[i], c); err != nil {
+		if err := wire.SerializeRelativeModel(s, &v[i], base[i], 0, hi[i], residualClasses[:], p[i][:]); err != nil {
 			return err
 		}
 	}
@@ -183,74 +222,102 @@ func (c *codec) serializeAbsolute(s wire.Stream, st *qstate) error {
 	return serializeInts(s, &st.ang, c.angMax)
 }
 
-func (c *codec) serializeDelta(s wire.Stream, st *qstate, b *baseline, ticks int) error {
+func (c *codec) serializeDelta(s wire.Stream, cx *coding, st *qstate, b *baseline, ticks int) error {
+	m := &cx.m
 	unchanged := *st == b.state
-	if err := wire.SerializeBool(s, &unchanged); err != nil {
+	if err := wire.SerializeModelBit(s, &m.unchanged, &unchanged); err != nil {
 		return err
 	}
 	if unchanged {
 		*st = b.state
 		return nil
 	}
-	if err := wire.SerializeBool(s, &st.rest); err != nil {
+	if err := wire.SerializeModelBit(s, &m.rest[boolIndex(b.state.rest)], &st.rest); err != nil {
 		return err
 	}
-	if err := c.serializeRotation(s, &st.rot, b.state.rot); err != nil {
+	if err := serializeRotation(s, &m.rot[boolIndex(st.rest)], &st.rot, b.state.rot, c.q.spec.OrientationBits); err != nil {
 		return err
 	}
 	if st.rest {
 		st.lin, st.ang = c.q.zeroLin, c.q.zeroAng
-		if err := serializeRelative(s, &st.pos, b.state.pos, c.posMax, residualClasses); err != nil {
+		if err := serializeRelative(s, &st.pos, b.state.pos, c.posMax, &m.pos[kindRest]); err != nil {
 			return err
 		}
 		return canonical(s, *st == b.state)
 	}
 	pred, ok := c.pred.predict(b.state, ticks)
 	if !ok {
-		if err := serializeRelative(s, &st.pos, b.state.pos, c.posMax, residualClasses); err != nil {
+		if err := serializeRelative(s, &st.pos, b.state.pos, c.posMax, &m.pos[kindMoving]); err != nil {
 			return err
 		}
-		if err := serializeRelative(s, &st.lin, b.state.lin, c.linMax, residualClasses); err != nil {
+		if err := serializeRelative(s, &st.lin, b.state.lin, c.linMax, &m.lin[kindMoving]); err != nil {
 			return err
 		}
-		if err := serializeRelative(s, &st.ang, b.state.ang, c.angMax, residualClasses); err != nil {
+		if err := serializeRelative(s, &st.ang, b.state.ang, c.angMax, &m.ang); err != nil {
 			return err
 		}
 		return canonical(s, *st == b.state)
 	}
 	perfect := st.pos == pred.pos && st.lin == pred.lin && st.ang == b.state.ang
-	if err := wire.SerializeBool(s, &perfect); err != nil {
+	if err := wire.SerializeModelBit(s, &m.perfect, &perfect); err != nil {
 		return err
 	}
 	if s.Mode() == wire.Writing {
-		c.predictable++
-		if perfect {
-			c.predicted++
-		}
+		c.count(perfect, st.lin == pred.lin && st.ang == b.state.ang)
 	}
 	if perfect {
 		st.pos, st.lin, st.ang = pred.pos, pred.lin, b.state.ang
 		return nil
 	}
-	if err := serializeRelative(s, &st.pos, pred.pos, c.posMax, residualClasses); err != nil {
+	if err := serializeRelative(s, &st.pos, pred.pos, c.posMax, &m.pos[kindPredicted]); err != nil {
 		return err
 	}
-	if err := serializeRelative(s, &st.lin, pred.lin, c.linMax, residualClasses); err != nil {
+	if err := serializeRelative(s, &st.lin, pred.lin, c.linMax, &m.lin[kindPredicted]); err != nil {
 		return err
 	}
-	if err := serializeRelative(s, &st.ang, b.state.ang, c.angMax, residualClasses); err != nil {
+	if err := serializeRelative(s, &st.ang, b.state.ang, c.angMax, &m.ang); err != nil {
 		return err
 	}
 	return canonical(s, *st == b.state || (st.pos == pred.pos && st.lin == pred.lin && st.ang == b.state.ang))
 }
 
-// serializeRotation codes r against the base's rotation: relative
-// components pay only while the largest component stays the same, which
-// the article found is often not the case; then it is sent whole.
-func (c *codec) serializeRotation(s wire.Stream, r *wire.SmallestThree, base wire.SmallestThree) error {
-	bits := c.q.spec.OrientationBits
+// count notes a prediction when writing. flight: the velocities are the
+// ballistic walk of the baseline's, which any contact (the ground,
+// another object, a hand) would have changed: the object flew freely from
+// the baseline to now, so a miss would be the predictor's fault.
+func (c *codec) count(perfect, flight bool) {
+	c.predictable++
+	if perfect {
+		c.predicted++
+	}
+	if flight {
+		c.flightPredictable++
+		if perfect {
+			c.flightPredicted++
+		}
+	}
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// rotModels are the models of a rotation coded against a base.
+type rotModels struct {
+	same, largest wire.Prob
+	c             [3][len(rotationClasses)]wire.Prob
+}
+
+// serializeRotation codes r, b bits a component, against the base's
+// rotation: relative components pay only while the largest component
+// stays the same, which the article found is often not the case; then it
+// is sent whole.
+func serializeRotation(s wire.Stream, m *rotModels, r *wire.SmallestThree, base wire.SmallestThree, bits int) error {
 	same := *r == base
-	if err := wire.SerializeBool(s, &same); err != nil {
+	if err := wire.SerializeModelBit(s, &m.same, &same); err != nil {
 		return err
 	}
 	if same {
@@ -258,7 +325,7 @@ func (c *codec) serializeRotation(s wire.Stream, r *wire.SmallestThree, base wir
 		return nil
 	}
 	sameLargest := r.Largest == base.Largest
-	if err := wire.SerializeBool(s, &sameLargest); err != nil {
+	if err := wire.SerializeModelBit(s, &m.largest, &sameLargest); err != nil {
 		return err
 	}
 	if !sameLargest {
@@ -268,10 +335,10 @@ func (c *codec) serializeRotation(s wire.Stream, r *wire.SmallestThree, base wir
 		return canonical(s, r.Largest == base.Largest)
 	}
 	r.Largest = base.Largest
-	k := int64(c.rotK)
+	k := int64(1)<<(bits-1) - 1
 	for i := range r.C {
 		v := int64(r.C[i])
-		if err := wire.SerializeRelative(s, &v, int64(base.C[i]), -k, k, rotationClasses); err != nil {
+		if err := wire.SerializeRelativeModel(s, &v, int64(base.C[i]), -k, k, rotationClasses[:], m.c[i][:]); err != nil {
 			return err
 		}
 		r.C[i] = int32(v)
