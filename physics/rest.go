@@ -75,12 +75,9 @@ func (w *World) updateRest() {
 		}
 	}
 	for ci := range w.contacts {
-		c := &w.contacts[ci]
-		if c.m.Count == 0 {
-			continue
-		}
-		ka, kb := s.index[c.a]-1, s.index[c.b]-1
-		if ka < 0 || kb < 0 || w.info[c.a].typ != Dynamic || w.info[c.b].typ != Dynamic {
+		a, b := pairSlots(w.contacts[ci].key)
+		ka, kb := s.index[a]-1, s.index[b]-1
+		if ka < 0 || kb < 0 || w.info[a].typ != Dynamic || w.info[b].typ != Dynamic {
 			continue
 		}
 		ra, rb := is.find(ka), is.find(kb)
