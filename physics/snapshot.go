@@ -49,7 +49,7 @@ func (w *World) Snapshot(dst *Snapshot) {
 	dst.torque = append(dst.torque[:0], w.torque...)
 	dst.info = append(dst.info[:0], w.info...)
 	dst.free = append(dst.free[:0], w.free...)
-	dst.restRing = append(dst.restRing[:0], w.restRing...)
+	dst.restRing = copyRings(dst.restRing, w.restRing, w.info, w.restCount, w.cfg.SleepFrames)
 	dst.restCount = append(dst.restCount[:0], w.restCount...)
 	dst.contacts = append(dst.contacts[:0], w.contacts...)
 	dst.resting = append(dst.resting[:0], w.restingContacts...)
@@ -79,7 +79,7 @@ func (w *World) Restore(src *Snapshot) error {
 	w.torque = append(w.torque[:0], src.torque...)
 	w.info = append(w.info[:0], src.info...)
 	w.free = append(w.free[:0], src.free...)
-	w.restRing = append(w.restRing[:0], src.restRing...)
+	w.restRing = copyRings(w.restRing, src.restRing, src.info, src.restCount, w.cfg.SleepFrames)
 	w.restCount = append(w.restCount[:0], src.restCount...)
 	w.contacts = append(w.contacts[:0], src.contacts...)
 	w.restingContacts = append(w.restingContacts[:0], src.resting...)
@@ -94,7 +94,8 @@ func (w *World) Restore(src *Snapshot) error {
 // Checksum returns a 64-bit hash of everything that influences the next
 // step, over the raw bits of every float: two worlds with equal checksums
 // step identically (barring a hash collision). Dead slots contribute only
-// their generation, so destroyed bodies' leftovers do not matter.
+// their generation, so destroyed bodies' leftovers do not matter, and of
+// the rest rings only the poses a later step reads count (copyRings).
 func (w *World) Checksum() uint64 {
 	h := hasher{acc: hashSeed}
 	h.u64(uint64(w.tick))
@@ -125,8 +126,14 @@ func (w *World) Checksum() uint64 {
 		h.f64(in.restitution)
 		h.f64(in.linDamping)
 		h.f64(in.angDamping)
-		h.u64(uint64(w.restCount[i]))
-		for _, p := range w.restRing[i*frames : (i+1)*frames] {
+		n := w.restCount[i]
+		h.u64(uint64(n))
+		if !ringLive(in, n) {
+			continue
+		}
+		ring, last := w.restRing[i*frames:(i+1)*frames], int(w.tick%Tick(frames))
+		for k := range int(n) {
+			p := &ring[(last-k+frames)%frames]
 			h.vec(p.P)
 			h.quat(p.Q)
 		}
