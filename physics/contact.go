@@ -223,6 +223,23 @@ func (w *World) updateContacts() {
 	}
 }
 
+// reserveContacts reserves the contact lists and the narrowphase's arrays
+// for n bodies (World.reserve): manifoldPerBody contacts and pairsPerBody
+// apart pairs per body.
+func (w *World) reserveContacts(n int) {
+	s, ns := &w.scratch, &w.narrow
+	s.contacts = reserveSlice(s.contacts, manifoldPerBody*n)
+	s.moved = reserveSlice(s.moved, manifoldPerBody*n)
+	w.contacts = reserveSlice(w.contacts, manifoldPerBody*n)
+	w.restingContacts = reserveSlice(w.restingContacts, manifoldPerBody*n)
+	ns.touch = reserveSlice(ns.touch, manifoldPerBody*n)
+	ns.touchNext = reserveSlice(ns.touchNext, manifoldPerBody*n)
+	ns.born = reserveSlice(ns.born, manifoldPerBody*n)
+	ns.bornTouch = reserveSlice(ns.bornTouch, manifoldPerBody*n)
+	w.apart = reserveSlice(w.apart, pairsPerBody*n)
+	ns.apart = reserveSlice(ns.apart, pairsPerBody*n)
+}
+
 // resize returns s with length n, keeping its capacity when it suffices.
 func resize[T any](s []T, n int) []T {
 	return reserveSlice(s, n)[:n]
