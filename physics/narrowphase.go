@@ -40,7 +40,7 @@ const matchDistance = 0.02
 func (w *World) collide(c *contact, t *touch, r *relPose) {
 	a, b := pairSlots(c.key)
 	if c.count > 0 && c.holds(r) {
-		w.rebuild(c, t, r)
+		w.rebuild(c, t)
 		return
 	}
 	xa := vecmath.Transform{Pos: w.pos[a], Rot: w.rot[a]}
@@ -52,8 +52,8 @@ func (w *World) collide(c *contact, t *touch, r *relPose) {
 		return
 	}
 	w.materials(c, t)
-	prevCount, prevIDs, prevAnchor, prevImp := int(c.count), c.ids, c.anchor, c.imp
-	c.fill(&t.m, &w.scratch.rot[a], xa.Pos, r)
+	prevCount, prevIDs, prevAnchor, prevImp := int(c.count), c.ids, c.anchorA, c.imp
+	c.fill(&t.m, &w.scratch.rot[a], &w.scratch.rot[b], xa.Pos, xb.Pos, r)
 	if prevCount == 0 {
 		c.patch = [3]float32{}
 	}
@@ -73,7 +73,7 @@ func (w *World) collide(c *contact, t *touch, r *relPose) {
 			continue
 		}
 		best, bestD := -1, float64(matchDistance*matchDistance)
-		pk := c.anchor[k].vec()
+		pk := c.anchorA[k].vec()
 		for p := range prevCount {
 			if d := pk.Sub(prevAnchor[p].vec()).LengthSq(); !claimed[p] && d < bestD {
 				best, bestD = p, d
@@ -94,52 +94,40 @@ func (w *World) materials(c *contact, t *touch) {
 }
 
 // fill stores the fresh manifold m in c: its ids and count, and the pair
-// cache. ra is a's rotation matrix, pa its position.
-func (c *contact) fill(m *collide.Manifold, ra *vecmath.Mat3, pa vecmath.Vec3, r *relPose) {
+// cache. ra and rb are the bodies' rotation matrices, pa and pb their
+// positions.
+func (c *contact) fill(m *collide.Manifold, ra, rb *vecmath.Mat3, pa, pb vecmath.Vec3, r *relPose) {
 	c.count = uint8(m.Count)
 	c.set(r)
 	n := m.Normal
 	c.normal.set(ra.MulTVec(n))
 	for k := range m.Count {
 		p := &m.Points[k]
+		half := float64(0.5 * p.Separation)
 		c.ids[k] = uint16(p.ID)
-		c.gap[k] = float32(p.Separation)
-		c.anchor[k].set(ra.MulTVec(p.Point.MulAdd(-float64(0.5*p.Separation), n).Sub(pa)))
+		c.anchorA[k].set(ra.MulTVec(p.Point.MulAdd(-half, n).Sub(pa)))
+		c.anchorB[k].set(rb.MulTVec(p.Point.MulAdd(half, n).Sub(pb)))
 	}
 }
 
-// rebuild writes into t c's manifold moved with the bodies, given b's pose
-// in a's frame now: the normal turns with a; each point's end on a moves
-// with a, its end on b (anchor + gap·normal when cached) with b; the
-// separation is their distance along the normal and the point their
-// midpoint. Ids, count and impulses stay.
-func (w *World) rebuild(c *contact, t *touch, r *relPose) {
-	a, _ := pairSlots(c.key)
+// rebuild writes into t c's manifold moved with the bodies: the normal
+// turns with a, each point's ends move with their bodies, the separation is
+// their distance along the normal and the point their midpoint. Ids, count
+// and impulses stay.
+func (w *World) rebuild(c *contact, t *touch) {
+	a, b := pairSlots(c.key)
 	w.materials(c, t)
-	ra, pa := &w.scratch.rot[a], w.pos[a]
-	n := c.normal.vec()
-	// b's motion in a's frame since the cache was filled.
-	d := vecmath.QuatToMat3(r.rot.Mul(c.relRot.quat().Conj()))
-	p0 := c.relPos.vec()
-	t.m.Normal = ra.MulVec(n)
+	ra, rb := &w.scratch.rot[a], &w.scratch.rot[b]
+	pa, pb := w.pos[a], w.pos[b]
+	n := ra.MulVec(c.normal.vec())
+	t.m.Normal = n
 	t.m.Count = int(c.count)
 	for k := range int(c.count) {
-		endA := c.anchor[k].vec()
-		endB := d.MulVec(endA.MulAdd(float64(c.gap[k]), n).Sub(p0)).Add(r.pos)
+		endA := ra.MulVec(c.anchorA[k].vec()).Add(pa)
+		endB := rb.MulVec(c.anchorB[k].vec()).Add(pb)
 		sep := endB.Sub(endA).Dot(n)
-		t.m.Points[k] = collide.ContactPoint{
-			Point:      ra.MulVec(endA.MulAdd(float64(0.5*sep), n)).Add(pa),
-			Separation: sep,
-			ID:         uint32(c.ids[k]),
-		}
+		t.m.Points[k] = collide.ContactPoint{Point: endA.MulAdd(float64(0.5*sep), n), Separation: sep, ID: uint32(c.ids[k])}
 	}
-}
-
-// rebuildAt is rebuild at the bodies' present poses, for a resting contact
-// that rejoins the active list after the narrowphase.
-func (w *World) rebuildAt(c *contact, t *touch) {
-	r := w.relPose(pairSlots(c.key))
-	w.rebuild(c, t, &r)
 }
 
 // relPose is b's pose in a's frame and the contact margin of a pair this

@@ -146,8 +146,8 @@ func (w *World) Checksum() uint64 {
 		h.u64(uint64(c.count))
 		for p := range int(c.count) {
 			h.u64(uint64(c.ids[p]) | uint64(math.Float32bits(c.imp[p]))<<32)
-			h.f32s(c.anchor[p][:])
-			h.f32s(c.gap[p : p+1])
+			h.f32s(c.anchorA[p][:])
+			h.f32s(c.anchorB[p][:])
 		}
 		h.f32s(c.patch[:])
 		h.poseCache(&c.poseCache)
