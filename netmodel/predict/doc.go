@@ -32,7 +32,9 @@
 //   - An input that reaches the server after its tick was stepped with a
 //     guess (the player's previous controls) makes the server restore
 //     that tick and step forward again, within the window and within the
-//     client's Config.ResimBudget. Hits are committed (Server.
+//     client's Config.ResimBudget. A late input whose rewind the budget
+//     refuses still stays in history: it costs nothing more to use it when
+//     another client's rewind replays that tick anyway. Hits are committed (Server.
 //     TakeCommitted) only when their tick leaves the window, since until
 //     then a late input can rewrite them.
 //   - A shot carries Input.Behind: how many ticks behind its own tick the
