@@ -8,14 +8,15 @@ import (
 )
 
 // Snapshot is a copy of everything in a World that influences its next
-// step: bodies, free slots, rest rings, contacts with their warm-start
-// impulses and pair caches, and the tick. Every part is a slice copied
-// whole: the contacts hold nothing that can be derived (contact.go), so
-// that scene C's 5,400 touching pairs are 0.86 MB. Its buffers are reused: once a Snapshot has grown
-// to a world's size, taking another costs copies and no allocation. It does
-// not hold the pre-step hook or the pose history; it records the
-// configuration only to refuse a world with another one. The zero Snapshot
-// holds nothing and cannot be restored.
+// step: bodies, free slots, the rest rings of awake bodies, contacts with
+// their warm-start impulses and pair caches, the apart pairs' caches, and
+// the tick. Each slice is copied as one block (the rest rings as one per
+// awake body): contacts hold nothing that can be derived (contact.go), so
+// scene C's 5,400 touching pairs are 1 MB. Its buffers are reused: once a
+// Snapshot has grown to a world's size, taking another costs copies and no
+// allocation. It does not hold the pre-step hook or the pose history; it
+// records the configuration only to refuse a world with another one. The
+// zero Snapshot holds nothing and cannot be restored.
 type Snapshot struct {
 	cfg       Config
 	tick      Tick
