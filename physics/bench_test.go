@@ -37,8 +37,8 @@ func BenchmarkSceneCAwake(b *testing.B) { benchScene(b, benchscene.Stack, false)
 
 // BenchmarkSnapshot and BenchmarkRestore time one Snapshot and one Restore
 // of each scene's world after five seconds of stepping awake (scene C:
-// 9,450 contacts, 4,050 of them without points), once the snapshot's
-// buffers have grown.
+// 9,450 candidate pairs, 5,400 contacts and 4,050 apart pairs), once the
+// snapshot's buffers have grown.
 func BenchmarkSnapshot(b *testing.B) {
 	eachSteppedScene(b, func(b *testing.B, w *physics.World, snap *physics.Snapshot) {
 		for b.Loop() {

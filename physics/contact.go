@@ -1,46 +1,78 @@
 package physics
 
 import (
-	"math"
-
 	"github.com/netphys/netphys/physics/collide"
 	"github.com/netphys/netphys/vecmath"
 )
 
-// contact is the persistent state of one pair of bodies whose bounds
-// overlap: the manifold of the last step and the impulses its points
-// accumulated, which warm start the solver in the next step.
+// contact is the persistent state of one pair of touching bodies: all that
+// the next step needs of this step's narrowphase, and all that a Snapshot
+// copies of it (one block copy of the list, snapshot.go). A pair whose
+// manifold has no points has no contact: the narrowphase runs on it afresh
+// each step, so nothing of it outlives the step (contact.go, below).
+//
+// What is left out, and why. The manifold itself (normal, world points,
+// separations) is derived: every active contact is recomputed or moved
+// with its bodies from the cache below before anything reads it, so it
+// lives in a per-step array (touch). The bodies a, b come from the key,
+// the generations from the bodies (DestroyBody drops a body's contacts),
+// friction and restitution from the bodies' materials. The points' world
+// positions, which the warm start matched by when no feature id matches,
+// are replaced by their anchors on a. The cache is float32: 0.06 µm at a
+// metre from the body's origin, far below the solver's tolerances, and
+// half the bytes to copy.
+//
+// The size is 192 bytes (it was 576 with the manifold and float64 cache).
 type contact struct {
-	key         uint64 // pairKey(a, b), a < b: the sort order
-	a, b        int32
-	genA, genB  uint32 // the bodies' generations: a reused slot is a new pair
-	friction    float64
-	restitution float64
-	m           collide.Manifold // normal from a to b
+	key   uint64                            // pairKey(a, b), a < b: the sort order
+	ids   [collide.MaxManifoldPoints]uint16 // feature ids of the points (collide ids fit 14 bits)
+	count uint8                             // points, 1..MaxManifoldPoints
 	// The impulses the solver accumulated, N·s: along the normal at each
-	// manifold point, and the friction of the whole patch (solver.go).
-	normalImp [collide.MaxManifoldPoints]float64
-	patch     patchImpulse
-	cache     pairCache
+	// point, and the friction of the whole patch (solver.go).
+	imp   [collide.MaxManifoldPoints]float32
+	patch [3]float32 // patchImpulse t1, t2, twist
+	pairCache
 }
 
 // pairCache is Jolt's body pair cache: the pose of b in a's frame when the
-// manifold was last computed in full, the margin it was computed with, and
-// the manifold anchored on the bodies: the normal in a's frame, and each
-// point's ends on the surfaces of a and of b in their own frames. While b
-// stays within pairCacheDistance and pairCacheAngle of that relative pose,
-// collide rebuilds the manifold from the anchors (the points move with the
-// bodies, the separations follow, the feature ids and so the warm start are
-// kept) instead of running the narrowphase: a resting stack, or the
-// diagonal neighbours of a stack that clip to nothing, then cost a few
-// rotations per pair instead of a 15-axis separating test and a clip.
+// manifold was last computed in full, and that manifold anchored on the
+// bodies: the normal in a's frame, and each point's ends on the surfaces of
+// a and of b in their own frames. While b stays within pairCacheDistance
+// and pairCacheAngle of that relative pose, collide rebuilds the manifold
+// from the anchors (the points move with the bodies, the separations
+// follow, the feature ids and so the warm start are kept) instead of
+// running the narrowphase: a resting stack then costs a few rotations per
+// pair instead of a 15-axis separating test and a clip. Slots at or beyond
+// count are stale and never read.
+//
+// Rejected: b's ends as the separations along the normal (16 bytes instead
+// of 48). b's end is then derived through the cached relative pose, a
+// quaternion product and a rotation matrix more per contact in every
+// rebuild: 1.2 % more instructions per awake step in scene C and 1.6 % in
+// B (callgrind), about 40 µs a step in C against 5 µs saved per Snapshot.
 type pairCache struct {
-	valid            bool
-	relPos           vecmath.Vec3 // b's origin in a's frame, m
-	relRot           vecmath.Quat // a's rotation conjugated times b's
-	margin           float64      // the margin of the full computation, m
-	normal           vecmath.Vec3 // in a's frame
-	anchorA, anchorB [collide.MaxManifoldPoints]vecmath.Vec3
+	poseCache
+	normal           vec3f // from a to b, in a's frame
+	anchorA, anchorB [collide.MaxManifoldPoints]vec3f
+}
+
+// poseCache is b's pose in a's frame at the last full narrowphase of a
+// pair, and the margin it ran with (rounded up to float32).
+type poseCache struct {
+	margin float32 // m
+	relPos vec3f   // b's origin in a's frame, m
+	relRot quatf   // a's rotation conjugated times b's
+}
+
+// apartPair is a candidate pair whose manifold had no points at its last
+// full narrowphase (40 bytes; scene C has 4,050, diagonal neighbours in
+// the stack that clip to nothing). While its pose cache holds, it still
+// has none: the same approximation as the contacts' cache, without which
+// each would run the separating test and a clip every step. The cache
+// changes results, so the list is part of a Snapshot.
+type apartPair struct {
+	key uint64
+	poseCache
 }
 
 // The pair cache's tolerances: how far, m, and by how much, as the cosine
@@ -59,71 +91,129 @@ type patchImpulse struct {
 	t1, t2, twist float64
 }
 
-// Contacts live in two lists, each sorted by key. active holds the
-// contacts with at least one awake body: the narrowphase and the solver
-// run over it every step. resting holds those whose bodies all sleep (or
-// are static): their manifolds and impulses stay untouched, at no cost per
-// step, until one of the bodies wakes. Contacts move between the lists only
-// when islands fall asleep or wake.
+// loadPatch returns the patch impulse stored for the warm start.
+func (c *contact) loadPatch() patchImpulse {
+	return patchImpulse{float64(c.patch[0]), float64(c.patch[1]), float64(c.patch[2])}
+}
 
-// updateContacts runs the narrowphase on every candidate pair, merging the
-// sorted pair list with the sorted active contacts of the last step:
+// storePatch stores the patch impulse for the next step's warm start.
+func (c *contact) storePatch(p patchImpulse) {
+	c.patch = [3]float32{float32(p.t1), float32(p.t2), float32(p.twist)}
+}
+
+// Contacts live in two lists of records, each sorted by key. active holds
+// the contacts with at least one awake body: the narrowphase and the
+// solver run over it every step. resting holds those whose bodies all
+// sleep (or are static): they stay untouched, at no cost per step, until
+// one of the bodies wakes. Contacts move between the lists only when
+// islands fall asleep or wake. Beside the active list, narrowScratch.touch
+// holds each active contact's manifold of this step, index for index, from
+// updateContacts until the solver is done (rest detection then moves
+// records without it).
+
+// narrowScratch holds the narrowphase's per-step arrays; like stepScratch
+// it is never part of a Snapshot.
+type narrowScratch struct {
+	touch, touchNext []touch   // per active contact, and the other buffer
+	born             []contact // contacts that got their first points this step
+	bornTouch        []touch
+	apart            []apartPair // the other buffer of World.apart
+}
+
+// touch is the manifold of an active contact in this step, with the
+// pair's combined materials, as the solver reads it.
+type touch struct {
+	m                     collide.Manifold
+	friction, restitution float64
+}
+
+// updateContacts runs the narrowphase on every candidate pair, walking the
+// sorted pair list beside the sorted active contacts of the last step:
 //
-//   - a pair in both keeps its contact, whose points are matched by feature
-//     id, or else by position, so that their impulses carry over (warm
-//     starting, see collide below);
-//   - a new pair starts a contact with zero impulses;
-//   - a contact whose pair is gone moves to the resting list if neither
-//     body is awake (an island just fell asleep), and is dropped otherwise
-//     (the bodies separated).
+//   - a pair with a contact updates it in place, matching its points by
+//     feature id, or else by position, so that their impulses carry over
+//     (warm starting, see collide);
+//   - a pair without one runs the narrowphase afresh and becomes a contact
+//     if it has points;
+//   - a contact that lost its points dies; one whose pair is gone moves to
+//     the resting list if neither body is awake (an island just fell
+//     asleep), and dies otherwise (the bodies separated).
 //
-// A sleeping body that an awake dynamic (or moving kinematic) body touches
-// is woken with its island after the merge, and the resting contacts of
-// the woken bodies rejoin the active list with their manifolds as they were.
+// The list is rewritten only when contacts die (compacted in place) or are
+// born (merged into the other buffer): in most steps of a settled or slowly
+// moving scene it stays as it is. A sleeping body that an awake dynamic (or
+// moving kinematic) body touches is woken with its island after the walk,
+// and the resting contacts of the woken bodies rejoin the active list with
+// their manifolds rebuilt from their caches.
 func (w *World) updateContacts() {
 	if w.woken {
-		w.activateWoken()
+		w.activateWoken(false)
 	}
 	w.loadRotations()
-	if w.samePairs() {
-		w.updateContactsInPlace()
-		return
-	}
+	ns := &w.narrow
 	old, pairs := w.contacts, w.broad.pairs
-	next := w.scratch.contacts[:0]
+	ns.touch = resize(ns.touch, len(old))
+	born, bornTouch := ns.born[:0], ns.bornTouch[:0]
+	apart, nextApart := w.apart, ns.apart[:0]
 	toRest := w.scratch.moved[:0]
 	wake := w.scratch.wake[:0]
-	i, j := 0, 0
-	for i < len(old) || j < len(pairs) {
-		switch {
-		case j < len(pairs) && (i >= len(old) || pairs[j] < old[i].key):
-			next = append(next, w.newContact(pairs[j]))
-			j++
-		case j >= len(pairs) || old[i].key < pairs[j]:
+	dead, i, j := 0, 0, 0
+	var fresh contact
+	var freshTouch touch
+	for _, key := range pairs {
+		for ; i < len(old) && old[i].key < key; i++ {
 			if w.resting(&old[i]) {
 				toRest = append(toRest, old[i])
 			}
-			i++
-			continue
-		default:
-			next = append(next, old[i])
-			if c := &old[i]; c.genA != w.info[c.a].gen || c.genB != w.info[c.b].gen {
-				next[len(next)-1] = w.newContact(pairs[j])
-			}
-			i++
-			j++
+			old[i].count, dead = 0, dead+1
 		}
-		c := &next[len(next)-1]
-		w.collide(c)
-		if c.m.Count > 0 {
-			if w.wakes(c.b, c.a) {
-				wake = append(wake, c.a)
-			} else if w.wakes(c.a, c.b) {
-				wake = append(wake, c.b)
+		a, b := pairSlots(key)
+		r := w.relPose(a, b)
+		c, t := &fresh, &freshTouch
+		if i < len(old) && old[i].key == key {
+			c, t = &old[i], &ns.touch[i]
+			i++
+		} else {
+			for ; j < len(apart) && apart[j].key < key; j++ {
 			}
+			if j < len(apart) && apart[j].key == key && apart[j].holds(&r) {
+				nextApart = append(nextApart, apart[j])
+				continue
+			}
+			fresh.key, fresh.count, fresh.patch = key, 0, [3]float32{}
+		}
+		w.collide(c, t, &r)
+		if c.count == 0 {
+			if c != &fresh {
+				dead++
+			}
+			nextApart = append(nextApart, apartPair{key: key})
+			nextApart[len(nextApart)-1].set(&r)
+			continue
+		}
+		if c == &fresh {
+			born, bornTouch = append(born, fresh), append(bornTouch, freshTouch)
+		}
+		if w.wakes(b, a) {
+			wake = append(wake, a)
+		} else if w.wakes(a, b) {
+			wake = append(wake, b)
 		}
 	}
-	w.scratch.contacts, w.contacts = old, next
+	w.apart, ns.apart = nextApart, apart
+	for ; i < len(old); i++ {
+		if w.resting(&old[i]) {
+			toRest = append(toRest, old[i])
+		}
+		old[i].count, dead = 0, dead+1
+	}
+	if dead > 0 {
+		w.compactActive()
+	}
+	if len(born) > 0 {
+		w.addActive(born, bornTouch)
+	}
+	ns.born, ns.bornTouch = born, bornTouch
 	if len(toRest) > 0 {
 		w.scratch.contacts = mergeContacts(w.scratch.contacts[:0], w.restingContacts, toRest)
 		w.restingContacts, w.scratch.contacts = w.scratch.contacts, w.restingContacts
@@ -134,87 +224,107 @@ func (w *World) updateContacts() {
 	}
 	w.scratch.wake = wake
 	if w.woken {
-		w.activateWoken()
+		w.activateWoken(true)
 	}
 }
 
-// loadRotations fills scratch.rot with every live body's rotation matrix,
-// which the pair cache (and loadBodies) would otherwise compute once per
-// pair.
-func (w *World) loadRotations() {
-	s := &w.scratch
-	s.rot = reserveSlice(s.rot, len(w.info))[:len(w.info)]
-	for i := range w.info {
-		if w.info[i].live {
-			s.rot[i] = vecmath.QuatToMat3(w.rot[i])
+// reserveContacts reserves the contact lists and the narrowphase's arrays
+// for n bodies (World.reserve): manifoldPerBody contacts and pairsPerBody
+// apart pairs per body.
+func (w *World) reserveContacts(n int) {
+	s, ns := &w.scratch, &w.narrow
+	s.contacts = reserveSlice(s.contacts, manifoldPerBody*n)
+	s.moved = reserveSlice(s.moved, manifoldPerBody*n)
+	w.contacts = reserveSlice(w.contacts, manifoldPerBody*n)
+	w.restingContacts = reserveSlice(w.restingContacts, manifoldPerBody*n)
+	ns.touch = reserveSlice(ns.touch, manifoldPerBody*n)
+	ns.touchNext = reserveSlice(ns.touchNext, manifoldPerBody*n)
+	ns.born = reserveSlice(ns.born, manifoldPerBody*n)
+	ns.bornTouch = reserveSlice(ns.bornTouch, manifoldPerBody*n)
+	w.apart = reserveSlice(w.apart, pairsPerBody*n)
+	ns.apart = reserveSlice(ns.apart, pairsPerBody*n)
+}
+
+// resize returns s with length n, keeping its capacity when it suffices.
+func resize[T any](s []T, n int) []T {
+	return reserveSlice(s, n)[:n]
+}
+
+// compactActive drops the active contacts marked dead (count 0) and their
+// touches, in place.
+func (w *World) compactActive() {
+	cs, ts := w.contacts, w.narrow.touch
+	k := 0
+	for j := range cs {
+		if cs[j].count == 0 {
+			continue
+		}
+		if k != j {
+			cs[k], ts[k] = cs[j], ts[j]
+		}
+		k++
+	}
+	w.contacts, w.narrow.touch = cs[:k], ts[:k]
+}
+
+// addActive merges the sorted contacts add, with their touches, into the
+// active list.
+func (w *World) addActive(add []contact, addTouch []touch) {
+	ns := &w.narrow
+	n := len(w.contacts) + len(add)
+	dc, dt := reserveSlice(w.scratch.contacts, n)[:0], reserveSlice(ns.touchNext, n)[:0]
+	a, at := w.contacts, ns.touch
+	for len(a) > 0 && len(add) > 0 {
+		if a[0].key < add[0].key {
+			dc, dt = append(dc, a[0]), append(dt, at[0])
+			a, at = a[1:], at[1:]
+		} else {
+			dc, dt = append(dc, add[0]), append(dt, addTouch[0])
+			add, addTouch = add[1:], addTouch[1:]
 		}
 	}
+	dc, dt = append(append(dc, a...), add...), append(append(dt, at...), addTouch...)
+	w.contacts, w.scratch.contacts = dc, w.contacts
+	ns.touch, ns.touchNext = dt, ns.touch
 }
 
-// samePairs reports whether the candidate pairs are exactly the active
-// contacts' pairs, as in most steps of a settled or slowly moving scene.
-func (w *World) samePairs() bool {
-	if len(w.contacts) != len(w.broad.pairs) {
-		return false
-	}
-	for i, k := range w.broad.pairs {
-		if c := &w.contacts[i]; c.key != k || c.genA != w.info[c.a].gen || c.genB != w.info[c.b].gen {
-			return false
-		}
-	}
-	return true
-}
-
-// updateContactsInPlace is updateContacts when the pairs have not
-// changed: no contact is created, dropped or moved, so the narrowphase
-// runs on the active list where it lies instead of on a copy (half a
-// kilobyte per contact, 5 MB per step in scene C).
-func (w *World) updateContactsInPlace() {
-	wake := w.scratch.wake[:0]
-	for i := range w.contacts {
-		c := &w.contacts[i]
-		w.collide(c)
-		if c.m.Count > 0 {
-			if w.wakes(c.b, c.a) {
-				wake = append(wake, c.a)
-			} else if w.wakes(c.a, c.b) {
-				wake = append(wake, c.b)
-			}
-		}
-	}
-	for _, s := range wake {
-		w.wakeIsland(s)
-	}
-	w.scratch.wake = wake
-	if w.woken {
-		w.activateWoken()
-	}
-}
-
-// resting reports whether a contact is a resting one: both bodies live,
-// the same as when it was made, and neither awake.
+// resting reports whether a contact is a resting one: both bodies live and
+// neither awake.
 func (w *World) resting(c *contact) bool {
-	ia, ib := &w.info[c.a], &w.info[c.b]
-	return ia.live && ib.live && ia.gen == c.genA && ib.gen == c.genB && ia.asleep && ib.asleep
+	a, b := pairSlots(c.key)
+	ia, ib := &w.info[a], &w.info[b]
+	return ia.live && ib.live && ia.asleep && ib.asleep
 }
 
 // activateWoken moves the resting contacts that now have an awake body to
-// the active list.
-func (w *World) activateWoken() {
+// the active list. With touches set (the narrowphase has run this step)
+// their manifolds are rebuilt from their caches at the bodies' poses, as
+// the solver will read them; otherwise the narrowphase is still to come.
+func (w *World) activateWoken(touches bool) {
 	w.woken = false
 	keep := w.restingContacts[:0]
 	moved := w.scratch.moved[:0]
 	for k := range w.restingContacts {
 		c := &w.restingContacts[k]
+		a, b := pairSlots(c.key)
 		if w.resting(c) {
 			keep = append(keep, *c)
-		} else if w.info[c.a].live && w.info[c.b].live {
+		} else if w.info[a].live && w.info[b].live {
 			moved = append(moved, *c)
 		}
 	}
 	w.restingContacts = keep
 	w.scratch.moved = moved
 	if len(moved) == 0 {
+		return
+	}
+	if touches {
+		ns := &w.narrow
+		ns.bornTouch = resize(ns.bornTouch, len(moved))
+		for k := range moved {
+			w.rebuild(&moved[k], &ns.bornTouch[k])
+		}
+		w.addActive(moved, ns.bornTouch)
 		return
 	}
 	w.scratch.contacts = mergeContacts(w.scratch.contacts[:0], w.contacts, moved)
@@ -243,18 +353,26 @@ func (w *World) restActive() {
 	w.restingContacts, w.scratch.contacts = w.scratch.contacts, w.restingContacts
 }
 
-// dropContacts removes every contact of slot i from both lists.
+// dropContacts removes every contact and apart pair of slot i.
 func (w *World) dropContacts(i int32) {
-	for _, list := range []*[]contact{&w.contacts, &w.restingContacts} {
-		keep := (*list)[:0]
-		for k := range *list {
-			if c := &(*list)[k]; c.a != i && c.b != i {
-				keep = append(keep, *c)
-			}
-		}
-		*list = keep
-	}
+	w.contacts = dropSlot(w.contacts, i)
+	w.restingContacts = dropSlot(w.restingContacts, i)
+	w.apart = dropSlot(w.apart, i)
 }
+
+// dropSlot removes the entries of slot i from list, in place.
+func dropSlot[T interface{ pair() uint64 }](list []T, i int32) []T {
+	keep := list[:0]
+	for k := range list {
+		if a, b := pairSlots(list[k].pair()); a != i && b != i {
+			keep = append(keep, list[k])
+		}
+	}
+	return keep
+}
+
+func (c contact) pair() uint64   { return c.key }
+func (p apartPair) pair() uint64 { return p.key }
 
 // mergeContacts appends the union of the sorted lists a and b to dst.
 func mergeContacts(dst, a, b []contact) []contact {
@@ -294,103 +412,4 @@ func (w *World) wakes(m, s int32) bool {
 		return w.linVel[m] != vecmath.Vec3{} || w.angVel[m] != vecmath.Vec3{}
 	}
 	return im.typ == Dynamic
-}
-
-func (w *World) newContact(key uint64) contact {
-	a, b := pairSlots(key)
-	ia, ib := &w.info[a], &w.info[b]
-	return contact{
-		key: key, a: a, b: b, genA: ia.gen, genB: ib.gen,
-		friction:    math.Sqrt(float64(ia.friction * ib.friction)),
-		restitution: max(ia.restitution, ib.restitution),
-	}
-}
-
-// matchDistance is how close, m, a new manifold point must be to a point
-// of the last step to inherit its impulses when no feature id matches.
-const matchDistance = 0.02
-
-// collide recomputes the manifold of c and carries over the impulses of
-// the points it still has. A point is the same as last step's if its
-// feature id is, or failing that if it lies within matchDistance of an
-// unclaimed old point: two boxes face to face within a hair of alignment
-// switch clip features (a corner becomes an edge crossing) as they rock,
-// and a stack that lost its warm start at every switch would sag and rock.
-func (w *World) collide(c *contact) {
-	margin := w.cfg.ContactMargin + w.broad.reach[c.a] + w.broad.reach[c.b]
-	xa := vecmath.Transform{Pos: w.pos[c.a], Rot: w.rot[c.a]}
-	xb := vecmath.Transform{Pos: w.pos[c.b], Rot: w.rot[c.b]}
-	qInv := xa.Rot.Conj()
-	relPos, relRot := qInv.Rotate(xb.Pos.Sub(xa.Pos)), qInv.Mul(xb.Rot)
-	pc := &c.cache
-	if pc.valid && margin <= pc.margin && relPos.Sub(pc.relPos).LengthSq() < pairCacheDistanceSq {
-		if d := relRot.Dot(pc.relRot); d > pairCacheCosHalf || -d > pairCacheCosHalf {
-			w.rebuildManifold(c, xa, xb)
-			return
-		}
-	}
-	prev, prevImp := c.m, c.normalImp
-	collide.Collide(&w.info[c.a].shape, xa, &w.info[c.b].shape, xb, margin, &c.m)
-	w.anchorManifold(c, xa, xb, relPos, relRot, margin)
-	if c.m.Count == 0 {
-		c.patch = patchImpulse{}
-	}
-	var claimed [collide.MaxManifoldPoints]bool
-	var matched [collide.MaxManifoldPoints]bool
-	for k := 0; k < c.m.Count; k++ {
-		c.normalImp[k] = 0
-		for p := 0; p < prev.Count; p++ {
-			if !claimed[p] && prev.Points[p].ID == c.m.Points[k].ID {
-				c.normalImp[k], claimed[p], matched[k] = prevImp[p], true, true
-				break
-			}
-		}
-	}
-	for k := 0; k < c.m.Count; k++ {
-		if matched[k] {
-			continue
-		}
-		best, bestD := -1, float64(matchDistance*matchDistance)
-		for p := 0; p < prev.Count; p++ {
-			if d := c.m.Points[k].Point.Sub(prev.Points[p].Point).LengthSq(); !claimed[p] && d < bestD {
-				best, bestD = p, d
-			}
-		}
-		if best >= 0 {
-			c.normalImp[k], claimed[best] = prevImp[best], true
-		}
-	}
-}
-
-// anchorManifold fills c's pair cache from its fresh manifold.
-func (w *World) anchorManifold(c *contact, xa, xb vecmath.Transform, relPos vecmath.Vec3, relRot vecmath.Quat, margin float64) {
-	pc := &c.cache
-	pc.valid, pc.relPos, pc.relRot, pc.margin = true, relPos, relRot, margin
-	ra, rb := &w.scratch.rot[c.a], &w.scratch.rot[c.b]
-	n := c.m.Normal
-	pc.normal = ra.MulTVec(n)
-	for k := 0; k < c.m.Count; k++ {
-		p := &c.m.Points[k]
-		half := float64(0.5 * p.Separation)
-		pc.anchorA[k] = ra.MulTVec(p.Point.MulAdd(-half, n).Sub(xa.Pos))
-		pc.anchorB[k] = rb.MulTVec(p.Point.MulAdd(half, n).Sub(xb.Pos))
-	}
-}
-
-// rebuildManifold moves c's manifold with the bodies: the normal turns
-// with a, each point's ends move with their bodies, the separation is
-// their distance along the normal and the point their midpoint. Ids and
-// impulses stay.
-func (w *World) rebuildManifold(c *contact, xa, xb vecmath.Transform) {
-	pc := &c.cache
-	ra, rb := &w.scratch.rot[c.a], &w.scratch.rot[c.b]
-	n := ra.MulVec(pc.normal)
-	c.m.Normal = n
-	for k := 0; k < c.m.Count; k++ {
-		pa := ra.MulVec(pc.anchorA[k]).Add(xa.Pos)
-		pb := rb.MulVec(pc.anchorB[k]).Add(xb.Pos)
-		p := &c.m.Points[k]
-		p.Separation = pb.Sub(pa).Dot(n)
-		p.Point = pa.MulAdd(float64(0.5*p.Separation), n)
-	}
 }

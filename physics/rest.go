@@ -75,12 +75,9 @@ func (w *World) updateRest() {
 		}
 	}
 	for ci := range w.contacts {
-		c := &w.contacts[ci]
-		if c.m.Count == 0 {
-			continue
-		}
-		ka, kb := s.index[c.a]-1, s.index[c.b]-1
-		if ka < 0 || kb < 0 || w.info[c.a].typ != Dynamic || w.info[c.b].typ != Dynamic {
+		a, b := pairSlots(w.contacts[ci].key)
+		ka, kb := s.index[a]-1, s.index[b]-1
+		if ka < 0 || kb < 0 || w.info[a].typ != Dynamic || w.info[b].typ != Dynamic {
 			continue
 		}
 		ra, rb := is.find(ka), is.find(kb)
@@ -138,4 +135,26 @@ func (w *World) quiet(i int32) bool {
 		}
 	}
 	return true
+}
+
+// copyRings copies into dst, sized like src, the rest rings that later
+// steps can read: those of the awake dynamic bodies with poses recorded
+// (info and restCount describe the world the rings belong to). The ring of
+// a sleeping body is dead: waking clears its count, and quiet reads a ring
+// only once it is full again. A settled scene's snapshot then skips the
+// rings (16 poses, 896 bytes per body by default) altogether.
+func copyRings(dst, src []pose, info []bodyInfo, restCount []uint8, frames int) []pose {
+	dst = resize(dst, len(src))
+	for i := range info {
+		if ringLive(&info[i], restCount[i]) {
+			copy(dst[i*frames:(i+1)*frames], src[i*frames:(i+1)*frames])
+		}
+	}
+	return dst
+}
+
+// ringLive reports whether a body's rest ring holds poses a later step
+// reads: the restCount most recent ones, the last at tick % SleepFrames.
+func ringLive(in *bodyInfo, n uint8) bool {
+	return in.live && !in.asleep && in.typ == Dynamic && n > 0
 }

@@ -8,12 +8,15 @@ import (
 )
 
 // Snapshot is a copy of everything in a World that influences its next
-// step: bodies, free slots, rest rings, contacts with their warm-start
-// impulses, and the tick. Its buffers are reused: once a Snapshot has grown
-// to a world's size, taking another costs copies and no allocation. It does
-// not hold the pre-step hook or the pose history; it records the
-// configuration only to refuse a world with another one. The zero Snapshot
-// holds nothing and cannot be restored.
+// step: bodies, free slots, the rest rings of awake bodies, contacts with
+// their warm-start impulses and pair caches, the apart pairs' caches, and
+// the tick. Each slice is copied as one block (the rest rings as one per
+// awake body): contacts hold nothing that can be derived (contact.go), so
+// scene C's 5,400 touching pairs are 1 MB. Its buffers are reused: once a
+// Snapshot has grown to a world's size, taking another costs copies and no
+// allocation. It does not hold the pre-step hook or the pose history; it
+// records the configuration only to refuse a world with another one. The
+// zero Snapshot holds nothing and cannot be restored.
 type Snapshot struct {
 	cfg       Config
 	tick      Tick
@@ -27,8 +30,9 @@ type Snapshot struct {
 	free      []int32
 	restRing  []pose
 	restCount []uint8
-	contacts  contactSlabs // the active list, compacted (snapshot_contacts.go)
-	resting   contactSlabs
+	contacts  []contact // the active list
+	resting   []contact
+	apart     []apartPair
 }
 
 // Tick returns the tick at which the snapshot was taken.
@@ -46,10 +50,11 @@ func (w *World) Snapshot(dst *Snapshot) {
 	dst.torque = append(dst.torque[:0], w.torque...)
 	dst.info = append(dst.info[:0], w.info...)
 	dst.free = append(dst.free[:0], w.free...)
-	dst.restRing = append(dst.restRing[:0], w.restRing...)
+	dst.restRing = copyRings(dst.restRing, w.restRing, w.info, w.restCount, w.cfg.SleepFrames)
 	dst.restCount = append(dst.restCount[:0], w.restCount...)
-	dst.contacts.save(w.contacts)
-	dst.resting.save(w.restingContacts)
+	dst.contacts = append(dst.contacts[:0], w.contacts...)
+	dst.resting = append(dst.resting[:0], w.restingContacts...)
+	dst.apart = append(dst.apart[:0], w.apart...)
 }
 
 // Restore replaces the world's state with src, taken from this world or
@@ -75,10 +80,11 @@ func (w *World) Restore(src *Snapshot) error {
 	w.torque = append(w.torque[:0], src.torque...)
 	w.info = append(w.info[:0], src.info...)
 	w.free = append(w.free[:0], src.free...)
-	w.restRing = append(w.restRing[:0], src.restRing...)
+	w.restRing = copyRings(w.restRing, src.restRing, src.info, src.restCount, w.cfg.SleepFrames)
 	w.restCount = append(w.restCount[:0], src.restCount...)
-	w.contacts = src.contacts.restore(w.contacts)
-	w.restingContacts = src.resting.restore(w.restingContacts)
+	w.contacts = append(w.contacts[:0], src.contacts...)
+	w.restingContacts = append(w.restingContacts[:0], src.resting...)
+	w.apart = append(w.apart[:0], src.apart...)
 	w.woken = true // partitioning again is harmless and covers a pending wake
 	w.broad.restDirty = true
 	w.history.clear()
@@ -89,7 +95,8 @@ func (w *World) Restore(src *Snapshot) error {
 // Checksum returns a 64-bit hash of everything that influences the next
 // step, over the raw bits of every float: two worlds with equal checksums
 // step identically (barring a hash collision). Dead slots contribute only
-// their generation, so destroyed bodies' leftovers do not matter.
+// their generation, so destroyed bodies' leftovers do not matter, and of
+// the rest rings only the poses a later step reads count (copyRings).
 func (w *World) Checksum() uint64 {
 	h := hasher{acc: hashSeed}
 	h.u64(uint64(w.tick))
@@ -120,8 +127,14 @@ func (w *World) Checksum() uint64 {
 		h.f64(in.restitution)
 		h.f64(in.linDamping)
 		h.f64(in.angDamping)
-		h.u64(uint64(w.restCount[i]))
-		for _, p := range w.restRing[i*frames : (i+1)*frames] {
+		n := w.restCount[i]
+		h.u64(uint64(n))
+		if !ringLive(in, n) {
+			continue
+		}
+		ring, last := w.restRing[i*frames:(i+1)*frames], int(w.tick%Tick(frames))
+		for k := range int(n) {
+			p := &ring[(last-k+frames)%frames]
 			h.vec(p.P)
 			h.quat(p.Q)
 		}
@@ -131,30 +144,20 @@ func (w *World) Checksum() uint64 {
 	}
 	w.eachContact(func(c *contact) {
 		h.u64(c.key)
-		h.u64(uint64(c.genA) | uint64(c.genB)<<32)
-		h.vec(c.m.Normal)
-		h.u64(uint64(c.m.Count))
-		for p := 0; p < c.m.Count; p++ {
-			cp := &c.m.Points[p]
-			h.vec(cp.Point)
-			h.f64(cp.Separation)
-			h.u64(uint64(cp.ID))
-			h.f64(c.normalImp[p])
+		h.u64(uint64(c.count))
+		for p := range int(c.count) {
+			h.u64(uint64(c.ids[p]) | uint64(math.Float32bits(c.imp[p]))<<32)
+			h.f32s(c.anchorA[p][:])
+			h.f32s(c.anchorB[p][:])
 		}
-		h.f64(c.patch.t1)
-		h.f64(c.patch.t2)
-		h.f64(c.patch.twist)
-		pc := &c.cache
-		h.u64(boolBit(pc.valid))
-		h.vec(pc.relPos)
-		h.quat(pc.relRot)
-		h.f64(pc.margin)
-		h.vec(pc.normal)
-		for p := 0; p < c.m.Count; p++ {
-			h.vec(pc.anchorA[p])
-			h.vec(pc.anchorB[p])
-		}
+		h.f32s(c.patch[:])
+		h.poseCache(&c.poseCache)
+		h.f32s(c.normal[:])
 	})
+	for k := range w.apart {
+		h.u64(w.apart[k].key)
+		h.poseCache(&w.apart[k].poseCache)
+	}
 	return h.sum()
 }
 
@@ -187,6 +190,18 @@ func (h *hasher) u64(v uint64) {
 }
 
 func (h *hasher) f64(f float64) { h.u64(math.Float64bits(f)) }
+
+func (h *hasher) f32s(v []float32) {
+	for _, f := range v {
+		h.u64(uint64(math.Float32bits(f)))
+	}
+}
+
+func (h *hasher) poseCache(p *poseCache) {
+	h.u64(uint64(math.Float32bits(p.margin)))
+	h.f32s(p.relPos[:])
+	h.f32s(p.relRot[:])
+}
 
 func (h *hasher) vec(v vecmath.Vec3) { h.f64(v.X); h.f64(v.Y); h.f64(v.Z) }
 

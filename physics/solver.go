@@ -217,11 +217,9 @@ func (w *World) prepareContacts() {
 	s.constraints = s.constraints[:0]
 	bodies := s.bodies
 	for ci := range w.contacts {
-		c := &w.contacts[ci]
-		if c.m.Count == 0 {
-			continue
-		}
-		ia, ib := s.index[c.a], s.index[c.b]
+		c, t := &w.contacts[ci], &w.narrow.touch[ci] // the contact and its manifold this step
+		ca, cb := pairSlots(c.key)
+		ia, ib := s.index[ca], s.index[cb]
 		a, b := &bodies[ia], &bodies[ib]
 		if a.invMass == 0 && b.invMass == 0 {
 			continue
@@ -234,17 +232,17 @@ func (w *World) prepareContacts() {
 			s.constraints = append(s.constraints, constraint{})
 		}
 		k := &s.constraints[len(s.constraints)-1]
-		k.a, k.b, k.contact, k.count = ia, ib, int32(ci), int32(c.m.Count)
-		k.normal, k.friction, k.restitution = c.m.Normal, c.friction, c.restitution
-		k.t1, k.t2 = vecmath.Perpendicular(c.m.Normal)
+		k.a, k.b, k.contact, k.count = ia, ib, int32(ci), int32(t.m.Count)
+		k.normal, k.friction, k.restitution = t.m.Normal, t.friction, t.restitution
+		k.t1, k.t2 = vecmath.Perpendicular(t.m.Normal)
 		var centre vecmath.Vec3
 		k.minSeparation, k.maxJA, k.maxJB = math.Inf(1), 0, 0
-		for p := 0; p < c.m.Count; p++ {
-			cp := &c.m.Points[p]
-			rA, rB := cp.Point.Sub(w.pos[c.a]), cp.Point.Sub(w.pos[c.b])
+		for p := 0; p < t.m.Count; p++ {
+			cp := &t.m.Points[p]
+			rA, rB := cp.Point.Sub(w.pos[ca]), cp.Point.Sub(w.pos[cb])
 			pt := &k.points[p]
 			pt.separation = cp.Separation
-			pt.imp = c.normalImp[p]
+			pt.imp = float64(c.imp[p])
 			pt.n = row{jA: rA.Cross(k.normal), jB: rB.Cross(k.normal)}
 			pt.maxNormal = 0
 			pt.approach = pt.n.velocity(k.normal, a, b)
@@ -259,14 +257,14 @@ func (w *World) prepareContacts() {
 				k.maxJB = m
 			}
 		}
-		centre = centre.Scale(1 / float64(c.m.Count))
+		centre = centre.Scale(1 / float64(t.m.Count))
 		radius := 0.0
-		for p := 0; p < c.m.Count; p++ {
-			radius += c.m.Points[p].Point.Sub(centre).Length()
+		for p := 0; p < t.m.Count; p++ {
+			radius += t.m.Points[p].Point.Sub(centre).Length()
 		}
-		k.twistRadius = radius / float64(c.m.Count)
-		k.rA, k.rB = centre.Sub(w.pos[c.a]), centre.Sub(w.pos[c.b])
-		k.fimp = c.patch
+		k.twistRadius = radius / float64(t.m.Count)
+		k.rA, k.rB = centre.Sub(w.pos[ca]), centre.Sub(w.pos[cb])
+		k.fimp = c.loadPatch()
 		k.ready = false
 		k.held = k.fimp != (patchImpulse{})
 		for p := range k.points[:k.count] {
@@ -619,8 +617,8 @@ func (w *World) storeImpulses() {
 		k := &w.scratch.constraints[ki]
 		c := &w.contacts[k.contact]
 		for p := range k.points[:k.count] {
-			c.normalImp[p] = k.points[p].imp
+			c.imp[p] = float32(k.points[p].imp)
 		}
-		c.patch = k.fimp
+		c.storePatch(k.fimp)
 	}
 }

@@ -179,13 +179,10 @@ func (w *World) unlinkSleeper(i int32) {
 func (w *World) wakeTouching(i int32) {
 	w.wakeIsland(i)
 	w.eachContact(func(c *contact) {
-		if c.m.Count == 0 {
-			return
-		}
-		if c.a == i {
-			w.wakeIsland(c.b)
-		} else if c.b == i {
-			w.wakeIsland(c.a)
+		if a, b := pairSlots(c.key); a == i {
+			w.wakeIsland(b)
+		} else if b == i {
+			w.wakeIsland(a)
 		}
 	})
 }

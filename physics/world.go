@@ -48,7 +48,9 @@ type World struct {
 	// lists were last partitioned.
 	contacts        []contact
 	restingContacts []contact
+	apart           []apartPair // candidate pairs without points, sorted by key
 	woken           bool
+	narrow          narrowScratch
 	scratch         stepScratch
 	reserved        int // bodies the per-step arrays are reserved for
 	history         history
@@ -90,9 +92,8 @@ func (w *World) SetPreStep(fn func(w *World)) { w.preStep = fn }
 // Resting pairs are included.
 func (w *World) Touching(fn func(a, b BodyID)) {
 	w.eachContact(func(c *contact) {
-		if c.m.Count > 0 {
-			fn(w.id(c.a), w.id(c.b))
-		}
+		a, b := pairSlots(c.key)
+		fn(w.id(a), w.id(b))
 	})
 }
 
