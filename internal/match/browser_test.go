@@ -24,16 +24,7 @@ func TestLockstepDemoBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	m, sides, setup := lockstepSides(t)
-	v := viewer.New(viewer.Config{Logger: quiet})
-	web := httptest.NewServer(v.Handler())
-	t.Cleanup(func() { v.Close(); web.Close() }) // after the demo stopped
-	browserCtx := browsertest.RunBehind(t, ctx, func(ctx context.Context) error {
-		_, err := Demo(ctx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v,
-			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
-		return err
-	})
-	b := browsertest.Start(t, browserCtx, 1280, 480)
-	b.Open(web.URL)
+	b := demoInBrowser(t, ctx, m, sides, setup, 1280, 480)
 	st := b.WaitState("four worlds drawn", func(s browsertest.PageState) bool { return s.Drawn(4) })
 	names := []string{}
 	for _, view := range st.Views {
@@ -72,4 +63,22 @@ func TestLockstepDemoBrowser(t *testing.T) {
 	if st.Error != "" {
 		t.Errorf("page reported an error: %s", st.Error)
 	}
+}
+
+// demoInBrowser runs the demo of m (seed 1, 20 ms each way) with its
+// viewer, and a headless chromium of the given size on the viewer's page;
+// both stop when the test ends, the demo first.
+func demoInBrowser(t *testing.T, ctx context.Context, m *Model, sides Sides, setup Setup, width, height int) *browsertest.Browser {
+	t.Helper()
+	v := viewer.New(viewer.Config{Logger: quiet})
+	web := httptest.NewServer(v.Handler())
+	t.Cleanup(func() { v.Close(); web.Close() }) // after the demo stopped
+	browserCtx := browsertest.RunBehind(t, ctx, func(ctx context.Context) error {
+		_, err := Demo(ctx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v,
+			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
+		return err
+	})
+	b := browsertest.Start(t, browserCtx, width, height)
+	b.Open(web.URL)
+	return b
 }

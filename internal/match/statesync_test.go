@@ -3,7 +3,6 @@ package match
 import (
 	"context"
 	"flag"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/netphys/netphys/internal/browsertest"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
-	"github.com/netphys/netphys/viewer"
 )
 
 // TestStatesyncDemoHeadless is `netphys demo --model statesync --players 4
@@ -80,17 +78,8 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 4})
-	v := viewer.New(viewer.Config{Logger: quiet})
-	web := httptest.NewServer(v.Handler())
-	t.Cleanup(func() { v.Close(); web.Close() }) // after the demo stopped
-	browserCtx := browsertest.RunBehind(t, ctx, func(ctx context.Context) error {
-		_, err := Demo(ctx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v,
-			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
-		return err
-	})
 	const width, height = 1280, 480
-	b := browsertest.Start(t, browserCtx, width, height)
-	b.Open(web.URL)
+	b := demoInBrowser(t, ctx, m, sides, setup, width, height)
 	st := b.WaitState("four views drawn", func(s browsertest.PageState) bool { return s.Drawn(4) })
 	var names []string
 	for _, view := range st.Views {
