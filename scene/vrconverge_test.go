@@ -151,3 +151,52 @@ func TestVRGuestPileRestsWithTheHost(t *testing.T) {
 		}
 	}
 }
+
+// TestVRStacksRestUnderGuestAuthority: every player stacks three cubes at
+// 0 / 0 and stops. The top cube a guest placed stays under its authority
+// until it rests on the guest's machine, and its neighbours rest on the
+// host: a state that differs from a machine's own only in the rest bit
+// must not restart either machine's rest window, or the stack is woken on
+// one machine by the other's every update and never rests anywhere.
+func TestVRStacksRestUnderGuestAuthority(t *testing.T) {
+	cfg := DefaultVRConfig()
+	cfg.Towers, cfg.Loose = nil, 3
+	bots := make([]*VRBot, VRPlayers)
+	for p := range bots {
+		bots[p] = NewVRBot(p, nil)
+	}
+	worlds, m := vrTestMatch(t, cfg, bots, netsim.Conditions{})
+	for p, b := range bots {
+		b.acts = vrStack(worlds[p], p)
+	}
+	step := func() {
+		if err := m.Run(time.Second / 60); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for done := false; !done; {
+		if m.Elapsed() > 30*time.Second {
+			t.Fatal("the bots never finished stacking")
+		}
+		step()
+		done = true
+		for _, b := range bots {
+			done = done && b.Done()
+		}
+	}
+	stopped := m.Elapsed()
+	for !identical(worlds) {
+		if m.Elapsed()-stopped > 5*time.Second {
+			t.Fatal("the guests do not hold the host's bits 5 s after play stopped")
+		}
+		step()
+	}
+	t.Logf("converged %v after play stopped at %v", m.Elapsed()-stopped, stopped)
+	for p := range VRPlayers {
+		for k, i := range worlds[0].Loose(p) {
+			if s := worlds[0].Object(i); !s.AtRest || s.Position.Y < float64(k)+0.4 {
+				t.Fatalf("player %d's cube %d: %+v, not resting on level %d", p, i, s, k)
+			}
+		}
+	}
+}

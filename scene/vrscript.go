@@ -30,29 +30,10 @@ const (
 // never jitters); from 100 s everyone rests.
 func VRMatch(v *VR, p int) []VRAct {
 	f := vrForward(p)
-	spot := f.Scale(-(v.cfg.PlayerRadius - 1.5))
-	handAbove := float64(v.cfg.CubeSize/2) + v.cfg.HandRadius + 0.05
-	level := func(k int) vecmath.Vec3 {
-		return vecmath.V3(spot.X, float64(float64(k)*v.cfg.CubeSize)+float64(v.cfg.CubeSize/2)+handAbove+0.02, spot.Z)
-	}
-	// put places what hand holds with the hand at at, coming from 2 m
-	// above it.
-	put := func(acts []VRAct, hand int, at vecmath.Vec3) []VRAct {
-		above := at.Add(vecmath.V3(0, 2, 0))
-		return append(acts,
-			VRAct{Kind: ActLift, Hand: hand, To: above},
-			VRAct{Kind: ActMove, Hand: hand, To: above},
-			VRAct{Kind: ActPlace, Hand: hand, To: at},
-			VRAct{Kind: ActMove, Hand: hand, To: above})
-	}
 	// Stacks stay three high: a taller one that toppled would reach the
 	// player's tower. Other cubes go on the ground beside the stack.
-	beside := level(0).Add(vecmath.V3(0, 1, 0).Cross(f).Scale(-2.5))
-	acts := []VRAct{{Kind: ActWait, At: 60 + 30*p}}
-	for k := range 3 {
-		acts = append(acts, VRAct{Kind: ActGrab, Hand: 1, Cube: v.loose[p][k]})
-		acts = put(acts, 1, level(k))
-	}
+	beside := vrLevel(v, p, 0).Add(vecmath.V3(0, 1, 0).Cross(f).Scale(-2.5))
+	acts := vrStack(v, p)
 	lastLoose := v.loose[p][len(v.loose[p])-1]
 	// Throws start beside the player, clear of its stack.
 	throwFrom := v.Home(p).Add(vecmath.V3(0, 1, 0).Cross(f).Scale(1.5)).Add(f.Scale(0.6)).Add(vecmath.V3(0, 0.4, 0))
@@ -72,7 +53,7 @@ func VRMatch(v *VR, p int) []VRAct {
 	case 2:
 		acts = append(acts, VRAct{Kind: ActWait, At: vrCatchAt - 60},
 			VRAct{Kind: ActCatch, Hand: 0, To: catchAt, At: vrCatchAt + 240})
-		acts = put(acts, 0, beside)
+		acts = vrPut(acts, 0, beside)
 		acts = throw(acts, vrKnockAt, v.Object(v.towers[1+3][7]).Position)
 	case 3:
 		acts = throw(acts, vrToppleAt, v.Object(v.towers[1+0][8]).Position)
@@ -83,7 +64,38 @@ func VRMatch(v *VR, p int) []VRAct {
 			VRAct{Kind: ActWait, At: vrContestAt - 240},
 			VRAct{Kind: ActMove, Hand: 0, To: contested.Add(vecmath.V3(0, 1.5, 0)).Add(side)},
 			VRAct{Kind: ActGrab, Hand: 0, Cube: v.contested, At: vrContestAt})
-		acts = put(acts, 0, beside)
+		acts = vrPut(acts, 0, beside)
 	}
 	return append(acts, VRAct{Kind: ActWait, At: vrRestAt})
+}
+
+// vrStack returns the start of player p's part of the match: a wait of a
+// second and a half-second per player, then its first three loose cubes
+// stacked in front of it.
+func vrStack(v *VR, p int) []VRAct {
+	acts := []VRAct{{Kind: ActWait, At: 60 + 30*p}}
+	for k := range 3 {
+		acts = append(acts, VRAct{Kind: ActGrab, Hand: 1, Cube: v.loose[p][k]})
+		acts = vrPut(acts, 1, vrLevel(v, p, k))
+	}
+	return acts
+}
+
+// vrLevel is where player p's hand places the cube of level k of its
+// stack (0 on the ground).
+func vrLevel(v *VR, p, k int) vecmath.Vec3 {
+	spot := vrForward(p).Scale(-(v.cfg.PlayerRadius - 1.5))
+	handAbove := float64(v.cfg.CubeSize/2) + v.cfg.HandRadius + 0.05
+	return vecmath.V3(spot.X, float64(float64(k)*v.cfg.CubeSize)+float64(v.cfg.CubeSize/2)+handAbove+0.02, spot.Z)
+}
+
+// vrPut places what hand holds with the hand at at, coming from 2 m above
+// it.
+func vrPut(acts []VRAct, hand int, at vecmath.Vec3) []VRAct {
+	above := at.Add(vecmath.V3(0, 2, 0))
+	return append(acts,
+		VRAct{Kind: ActLift, Hand: hand, To: above},
+		VRAct{Kind: ActMove, Hand: hand, To: above},
+		VRAct{Kind: ActPlace, Hand: hand, To: at},
+		VRAct{Kind: ActMove, Hand: hand, To: above})
 }

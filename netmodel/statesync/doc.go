@@ -67,6 +67,15 @@
 //     otherwise the host's rest updates, a few objects per packet, would
 //     each be undone by the awake neighbours of the object they put to
 //     rest, and a pile would creep on the guest for ever.
+//   - No machine applies a state that differs from its own only in the
+//     rest bit (the same pose, and the one not at rest creeping slower
+//     than SpreadSpeed): woken by it, a resting stack restarts its rest
+//     window; put to rest by it, a cube is woken again by its awake
+//     neighbours. A stack resting on the host with its top cube under a
+//     guest's authority would otherwise be woken by every update of the
+//     guest, and the guest's copy by the host's, and rest on neither.
+//     Each machine's physics puts it to rest at those bits instead, and
+//     the guest's rest is confirmed as any other.
 //
 // # Bandwidth
 //

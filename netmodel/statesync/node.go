@@ -344,11 +344,12 @@ func (n *node) priority(i int) float64 {
 }
 
 // apply sets object i to a state from the network, for the smoother to
-// hide.
+// hide, unless the object is there already: with the same bits, or with
+// the same pose and only the rest bit apart (restBitOnly).
 func (n *node) apply(i int, st qstate) {
 	before := n.game.Object(i)
-	if q, err := n.q.quantize(before); err == nil && q == st {
-		return // already there: the next step starts from these bits
+	if q, err := n.q.quantize(before); err == nil && (q == st || n.restBitOnly(q, st)) {
+		return
 	}
 	after := n.q.body(st)
 	if err := n.game.SetObject(i, after); err != nil {
@@ -359,6 +360,26 @@ func (n *node) apply(i int, st qstate) {
 	if n.smooth.correct(i, before, after) {
 		n.stats.Pops++
 	}
+}
+
+// restBitOnly reports whether a and b differ only in the rest bit: the
+// same pose, and the one that is not at rest only creeps (slower than
+// SpreadSpeed). Applying such a state would cost a rest window and
+// change nothing a player sees: put to rest, the object is woken again by
+// its awake neighbours, which restarts its window; woken, it wakes the
+// resting island it belongs to. Either way a stack that rests on one
+// machine and is about to rest on another is kept awake on both by their
+// updates to each other. Left alone, each machine's physics puts it to
+// rest at these very bits.
+func (n *node) restBitOnly(a, b qstate) bool {
+	if a.rest == b.rest || a.pos != b.pos || a.rot != b.rot {
+		return false
+	}
+	if a.rest {
+		a = b
+	}
+	v := n.q.body(a).LinearVelocity
+	return v.LengthSq() <= n.cfg.SpreadSpeed*n.cfg.SpreadSpeed
 }
 
 // sample returns the local player's avatar as sent.
