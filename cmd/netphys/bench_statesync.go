@@ -116,6 +116,7 @@ type statesyncRow struct {
 	converged              bool
 	convergedAfter         float64 // s after play stopped
 	hostRested             float64 // s after play stopped when every cube rested on the host
+	lastRestLag            float64 // s from the host's world resting for good to every guest holding its bits
 	restSpeed              float64 // max speed on guests of cubes resting on the host, m/s
 	towerSpeed             float64 // max speed on any machine of the cubes still standing in their towers, m/s
 	standing               int     // cubes of the towers nobody touched and no cube of which moved 5 cm on any machine
@@ -237,6 +238,7 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 	// Convergence counts from when the players stop acting: the script's
 	// rest, or the end of play if that comes first.
 	stop := row.stop * 60
+	restingSince := -1 // tick from which every cube rests on the host, after play stopped
 	for tick := 1; tick <= total; tick++ {
 		if err := ctx.Err(); err != nil {
 			return row, err
@@ -316,8 +318,15 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 		if tick > stop && hostResting && row.hostRested < 0 {
 			row.hostRested = float64(tick-stop) / 60
 		}
+		switch {
+		case tick <= stop || !hostResting:
+			restingSince = -1
+		case restingSince < 0:
+			restingSince = tick
+		}
 		if tick > stop && same && !row.converged {
 			row.converged, row.convergedAfter = true, float64(tick-stop)/60
+			row.lastRestLag = float64(tick-restingSince) / 60
 			break
 		}
 	}
@@ -398,17 +407,17 @@ func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesy
 	fmt.Fprintf(w, "netphys bench statesync: host + 3 guests, scripted VR match, budget %d kbps per player each way (%d-byte packets at 60/s), %s coder\n\n",
 		kbps, statesync.BudgetFor(kbps, 60), coder)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tin flight\tpops/min\thost µs/tick\tcubes/pkt\tbits/cube\tavatar B/pkt down\tup\t")
+	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tafter host rest s\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tin flight\tpops/min\thost µs/tick\tcubes/pkt\tbits/cube\tavatar B/pkt down\tup\t")
 	for _, r := range rows {
 		conv := convergence(r)
 		hit := 0.0
 		if r.predictable > 0 {
 			hit = 100 * float64(r.predicted) / float64(r.predictable)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%.1f %%\t%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%.1f %%\t%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
 			r.name, r.up, r.down, r.hostTotal, 100*r.errMoving, 1000*r.errRest,
 			percentile(r.restToBits, 0.5), percentile(r.restToBits, 0.95), percentile(r.restToBits, 1),
-			conv, r.standing, r.towerSpeed, r.restSpeed, r.lost,
+			conv, lastRestLag(r), r.standing, r.towerSpeed, r.restSpeed, r.lost,
 			fmt.Sprintf("grabs %d won %d lost, %d overruled, %d stale", r.host.GrabsWon, r.host.GrabsLost+r.grabsLost, r.overruled, r.host.Stale),
 			hit, hitRate(r.flightPredicted, r.flightPredictable), r.pops, float64(r.cpuPerTick.Microseconds()),
 			per(r.host.UpdatesSent, r.host.PacketsSent), 8*per(r.host.UpdateBytes, r.host.UpdatesSent),
@@ -439,9 +448,19 @@ func convergence(r statesyncRow) string {
 	return fmt.Sprintf("yes, %.1f s (%.1f + %.1f)", r.convergedAfter, host, r.convergedAfter-host)
 }
 
+// lastRestLag is the after-host-rest cell: how long the guests took to
+// hold the host's bits after the host's world came to rest for good.
+func lastRestLag(r statesyncRow) string {
+	if !r.converged {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", r.lastRestLag)
+}
+
 const convergenceLegend = `converged: every guest holds the host's bits, so many seconds after the players stopped acting (the script's rest
 at 100 s, or the end of --seconds if earlier); in brackets, when the host's world came to rest + how long the guests
-took after that;`
+took after that; after host rest: seconds from the host's world coming to rest for good (every cube at rest on the
+host from then on; from the stop at the earliest) to every guest holding its bits: the network's share;`
 
 // printStatesyncStops prints the convergence of each condition after
 // play stopped at each second of --stops.
@@ -454,11 +473,11 @@ func printStatesyncStops(w io.Writer, kbps int, rows []statesyncRow) {
 			names = append(names, r.name)
 		}
 	}
-	fmt.Fprintf(tw, "play stops at s\t%s\t\n", strings.Join(names, "\t"))
+	fmt.Fprintf(tw, "play stops at s\t%s\tafter host rest s\t\n", strings.Join(names, "\tafter host rest s\t"))
 	for k := 0; k < len(rows); k += len(names) {
 		fmt.Fprintf(tw, "%d", rows[k].stop)
 		for _, r := range rows[k : k+len(names)] {
-			fmt.Fprintf(tw, "\t%s", convergence(r))
+			fmt.Fprintf(tw, "\t%s\t%s", convergence(r), lastRestLag(r))
 		}
 		fmt.Fprintln(tw, "\t")
 	}
