@@ -1,6 +1,7 @@
 package statesync
 
 import (
+	"github.com/netphys/netphys/netmodel/simmatch"
 	"testing"
 
 	"github.com/netphys/netphys/vecmath"
@@ -56,6 +57,53 @@ func TestHostKeepsARestingCubeForAnUpdateThatOnlyWakesIt(t *testing.T) {
 		}
 		if s := f.hg.Object(i); s.AtRest || s == resting {
 			t.Errorf("%s: not applied: %+v", name, s)
+		}
+	}
+}
+
+// TestGuestRetakesAWokenPileWhole: a pile of four cubes under guest 1's
+// authority rested (every cube waits for the host's confirmation) and
+// was woken: it settles. While it only settles, nothing changes; when the
+// bottom cube moves again, every awake cube touching it through the pile
+// is taken afresh, so that the host's confirmations, now stale, do not
+// hand part of a moving pile to the host. Another player's cube, one
+// apart, and one still asleep (its rest update is right as it is) keep
+// waiting.
+func TestGuestRetakesAWokenPileWhole(t *testing.T) {
+	g := newToy(1, 6)
+	cfg := DefaultConfig()
+	cfg.Player = 1
+	guest, err := NewGuest(cfg, g, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := guest.node
+	for i := range n.objs {
+		s := g.Object(i)
+		s.AtRest, s.LinearVelocity, s.AngularVelocity = i == 5, vecmath.V3(0, -0.01, 0), vecmath.Vec3{}
+		if s.AtRest {
+			s.LinearVelocity = vecmath.Vec3{}
+		}
+		if err := g.SetObject(i, s); err != nil {
+			t.Fatal(err)
+		}
+		n.objs[i] = object{auth: n.me, ver: Version{Auth: 3}, restPending: true}
+	}
+	n.objs[4].auth = OwnerOf(2)
+	// 0-1-2-3 is the pile; 4, another player's, touches 3; 5, asleep,
+	// touches 0.
+	n.pairs = [][2]int{{1, 0}, {1, 2}, {3, 2}, {3, 4}, {0, 5}}
+	n.retakePiles()
+	for i := range n.objs {
+		if !n.objs[i].restPending {
+			t.Fatalf("cube %d was taken afresh while the pile only settles", i)
+		}
+	}
+	n.objs[0].restPending, n.objs[0].ver.Auth = false, 4 // afterStep: it moves again
+	n.retakePiles()
+	for i, want := range []bool{false, false, false, false, true, true} {
+		if o := n.objs[i]; o.restPending != want || (!want && o.ver.Auth != 4) {
+			t.Errorf("cube %d: waiting %v, version %v; want waiting %v", i, o.restPending, o.ver, want)
 		}
 	}
 }
