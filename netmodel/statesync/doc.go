@@ -76,6 +76,11 @@
 //     guest, and the guest's copy by the host's, and rest on neither.
 //     Each machine's physics puts it to rest at those bits instead, and
 //     the guest's rest is confirmed as any other.
+//   - A guest keeps a woken pile whole under its authority: when part
+//     of it moves again before the host confirmed its rest, every awake
+//     object of it still waiting for the confirmation is taken afresh, or
+//     the host would take those over and simulate them a round trip late
+//     between the guest's moving ones.
 //
 // # Bandwidth
 //
