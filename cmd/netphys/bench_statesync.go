@@ -98,6 +98,41 @@ func parseSeconds(list string) ([]int, error) {
 	return out, nil
 }
 
+// calmPiles sets calm[i] for each cube whose pile on w (the
+// cubes it touches, and theirs) is settled on the host, under nobody's
+// authority on its node and touched by no moving hand or head. A cube that
+// moves in a calm pile moves by itself: jitter. One that moves because a
+// thrown cube hit its tower on this machine before authority spread to it
+// moves in a pile that is not calm: an interaction.
+func calmPiles(w *scene.VR, authority func(int) (statesync.Owner, statesync.Owner, statesync.Version), settled func(int) bool, calm []bool) {
+	parent := make([]int, len(calm))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	touched := make([]bool, len(calm))
+	w.Touches(func(a, b int) { parent[find(a)] = find(b) }, func(_ statesync.Player, i int) { touched[i] = true })
+	quiet := make([]bool, len(calm)) // per root
+	for i := range quiet {
+		quiet[i] = true
+	}
+	for i := range calm {
+		a, h, _ := authority(i)
+		if touched[i] || !settled(i) || a != statesync.Nobody || h != statesync.Nobody {
+			quiet[find(i)] = false
+		}
+	}
+	for i := range calm {
+		calm[i] = quiet[find(i)]
+	}
+}
+
 func startsWith(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
 
 type statesyncRun struct {
@@ -228,8 +263,10 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 	events := make([]restEvent, cubes)
 	restedFor := make([]int, cubes)
 	guestRest := make([][]bool, len(worlds)) // at rest on the guest in the last frame
+	calm := make([][]bool, len(worlds))      // in a calm pile on the guest (calmPiles)
 	for p := range guestRest {
 		guestRest[p] = make([]bool, cubes)
+		calm[p] = make([]bool, cubes)
 	}
 	var errMoving, errRest float64
 	var nMoving, nRest int
@@ -255,6 +292,15 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 			slog.Info("bench statesync", "condition", c.name, "seconds", tick/60, "of", total/60)
 		}
 		same, hostResting := true, true
+		// settled: at rest on the host for a second, under nobody's
+		// authority there.
+		settled := func(i int) bool {
+			ha, hh, _ := host.Authority(i)
+			return worlds[0].Object(i).AtRest && restedFor[i] >= 60 && ha == statesync.Nobody && hh == statesync.Nobody
+		}
+		for p := 1; p < len(worlds); p++ {
+			calmPiles(worlds[p], nodes[p].Authority, settled, calm[p])
+		}
 		for i := range cubes {
 			hs := worlds[0].Object(i)
 			auth, _, _ := host.Authority(i)
@@ -275,10 +321,9 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 					nMoving++
 				}
 				identical = identical && gs == hs
-				// Jitter: a cube resting on the host and on this guest,
-				// under nobody's authority, that moves on the guest.
-				if ga, gh, _ := nodes[p].Authority(i); hs.AtRest && restedFor[i] >= 60 && guestRest[p][i] &&
-					ga == statesync.Nobody && gh == statesync.Nobody {
+				// Jitter: a cube resting on the host and on this guest, in
+				// a pile that nobody touches, that moves on the guest.
+				if calm[p][i] && guestRest[p][i] {
 					// What the next step starts from: the quantized velocity.
 					row.restSpeed = max(row.restSpeed, quantSpeed(gs))
 				}
@@ -434,7 +479,7 @@ func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesy
 	fmt.Fprintln(w, "standing: cubes of the towers none of whose cubes anybody ever had authority over on any machine or moved 5 cm;")
 	fmt.Fprintln(w, "tower speed: fastest any machine ever moved one of them (quantized velocity, what the next step starts from;")
 	fmt.Fprintln(w, "must be 0: towers never jitter);")
-	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, at rest on the host for a second, under nobody's authority (m/s); lost: cubes off the table.")
+	fmt.Fprintln(w, "rest speed: fastest a guest moves (quantized velocity, what its next step starts from) a cube at rest there in the frame\nbefore, in a pile at rest on the host for a second that nobody has authority over or touches (m/s); lost: cubes off the table.")
 }
 
 // convergence is the converged cell: how long after the players stopped
