@@ -108,15 +108,17 @@ type VR struct {
 	cfg   VRConfig
 	World *physics.World
 	// Cubes are the synchronized objects, in the order Layout describes.
-	Cubes      []physics.BodyID
-	loose      [VRPlayers][]int
-	towers     [][]int
-	contested  int
-	local      statesync.Player
-	controller VRController
-	avatars    [VRPlayers]statesync.Avatar
-	present    [VRPlayers]bool
-	bodies     [VRPlayers][3]physics.BodyID // head, left hand, right hand
+	Cubes     []physics.BodyID
+	loose     [VRPlayers][]int
+	towers    [][]int
+	contested int
+	local     statesync.Player
+	// controllers drive the players who play on this machine: the local
+	// one on a networked machine, every player offline (vroffline.go).
+	controllers [VRPlayers]VRController
+	avatars     [VRPlayers]statesync.Avatar
+	present     [VRPlayers]bool
+	bodies      [VRPlayers][3]physics.BodyID // head, left hand, right hand
 	// holding and released follow each hand's holds, for the bodies to
 	// stand aside after a release (vrgame.go); tick counts Steps.
 	holding  [VRPlayers][2]bool
@@ -139,7 +141,8 @@ func NewVR(cfg VRConfig, local statesync.Player, c VRController) (*VR, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
-	v := &VR{cfg: cfg, World: w, local: local, controller: c}
+	v := &VR{cfg: cfg, World: w, local: local}
+	v.controllers[local] = c
 	ground := physics.DefaultBodyDef()
 	ground.Type, ground.Shape, ground.Friction = physics.Static, collide.Shape{Kind: collide.Plane}, cfg.Friction
 	if _, err := w.CreateBody(ground); err != nil {
@@ -203,11 +206,7 @@ const maxSettleSteps = 600
 // machine settles to the same bits.
 func (v *VR) settle() {
 	for range maxSettleSteps {
-		resting := true
-		for _, id := range v.Cubes {
-			resting = resting && v.state(id).AtRest
-		}
-		if resting {
+		if v.resting() {
 			return
 		}
 		v.World.Step()

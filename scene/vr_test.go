@@ -39,7 +39,7 @@ func TestVRTowersStandStill(t *testing.T) {
 func TestVRBotStacksItsCubes(t *testing.T) {
 	v, _ := NewVR(DefaultVRConfig(), 0, nil)
 	bot := NewVRBot(0, VRMatch(v, 0))
-	v.controller = bot
+	v.controllers[0] = bot
 	stepVR(v, 40*60)
 	spot := vrForward(0).Scale(-(v.cfg.PlayerRadius - 1.5))
 	for k, i := range v.Loose(0)[:3] {

@@ -103,11 +103,11 @@ func (b *VRBot) move(h int, to vecmath.Vec3, dt float64) bool {
 // do runs one tick of act a and reports whether it is over.
 func (b *VRBot) do(v *VR, a *VRAct) bool {
 	dt := v.cfg.Physics.TimeStep
-	holding := v.avatars[v.local].Held[a.Hand].Holding
+	holding := v.avatars[b.player].Held[a.Hand].Holding
 	switch a.Kind {
 	case ActWait:
 		for h := range b.hands {
-			if !v.avatars[v.local].Held[h].Holding {
+			if !v.avatars[b.player].Held[h].Holding {
 				b.move(h, restHand(v, b.player, h), dt)
 			}
 		}
@@ -136,7 +136,7 @@ func (b *VRBot) do(v *VR, a *VRAct) bool {
 			b.grip[a.Hand] = false
 			return true
 		}
-		held := v.avatars[v.local].Held[a.Hand]
+		held := v.avatars[b.player].Held[a.Hand]
 		hand := b.hands[a.Hand]
 		from := hand.Mul(held.Relative).Pos
 		g := v.cfg.Physics.Gravity

@@ -45,13 +45,16 @@ func (v *VR) Drop(i int) {
 	}
 }
 
-// Step implements statesync.Game: the local player's controller acts, the
-// avatars move to their poses (kinematic bodies, so they push cubes), held
-// cubes follow their hands, and the world steps.
+// Step implements statesync.Game: the local player's controller acts (every
+// player's in player order, offline), the avatars move to their poses
+// (kinematic bodies, so they push cubes), held cubes follow their hands,
+// and the world steps.
 func (v *VR) Step(mayGrab func(i int) bool) {
 	dt := v.cfg.Physics.TimeStep
-	if v.controller != nil {
-		v.act(v.controller.Control(v), mayGrab, dt)
+	for p, c := range v.controllers {
+		if c != nil {
+			v.act(p, c.Control(v), mayGrab, dt)
+		}
 	}
 	for p := range VRPlayers {
 		v.pose(p, dt)
@@ -90,12 +93,12 @@ func (v *VR) Touches(objects func(a, b int), avatar func(p statesync.Player, i i
 	}
 }
 
-// act applies the local player's controls: hands move to their targets
-// (no faster than MaxHandSpeed), a gripping empty hand takes the nearest
-// cube in reach that nobody holds and the model allows, and a hand that
-// opens throws what it held with its own velocity.
-func (v *VR) act(c VRControls, mayGrab func(int) bool, dt float64) {
-	me := &v.avatars[v.local]
+// act applies player p's controls: hands move to their targets (no faster
+// than MaxHandSpeed), a gripping empty hand takes the nearest cube in
+// reach that nobody holds and the model allows, and a hand that opens
+// throws what it held with its own velocity.
+func (v *VR) act(p int, c VRControls, mayGrab func(int) bool, dt float64) {
+	me := &v.avatars[p]
 	me.Head = c.Head
 	for h := range me.Hands {
 		cur := me.Hands[h].Pos // where the hand is, even while its body stands aside

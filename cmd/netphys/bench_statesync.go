@@ -63,7 +63,13 @@ func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []stri
 			}
 		}
 		var rows []statesyncRow
+		var offline []string // per play
 		for _, play := range plays {
+			rest, err := offlineRest(play, *settle)
+			if err != nil {
+				return fmt.Errorf("offline: %w", err)
+			}
+			offline = append(offline, rest)
 			for _, c := range statesyncConditions() {
 				if *only != "" && !startsWith(c.name, *only) {
 					continue
@@ -77,12 +83,23 @@ func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []stri
 			}
 		}
 		if *stops != "" {
-			printStatesyncStops(os.Stdout, *kbps, rows)
+			printStatesyncStops(os.Stdout, *kbps, rows, offline)
 			return nil
 		}
-		printStatesync(os.Stdout, *kbps, coder, rows)
+		printStatesync(os.Stdout, *kbps, coder, rows, offline[0])
 		return nil
 	}
+}
+
+// offlineRest is the offline-rest cell: how many seconds after play
+// stopped the match played on one world with nobody on a network rested,
+// the physics' share of convergence.
+func offlineRest(play, settle int) (string, error) {
+	r, err := scene.PlayVROffline(scene.DefaultVRConfig(), play*60, settle*60)
+	if err != nil || !r.Rested {
+		return "no", err
+	}
+	return fmt.Sprintf("%.1f", float64(r.RestSteps)/60), nil
 }
 
 // parseSeconds reads a comma-separated list of seconds of play.
@@ -448,7 +465,7 @@ func percentile(xs []float64, p float64) float64 {
 	return xs[min(len(xs)-1, int(float64(p*float64(len(xs)))))]
 }
 
-func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesyncRow) {
+func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesyncRow, offline string) {
 	fmt.Fprintf(w, "netphys bench statesync: host + 3 guests, scripted VR match, budget %d kbps per player each way (%d-byte packets at 60/s), %s coder\n\n",
 		kbps, statesync.BudgetFor(kbps, 60), coder)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -469,6 +486,9 @@ func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesy
 			per(r.host.AvatarBytes, r.host.PacketsSent), per(r.guests.AvatarBytes, r.guests.PacketsSent))
 	}
 	tw.Flush()
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "\noffline rest: %s s after play stopped at %d s (one world, no network)\n", offline, rows[0].stop)
+	}
 	fmt.Fprintln(w, "\nprediction: moving cubes coded against a moving baseline whose ballistic prediction hit, of all (hits/tries); in flight: of those")
 	fmt.Fprintln(w, "that flew freely from the baseline on (velocities exactly what gravity made of the baseline's: nothing touched them);")
 	fmt.Fprintln(w, "cubes/pkt, bits/cube: updates per host packet and their mean size (flags between them included); avatar B/pkt: bytes of")
@@ -476,6 +496,7 @@ func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesy
 	fmt.Fprintln(w, "err: mean distance of a cube on a guest from the host's, moving or at rest on the host; rest→bits: from a cube's rest on")
 	fmt.Fprintln(w, "its authority's machine to the same bits on every machine;")
 	fmt.Fprintln(w, convergenceLegend)
+	fmt.Fprintln(w, offlineLegend)
 	fmt.Fprintln(w, "standing: cubes of the towers none of whose cubes anybody ever had authority over on any machine or moved 5 cm;")
 	fmt.Fprintln(w, "tower speed: fastest any machine ever moved one of them (quantized velocity, what the next step starts from;")
 	fmt.Fprintln(w, "must be 0: towers never jitter);")
@@ -507,9 +528,13 @@ at 100 s, or the end of --seconds if earlier); in brackets, when the host's worl
 took after that; after host rest: seconds from the host's world coming to rest for good (every cube at rest on the
 host from then on; from the stop at the earliest) to every guest holding its bits: the network's share;`
 
+const offlineLegend = `offline rest: seconds from the same stop to every cube at rest when the same bots play the same script on one
+world with nobody on a network (no quantization, no late or lost state): the physics' share, a reference rather than
+an exact subtraction, since the network changes the trajectories.`
+
 // printStatesyncStops prints the convergence of each condition after
 // play stopped at each second of --stops.
-func printStatesyncStops(w io.Writer, kbps int, rows []statesyncRow) {
+func printStatesyncStops(w io.Writer, kbps int, rows []statesyncRow, offline []string) {
 	fmt.Fprintf(w, "netphys bench statesync: convergence after play stops, budget %d kbps per player each way\n\n", kbps)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var names []string
@@ -518,9 +543,9 @@ func printStatesyncStops(w io.Writer, kbps int, rows []statesyncRow) {
 			names = append(names, r.name)
 		}
 	}
-	fmt.Fprintf(tw, "play stops at s\t%s\tafter host rest s\t\n", strings.Join(names, "\tafter host rest s\t"))
+	fmt.Fprintf(tw, "play stops at s\toffline rest s\t%s\tafter host rest s\t\n", strings.Join(names, "\tafter host rest s\t"))
 	for k := 0; k < len(rows); k += len(names) {
-		fmt.Fprintf(tw, "%d", rows[k].stop)
+		fmt.Fprintf(tw, "%d\t%s", rows[k].stop, offline[k/len(names)])
 		for _, r := range rows[k : k+len(names)] {
 			fmt.Fprintf(tw, "\t%s\t%s", convergence(r), lastRestLag(r))
 		}
@@ -528,4 +553,5 @@ func printStatesyncStops(w io.Writer, kbps int, rows []statesyncRow) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\n"+convergenceLegend)
+	fmt.Fprintln(w, offlineLegend)
 }
