@@ -3,6 +3,7 @@ package physics
 import (
 	"math"
 
+	"github.com/netphys/netphys/physics/collide"
 	"github.com/netphys/netphys/vecmath"
 )
 
@@ -86,12 +87,14 @@ import (
 
 // solverBody is the state the solver iterates on. Index 0 of the solver's
 // body array is a fixed dummy that stands for every static or sleeping
-// body, so rows never branch on body type.
+// body, so rows never branch on body type. The world-frame inverse inertia
+// is read only where rows are built (finish) and by integrateVelocities,
+// so it lives beside the array (stepScratch.invI), index for index: every
+// pass reads the 104 bytes here instead of 176.
 type solverBody struct {
 	v, w    vecmath.Vec3 // m/s, rad/s
 	dp, dq  vecmath.Vec3 // displacement (m) and rotation vector (rad) so far this step
 	invMass float64
-	invI    vecmath.Mat3 // world-frame inverse inertia, fixed for the step
 }
 
 // row is one constraint direction at one point: the angular Jacobians
@@ -103,13 +106,12 @@ type row struct {
 }
 
 // constraintPoint is one non-penetration row, laid out in the order the
-// solver reads it.
+// solver reads it. What only restitution reads is in the constraint's
+// cold end.
 type constraintPoint struct {
 	separation float64 // m at the start of the step, negative when overlapping
 	imp        float64 // accumulated normal impulse, N·s
 	n          row
-	maxNormal  float64 // largest normal impulse applied this step, N·s
-	approach   float64 // normal relative velocity before the solve, m/s
 }
 
 // constraint is one manifold: a non-penetration row per point, and patch
@@ -123,7 +125,10 @@ type constraint struct {
 	// held is false when no point holds a normal impulse and the patch no
 	// friction; ready says that finish has completed the rows.
 	held, ready bool
-	normal      vecmath.Vec3
+	// pushed has bit p set once a pass has raised point p's impulse
+	// above zero this step: restitution acts only on those points.
+	pushed uint8
+	normal vecmath.Vec3
 	// For skipping manifolds that stay apart (apart): the least separation
 	// of the points at the start of the step, m, and the largest component
 	// of any point's angular Jacobians on a and on b, m.
@@ -141,6 +146,9 @@ type constraint struct {
 	ft1, ft2 row // at the centre of the points
 	twist    row // angular only: j = normal for both bodies
 	fimp     patchImpulse
+	// approach is each point's normal relative velocity before the solve,
+	// m/s, set only when restitution is not zero (its one reader).
+	approach [collide.MaxManifoldPoints]float64
 }
 
 // softness is a spring-damper contact written as the coefficients of a
@@ -159,18 +167,25 @@ func makeSoftness(hertz, zeta, h float64) softness {
 	return softness{biasRate: omega / a1, massScale: float64(a2 * a3), impulseScale: a3}
 }
 
-func makeRow(dir, rA, rB vecmath.Vec3, a, b *solverBody) row {
+func makeRow(dir, rA, rB vecmath.Vec3, m *pairMass) row {
 	r := row{jA: rA.Cross(dir), jB: rB.Cross(dir)}
-	r.finish(a, b)
+	r.finish(m)
 	return r
+}
+
+// pairMass is the inverse mass and world-frame inverse inertia of a
+// constraint's two bodies, which finishing its rows needs.
+type pairMass struct {
+	mA, mB     float64
+	invA, invB *vecmath.Mat3
 }
 
 // finish computes the angular responses and the effective mass of a row
 // whose Jacobians are set.
-func (r *row) finish(a, b *solverBody) {
-	r.iA, r.iB = a.invI.MulVec(r.jA), b.invI.MulVec(r.jB)
+func (r *row) finish(m *pairMass) {
+	r.iA, r.iB = m.invA.MulVec(r.jA), m.invB.MulVec(r.jB)
 	r.mass = 0
-	if k := a.invMass + b.invMass + r.jA.Dot(r.iA) + r.jB.Dot(r.iB); k > 0 {
+	if k := m.mA + m.mB + r.jA.Dot(r.iA) + r.jB.Dot(r.iB); k > 0 {
 		r.mass = 1 / k
 	}
 }
@@ -244,8 +259,9 @@ func (w *World) prepareContacts() {
 			pt.separation = cp.Separation
 			pt.imp = float64(c.imp[p])
 			pt.n = row{jA: rA.Cross(k.normal), jB: rB.Cross(k.normal)}
-			pt.maxNormal = 0
-			pt.approach = pt.n.velocity(k.normal, a, b)
+			if k.restitution != 0 {
+				k.approach[p] = pt.n.velocity(k.normal, a, b)
+			}
 			centre = centre.Add(cp.Point)
 			if cp.Separation < k.minSeparation {
 				k.minSeparation = cp.Separation
@@ -265,7 +281,7 @@ func (w *World) prepareContacts() {
 		k.twistRadius = radius / float64(t.m.Count)
 		k.rA, k.rB = centre.Sub(w.pos[ca]), centre.Sub(w.pos[cb])
 		k.fimp = c.loadPatch()
-		k.ready = false
+		k.ready, k.pushed = false, 0
 		k.held = k.fimp != (patchImpulse{})
 		for p := range k.points[:k.count] {
 			k.held = k.held || k.points[p].imp != 0
@@ -278,14 +294,15 @@ func (w *World) prepareContacts() {
 // rows. A manifold that stays apart for the whole step (apart), two thirds
 // of scene C's, never needs them; the others are finished by the first
 // stage that applies an impulse to them.
-func (k *constraint) finish(a, b *solverBody) {
+func (k *constraint) finish(bodies []solverBody, invI []vecmath.Mat3) {
+	m := pairMass{bodies[k.a].invMass, bodies[k.b].invMass, &invI[k.a], &invI[k.b]}
 	for p := range k.points[:k.count] {
-		k.points[p].n.finish(a, b)
+		k.points[p].n.finish(&m)
 	}
-	k.ft1 = makeRow(k.t1, k.rA, k.rB, a, b)
-	k.ft2 = makeRow(k.t2, k.rA, k.rB, a, b)
+	k.ft1 = makeRow(k.t1, k.rA, k.rB, &m)
+	k.ft2 = makeRow(k.t2, k.rA, k.rB, &m)
 	k.twist = row{jA: k.normal, jB: k.normal}
-	k.twist.iA, k.twist.iB = a.invI.MulVec(k.normal), b.invI.MulVec(k.normal)
+	k.twist.iA, k.twist.iB = m.invA.MulVec(k.normal), m.invB.MulVec(k.normal)
 	if m := k.normal.Dot(k.twist.iA) + k.normal.Dot(k.twist.iB); m > 0 {
 		k.twist.mass = 1 / m
 	} else {
@@ -332,7 +349,7 @@ func (k *constraint) apart(a, b *solverBody, moved, invH float64) bool {
 
 // warmStart applies the impulses of the last substep (or step) again.
 func (w *World) warmStart() {
-	bodies := w.scratch.bodies
+	bodies, invI := w.scratch.bodies, w.scratch.invI
 	for ki := range w.scratch.constraints {
 		k := &w.scratch.constraints[ki]
 		if !k.held {
@@ -340,7 +357,7 @@ func (w *World) warmStart() {
 		}
 		a, b := &bodies[k.a], &bodies[k.b]
 		if !k.ready {
-			k.finish(a, b)
+			k.finish(bodies, invI)
 		}
 		if k.a == 0 {
 			k.warmStartOnStatic(b)
@@ -395,7 +412,7 @@ func (k *constraint) warmStartOnStatic(b *solverBody) {
 // instructions on the critical path; each comparison below is written to
 // give the builtin's result for every non-NaN input, signed zeros included.
 func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
-	bodies := w.scratch.bodies
+	bodies, invI := w.scratch.bodies, w.scratch.invI
 	maxPush := -w.cfg.MaxDepenetrationVelocity
 	for ki := range w.scratch.constraints {
 		k := &w.scratch.constraints[ki]
@@ -409,7 +426,7 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 			continue
 		}
 		if !k.ready {
-			k.finish(a, b)
+			k.finish(bodies, invI)
 		}
 		if k.a == 0 {
 			k.solveOnStatic(b, moved, useBias, soft, invH, maxPush)
@@ -449,8 +466,8 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 			vb = vb.MulAdd(float64(d*mB), n)
 			wb = wb.MulAdd(d, pt.n.iB)
 			pt.imp = acc
-			if acc > pt.maxNormal { // max(maxNormal, acc), both >= +0
-				pt.maxNormal = acc
+			if acc > 0 {
+				k.pushed |= 1 << p
 			}
 		}
 		// Patch friction: the tangent impulse stays inside the Coulomb
@@ -543,8 +560,8 @@ func (k *constraint) solveOnStatic(b *solverBody, moved float64, useBias bool, s
 		vb = vb.MulAdd(float64(d*mB), n)
 		wb = wb.MulAdd(d, pt.n.iB)
 		pt.imp = acc
-		if acc > pt.maxNormal {
-			pt.maxNormal = acc
+		if acc > 0 {
+			k.pushed |= 1 << p
 		}
 	}
 	limit := float64(k.friction * total)
@@ -598,11 +615,11 @@ func (w *World) applyRestitution() {
 		bp := loadPair(a, b)
 		for p := range k.points[:k.count] {
 			pt := &k.points[p]
-			if pt.approach > -threshold || pt.maxNormal == 0 {
+			if k.approach[p] > -threshold || k.pushed&(1<<p) == 0 {
 				continue
 			}
 			vn := pt.n.vel(k.normal, bp.va, bp.wa, bp.vb, bp.wb)
-			acc := max(pt.imp-float64(pt.n.mass*(vn+float64(k.restitution*pt.approach))), 0)
+			acc := max(pt.imp-float64(pt.n.mass*(vn+float64(k.restitution*k.approach[p]))), 0)
 			pt.n.apply(k.normal, acc-pt.imp, &bp)
 			pt.imp = acc
 		}

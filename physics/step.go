@@ -11,6 +11,8 @@ type stepScratch struct {
 	moved       []contact // contacts changing lists
 	wake        []int32
 	bodies      []solverBody   // [0] is the static dummy, then one per awake body
+	invI        []vecmath.Mat3 // per entry of bodies: world-frame inverse inertia, fixed for the step
+	accel       []bodyAccel    // per awake body (bodies[1:])
 	index       []int32        // per slot: index in bodies, 0 if not awake
 	rot         []vecmath.Mat3 // per slot: rotation matrix of the live bodies this step
 	constraints []constraint
@@ -43,6 +45,8 @@ func (w *World) reserve() {
 	s.awake = reserveSlice(s.awake, n)
 	s.wake = reserveSlice(s.wake, n)
 	s.bodies = reserveSlice(s.bodies, n+1)
+	s.invI = reserveSlice(s.invI, n+1)
+	s.accel = reserveSlice(s.accel, n)
 	s.index = reserveSlice(s.index, n)
 	s.rot = reserveSlice(s.rot, n)
 	s.constraints = reserveSlice(s.constraints, manifoldPerBody*n)
@@ -99,9 +103,9 @@ func (w *World) Step() {
 	if len(w.scratch.wake) > 0 {
 		w.collectAwake()
 	}
-	w.loadBodies()
-	w.prepareContacts()
 	h := w.cfg.TimeStep / float64(w.cfg.Substeps)
+	w.loadBodies(h)
+	w.prepareContacts()
 	hz := min(w.cfg.ContactHertz, float64(0.25/h))
 	soft := makeSoftness(hz, w.cfg.ContactDampingRatio, h)
 	for range w.cfg.Substeps {
@@ -134,24 +138,49 @@ func (w *World) collectAwake() {
 	}
 }
 
-// loadBodies builds the solver's body array: the static dummy, then the
-// awake bodies with their world-frame inverse inertia.
-func (w *World) loadBodies() {
+// loadBodies builds the solver's body array for substeps of h seconds:
+// the static dummy, then the awake bodies with their world-frame inverse
+// inertia and what integrateVelocities adds in each substep.
+func (w *World) loadBodies(h float64) {
 	s := &w.scratch
 	if len(s.index) < len(w.info) {
 		s.index = append(s.index, make([]int32, len(w.info)-len(s.index))...)
 	}
 	clear(s.index)
 	s.bodies = append(s.bodies[:0], solverBody{})
+	s.invI = append(s.invI[:0], vecmath.Mat3{})
+	s.accel = s.accel[:0]
+	g := w.cfg.Gravity
 	for _, i := range s.awake {
 		in := &w.info[i]
-		b := solverBody{v: w.linVel[i], w: w.angVel[i], invMass: in.invMass}
-		if in.typ == Dynamic {
-			b.invI = vecmath.RotateInertia(s.rot[i], in.invI) // loadRotations ran this step
+		var invI vecmath.Mat3
+		a := bodyAccel{dynamic: in.typ == Dynamic}
+		if a.dynamic {
+			invI = vecmath.RotateInertia(s.rot[i], in.invI) // loadRotations ran this step
+			a.lin = g.MulAdd(in.invMass, w.force[i])
+			a.ang = invI.MulVec(w.torque[i]).Scale(h)
+			if in.linDamping > 0 {
+				a.linScale = 1 / (1 + float64(h*in.linDamping))
+			}
+			if in.angDamping > 0 {
+				a.angScale = 1 / (1 + float64(h*in.angDamping))
+			}
 		}
 		s.index[i] = int32(len(s.bodies))
-		s.bodies = append(s.bodies, b)
+		s.bodies = append(s.bodies, solverBody{v: w.linVel[i], w: w.angVel[i], invMass: in.invMass})
+		s.invI = append(s.invI, invI)
+		s.accel = append(s.accel, a)
 	}
+}
+
+// bodyAccel is what integrateVelocities does to one awake body in every
+// substep, computed once per step: the substeps would otherwise read the
+// body's bookkeeping, force and torque again each time.
+type bodyAccel struct {
+	lin                vecmath.Vec3 // gravity plus force over mass, m/s²
+	ang                vecmath.Vec3 // h·I⁻¹·torque, rad/s
+	linScale, angScale float64      // implicit damping factors; 0: no damping
+	dynamic            bool         // only dynamic bodies accelerate
 }
 
 // integrateVelocities applies gravity, forces and damping to the awake
@@ -159,21 +188,20 @@ func (w *World) loadBodies() {
 // Damping is the implicit form v/(1 + h·c), stable for any c. Forces are
 // cleared after the step.
 func (w *World) integrateVelocities(h float64) {
-	g := w.cfg.Gravity
-	for k, i := range w.scratch.awake {
-		in := &w.info[i]
-		if in.typ != Dynamic {
+	bodies := w.scratch.bodies[1:]
+	for k := range w.scratch.accel {
+		a := &w.scratch.accel[k]
+		if !a.dynamic {
 			continue
 		}
-		b := &w.scratch.bodies[k+1]
-		accel := g.MulAdd(in.invMass, w.force[i])
-		v := b.v.MulAdd(h, accel)
-		av := b.w.Add(b.invI.MulVec(w.torque[i]).Scale(h))
-		if in.linDamping > 0 {
-			v = v.Scale(1 / (1 + float64(h*in.linDamping)))
+		b := &bodies[k]
+		v := b.v.MulAdd(h, a.lin)
+		av := b.w.Add(a.ang)
+		if a.linScale != 0 {
+			v = v.Scale(a.linScale)
 		}
-		if in.angDamping > 0 {
-			av = av.Scale(1 / (1 + float64(h*in.angDamping)))
+		if a.angScale != 0 {
+			av = av.Scale(a.angScale)
 		}
 		b.v, b.w = v, av
 	}
