@@ -213,8 +213,16 @@ func loadPair(a, b *solverBody) bodyPair {
 	return bodyPair{a.v, a.w, b.v, b.w, a.invMass, b.invMass}
 }
 
-func (p *bodyPair) store(a, b *solverBody) {
-	a.v, a.w, b.v, b.w = p.va, p.wa, p.vb, p.wb
+// store writes the velocities back. The static dummy (index 0) is left
+// alone: its terms are zero, and in the parallel step workers solving
+// constraints on it at the same time must not write it.
+func (p *bodyPair) store(k *constraint, a, b *solverBody) {
+	if k.a != 0 {
+		a.v, a.w = p.va, p.wa
+	}
+	if k.b != 0 {
+		b.v, b.w = p.vb, p.wb
+	}
 }
 
 // apply adds the impulse λ along the row (to b, minus to a).
@@ -225,28 +233,22 @@ func (r *row) apply(dir vecmath.Vec3, lambda float64, p *bodyPair) {
 	p.wb = p.wb.MulAdd(lambda, r.iB)
 }
 
-// prepareContacts builds a constraint for every touching contact with an
-// awake dynamic body.
-func (w *World) prepareContacts() {
+// prepareContacts builds the constraints of active contacts [lo, hi),
+// in the slots colourConstraints gave them. Only the points in use are
+// written (and ever read).
+func (w *World) prepareContacts(lo, hi int) {
 	s := &w.scratch
-	s.constraints = s.constraints[:0]
 	bodies := s.bodies
-	for ci := range w.contacts {
+	for ci := lo; ci < hi; ci++ {
+		slot := s.colouring.slot[ci]
+		if slot < 0 {
+			continue
+		}
 		c, t := &w.contacts[ci], &w.narrow.touch[ci] // the contact and its manifold this step
 		ca, cb := pairSlots(c.key)
 		ia, ib := s.index[ca], s.index[cb]
 		a, b := &bodies[ia], &bodies[ib]
-		if a.invMass == 0 && b.invMass == 0 {
-			continue
-		}
-		// Grow in place: a constraint is over a kilobyte, and only the
-		// points in use are written (and ever read).
-		if n := len(s.constraints); n < cap(s.constraints) {
-			s.constraints = s.constraints[:n+1]
-		} else {
-			s.constraints = append(s.constraints, constraint{})
-		}
-		k := &s.constraints[len(s.constraints)-1]
+		k := &s.constraints[slot]
 		k.a, k.b, k.contact, k.count = ia, ib, int32(ci), int32(t.m.Count)
 		k.normal, k.friction, k.restitution = t.m.Normal, t.friction, t.restitution
 		k.t1, k.t2 = vecmath.Perpendicular(t.m.Normal)
@@ -347,10 +349,11 @@ func (k *constraint) apart(a, b *solverBody, moved, invH float64) bool {
 	return vn+float64(s*invH) > apartMargin
 }
 
-// warmStart applies the impulses of the last substep (or step) again.
-func (w *World) warmStart() {
+// warmStart applies the impulses of the last substep (or step) again, for
+// constraints [lo, hi).
+func (w *World) warmStart(lo, hi int) {
 	bodies, invI := w.scratch.bodies, w.scratch.invI
-	for ki := range w.scratch.constraints {
+	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
 		if !k.held {
 			continue
@@ -374,7 +377,7 @@ func (w *World) warmStart() {
 			k.ft2.apply(k.t2, k.fimp.t2, &bp)
 			k.twist.apply(vecmath.Vec3{}, k.fimp.twist, &bp)
 		}
-		bp.store(a, b)
+		bp.store(k, a, b)
 	}
 }
 
@@ -400,7 +403,8 @@ func (k *constraint) warmStartOnStatic(b *solverBody) {
 	b.v, b.w = vb, wb
 }
 
-// solveContacts runs one Gauss-Seidel pass over every row: non-penetration
+// solveContacts runs one Gauss-Seidel pass over the rows of constraints
+// [lo, hi): non-penetration
 // first, then friction, which is bounded by the normal impulse just found.
 // useBias selects Solve (soft position correction) over Relax.
 //
@@ -411,10 +415,10 @@ func (k *constraint) warmStartOnStatic(b *solverBody) {
 // the builtin float max and min handle NaN and signed zeros with extra
 // instructions on the critical path; each comparison below is written to
 // give the builtin's result for every non-NaN input, signed zeros included.
-func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
+func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH float64) {
 	bodies, invI := w.scratch.bodies, w.scratch.invI
 	maxPush := -w.cfg.MaxDepenetrationVelocity
-	for ki := range w.scratch.constraints {
+	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
 		a, b := &bodies[k.a], &bodies[k.b]
 		n := k.normal
@@ -476,7 +480,10 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 		// typically) has nothing to do.
 		limit := float64(k.friction * total)
 		if limit == 0 && (k.fimp == patchImpulse{}) {
-			a.v, a.w, b.v, b.w = va, wa, vb, wb
+			a.v, a.w = va, wa // k.a is not the dummy here
+			if k.b != 0 {
+				b.v, b.w = vb, wb
+			}
 			k.held = total != 0
 			continue
 		}
@@ -519,7 +526,10 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 		wb = wb.MulAdd(dt, k.twist.iB)
 		k.fimp.twist = nt
 		k.held = total != 0 || k.fimp != (patchImpulse{})
-		a.v, a.w, b.v, b.w = va, wa, vb, wb
+		a.v, a.w = va, wa
+		if k.b != 0 { // as bodyPair.store
+			b.v, b.w = vb, wb
+		}
 	}
 }
 
@@ -601,12 +611,12 @@ func (k *constraint) solveOnStatic(b *solverBody, moved float64, useBias bool, s
 	b.v, b.w = vb, wb
 }
 
-// applyRestitution makes points that approached faster than the threshold
-// bounce with the pair's restitution.
-func (w *World) applyRestitution() {
+// applyRestitution makes the points of constraints [lo, hi) that
+// approached faster than the threshold bounce with the pair's restitution.
+func (w *World) applyRestitution(lo, hi int) {
 	bodies := w.scratch.bodies
 	threshold := w.cfg.RestitutionThreshold
-	for ki := range w.scratch.constraints {
+	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
 		if k.restitution == 0 || !k.ready { // not ready: no impulse this step
 			continue
@@ -623,14 +633,14 @@ func (w *World) applyRestitution() {
 			pt.n.apply(k.normal, acc-pt.imp, &bp)
 			pt.imp = acc
 		}
-		bp.store(a, b)
+		bp.store(k, a, b)
 	}
 }
 
-// storeImpulses keeps the accumulated impulses for the next step's warm
-// start.
-func (w *World) storeImpulses() {
-	for ki := range w.scratch.constraints {
+// storeImpulses keeps the accumulated impulses of constraints [lo, hi)
+// for the next step's warm start.
+func (w *World) storeImpulses(lo, hi int) {
+	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
 		c := &w.contacts[k.contact]
 		for p := range k.points[:k.count] {

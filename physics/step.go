@@ -16,6 +16,7 @@ type stepScratch struct {
 	index       []int32        // per slot: index in bodies, 0 if not awake
 	rot         []vecmath.Mat3 // per slot: rotation matrix of the live bodies this step
 	constraints []constraint
+	colouring   colouring
 	island      islandScratch
 }
 
@@ -50,6 +51,7 @@ func (w *World) reserve() {
 	s.index = reserveSlice(s.index, n)
 	s.rot = reserveSlice(s.rot, n)
 	s.constraints = reserveSlice(s.constraints, manifoldPerBody*n)
+	s.colouring.reserve(n)
 	w.reserveContacts(n)
 	b.pairs = reserveSlice(b.pairs, pairsPerBody*n)
 	b.merged = reserveSlice(b.merged, pairsPerBody*n)
@@ -93,9 +95,16 @@ func reserveSlice[T any](s []T, n int) []T {
 //     StoreImpulses, FinalizePositions;
 //  5. rest detection: pose rings, islands, sleep;
 //  6. history of poses for lag-compensated queries.
+//
+// With Config.Workers >= 1 the stages that can run in parallel do so
+// (team.go), and the constraint passes go colour by colour (colour.go).
 func (w *World) Step() {
 	if w.preStep != nil {
 		w.preStep(w)
+	}
+	if w.team.workers > 1 {
+		w.team.start(w)
+		defer w.team.stop()
 	}
 	w.collectAwake()
 	w.updatePairs()
@@ -105,26 +114,67 @@ func (w *World) Step() {
 	}
 	h := w.cfg.TimeStep / float64(w.cfg.Substeps)
 	w.loadBodies(h)
-	w.prepareContacts()
+	w.colourConstraints()
+	w.parallel(job{kind: jobPrepare, hi: len(w.contacts)}, contactBlock)
 	hz := min(w.cfg.ContactHertz, float64(0.25/h))
-	soft := makeSoftness(hz, w.cfg.ContactDampingRatio, h)
+	pass := job{h: h, invH: 1 / h, softness: makeSoftness(hz, w.cfg.ContactDampingRatio, h)}
+	bodies := len(w.scratch.awake)
 	for range w.cfg.Substeps {
-		w.integrateVelocities(h)
-		w.warmStart()
+		w.parallel(job{kind: jobIntegrateVelocities, hi: bodies, h: h}, bodyBlock)
+		pass.kind = jobWarmStart
+		w.constraintPass(pass)
+		pass.kind = jobSolve
 		for range w.cfg.VelocityIterations {
-			w.solveContacts(true, soft, 1/h)
+			w.constraintPass(pass)
 		}
-		w.integratePositions(h)
+		w.parallel(job{kind: jobIntegratePositions, hi: bodies, h: h}, bodyBlock)
+		pass.kind = jobRelax
 		for range w.cfg.RelaxIterations {
-			w.solveContacts(false, soft, 1/h)
+			w.constraintPass(pass)
 		}
 	}
-	w.applyRestitution()
-	w.storeImpulses()
-	w.finishBodies()
+	if w.scratch.colouring.bounce {
+		pass.kind = jobRestitution
+		w.constraintPass(pass)
+	}
+	w.parallel(job{kind: jobStoreImpulses, hi: len(w.scratch.constraints)}, constraintBlock)
+	w.parallel(job{kind: jobFinishBodies, hi: bodies}, bodyBlock)
 	w.tick++
 	w.updateRest()
 	w.history.record(w)
+}
+
+// Least items per block of a parallel job: enough work to pay for a
+// claim and a cache line or two shared with the next block.
+const (
+	bodyBlock       = 64
+	contactBlock    = 64
+	constraintBlock = 32
+	pairBlock       = 128
+)
+
+// runJob runs items [lo, hi) of j on the calling worker.
+func (w *World) runJob(j *job, lo, hi int) {
+	switch j.kind {
+	case jobNarrow:
+		w.narrowChunk(int((lo-j.lo)/j.block), lo, hi)
+	case jobPrepare:
+		w.prepareContacts(lo, hi)
+	case jobIntegrateVelocities:
+		w.integrateVelocities(lo, hi, j.h)
+	case jobWarmStart:
+		w.warmStart(lo, hi)
+	case jobSolve, jobRelax:
+		w.solveContacts(lo, hi, j.kind == jobSolve, j.softness, j.invH)
+	case jobIntegratePositions:
+		w.integratePositions(lo, hi, j.h)
+	case jobRestitution:
+		w.applyRestitution(lo, hi)
+	case jobStoreImpulses:
+		w.storeImpulses(lo, hi)
+	case jobFinishBodies:
+		w.finishBodies(lo, hi)
+	}
 }
 
 // collectAwake lists the live bodies that move this step.
@@ -183,13 +233,13 @@ type bodyAccel struct {
 	dynamic            bool         // only dynamic bodies accelerate
 }
 
-// integrateVelocities applies gravity, forces and damping to the awake
-// dynamic bodies for one substep of h seconds (semi-implicit Euler).
-// Damping is the implicit form v/(1 + h·c), stable for any c. Forces are
-// cleared after the step.
-func (w *World) integrateVelocities(h float64) {
+// integrateVelocities applies gravity, forces and damping to awake bodies
+// [lo, hi) (the dynamic ones) for one substep of h seconds (semi-implicit
+// Euler). Damping is the implicit form v/(1 + h·c), stable for any c.
+// Forces are cleared after the step.
+func (w *World) integrateVelocities(lo, hi int, h float64) {
 	bodies := w.scratch.bodies[1:]
-	for k := range w.scratch.accel {
+	for k := lo; k < hi; k++ {
 		a := &w.scratch.accel[k]
 		if !a.dynamic {
 			continue
@@ -207,12 +257,13 @@ func (w *World) integrateVelocities(h float64) {
 	}
 }
 
-// integratePositions accumulates one substep of motion. The poses
-// themselves change once, in finishBodies: the solver only needs the
-// displacement, and the inertia stays that of the start of the step.
-func (w *World) integratePositions(h float64) {
+// integratePositions accumulates one substep of motion of awake bodies
+// [lo, hi). The poses themselves change once, in finishBodies: the solver
+// only needs the displacement, and the inertia stays that of the start of
+// the step.
+func (w *World) integratePositions(lo, hi int, h float64) {
 	bodies := w.scratch.bodies[1:]
-	for k := range bodies {
+	for k := lo; k < hi; k++ {
 		b := &bodies[k]
 		b.dp = b.dp.MulAdd(h, b.v)
 		b.dq = b.dq.MulAdd(h, b.w)
@@ -220,10 +271,11 @@ func (w *World) integratePositions(h float64) {
 }
 
 // finishBodies (FinalizePositions) applies the step's displacement to the
-// poses, stores the solved velocities and clears the forces.
-func (w *World) finishBodies() {
-	for k, i := range w.scratch.awake {
-		b := &w.scratch.bodies[k+1]
+// poses of awake bodies [lo, hi), stores the solved velocities and clears
+// the forces.
+func (w *World) finishBodies(lo, hi int) {
+	for k := lo; k < hi; k++ {
+		i, b := w.scratch.awake[k], &w.scratch.bodies[k+1]
 		w.pos[i] = w.pos[i].Add(b.dp)
 		if (b.dq != vecmath.Vec3{}) {
 			w.rot[i] = w.rot[i].Integrate(b.dq, 1)
