@@ -234,8 +234,11 @@ func (r *row) apply(dir vecmath.Vec3, lambda float64, p *bodyPair) {
 }
 
 // prepareContacts builds the constraints of active contacts [lo, hi),
-// in the slots colourConstraints gave them. Only the points in use are
-// written (and ever read).
+// in the slots colourConstraints gave them, as far as apart needs them:
+// the bodies, the normal, the bounds on separation and angular Jacobians,
+// and whether any impulse is held. The rest waits for finish, which a
+// manifold that stays apart for the whole step (two thirds of scene C's)
+// never needs.
 func (w *World) prepareContacts(lo, hi int) {
 	s := &w.scratch
 	bodies := s.bodies
@@ -247,57 +250,69 @@ func (w *World) prepareContacts(lo, hi int) {
 		c, t := &w.contacts[ci], &w.narrow.touch[ci] // the contact and its manifold this step
 		ca, cb := pairSlots(c.key)
 		ia, ib := s.index[ca], s.index[cb]
-		a, b := &bodies[ia], &bodies[ib]
 		k := &s.constraints[slot]
 		k.a, k.b, k.contact, k.count = ia, ib, int32(ci), int32(t.m.Count)
 		k.normal, k.friction, k.restitution = t.m.Normal, t.friction, t.restitution
-		k.t1, k.t2 = vecmath.Perpendicular(t.m.Normal)
-		var centre vecmath.Vec3
 		k.minSeparation, k.maxJA, k.maxJB = math.Inf(1), 0, 0
+		k.held = c.patch != [3]float32{}
 		for p := 0; p < t.m.Count; p++ {
 			cp := &t.m.Points[p]
-			rA, rB := cp.Point.Sub(w.pos[ca]), cp.Point.Sub(w.pos[cb])
-			pt := &k.points[p]
-			pt.separation = cp.Separation
-			pt.imp = float64(c.imp[p])
-			pt.n = row{jA: rA.Cross(k.normal), jB: rB.Cross(k.normal)}
+			n := pointRow(cp, k.normal, w.pos[ca], w.pos[cb])
 			if k.restitution != 0 {
-				k.approach[p] = pt.n.velocity(k.normal, a, b)
+				k.approach[p] = n.velocity(k.normal, &bodies[ia], &bodies[ib])
 			}
-			centre = centre.Add(cp.Point)
 			if cp.Separation < k.minSeparation {
 				k.minSeparation = cp.Separation
 			}
-			if m := maxAbs(pt.n.jA); m > k.maxJA {
+			if m := maxAbs(n.jA); m > k.maxJA {
 				k.maxJA = m
 			}
-			if m := maxAbs(pt.n.jB); m > k.maxJB {
+			if m := maxAbs(n.jB); m > k.maxJB {
 				k.maxJB = m
 			}
+			k.held = k.held || c.imp[p] != 0
 		}
-		centre = centre.Scale(1 / float64(t.m.Count))
-		radius := 0.0
-		for p := 0; p < t.m.Count; p++ {
-			radius += t.m.Points[p].Point.Sub(centre).Length()
-		}
-		k.twistRadius = radius / float64(t.m.Count)
-		k.rA, k.rB = centre.Sub(w.pos[ca]), centre.Sub(w.pos[cb])
-		k.fimp = c.loadPatch()
 		k.ready, k.pushed = false, 0
-		k.held = k.fimp != (patchImpulse{})
-		for p := range k.points[:k.count] {
-			k.held = k.held || k.points[p].imp != 0
-		}
 	}
 }
 
-// finish completes the rows of k that prepareContacts leaves out: the
-// angular responses and masses of the points, and the friction and twist
-// rows. A manifold that stays apart for the whole step (apart), two thirds
-// of scene C's, never needs them; the others are finished by the first
-// stage that applies an impulse to them.
-func (k *constraint) finish(bodies []solverBody, invI []vecmath.Mat3) {
-	m := pairMass{bodies[k.a].invMass, bodies[k.b].invMass, &invI[k.a], &invI[k.b]}
+// pointRow returns the non-penetration row of manifold point cp with its
+// Jacobians set, for bodies at pa and pb.
+func pointRow(cp *collide.ContactPoint, normal, pa, pb vecmath.Vec3) row {
+	rA, rB := cp.Point.Sub(pa), cp.Point.Sub(pb)
+	return row{jA: rA.Cross(normal), jB: rB.Cross(normal)}
+}
+
+// finish completes constraint k, once per step, when a stage first
+// applies an impulse to it: the points' rows with their angular responses
+// and masses, the friction and twist rows at the centre of the points,
+// and the impulses to warm start from. It reads what prepareContacts
+// read, unchanged until the step ends (the manifold, the poses, the
+// contact's impulses), so the rows are those an eager prepare would have
+// built.
+func (w *World) finish(k *constraint) {
+	s := &w.scratch
+	c, t := &w.contacts[k.contact], &w.narrow.touch[k.contact]
+	ca, cb := pairSlots(c.key)
+	k.t1, k.t2 = vecmath.Perpendicular(k.normal)
+	var centre vecmath.Vec3
+	for p := 0; p < t.m.Count; p++ {
+		cp := &t.m.Points[p]
+		pt := &k.points[p]
+		pt.separation = cp.Separation
+		pt.imp = float64(c.imp[p])
+		pt.n = pointRow(cp, k.normal, w.pos[ca], w.pos[cb])
+		centre = centre.Add(cp.Point)
+	}
+	centre = centre.Scale(1 / float64(t.m.Count))
+	radius := 0.0
+	for p := 0; p < t.m.Count; p++ {
+		radius += t.m.Points[p].Point.Sub(centre).Length()
+	}
+	k.twistRadius = radius / float64(t.m.Count)
+	k.rA, k.rB = centre.Sub(w.pos[ca]), centre.Sub(w.pos[cb])
+	k.fimp = c.loadPatch()
+	m := pairMass{s.bodies[k.a].invMass, s.bodies[k.b].invMass, &s.invI[k.a], &s.invI[k.b]}
 	for p := range k.points[:k.count] {
 		k.points[p].n.finish(&m)
 	}
@@ -352,7 +367,7 @@ func (k *constraint) apart(a, b *solverBody, moved, invH float64) bool {
 // warmStart applies the impulses of the last substep (or step) again, for
 // constraints [lo, hi).
 func (w *World) warmStart(lo, hi int) {
-	bodies, invI := w.scratch.bodies, w.scratch.invI
+	bodies := w.scratch.bodies
 	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
 		if !k.held {
@@ -360,7 +375,7 @@ func (w *World) warmStart(lo, hi int) {
 		}
 		a, b := &bodies[k.a], &bodies[k.b]
 		if !k.ready {
-			k.finish(bodies, invI)
+			w.finish(k)
 		}
 		if k.a == 0 {
 			k.warmStartOnStatic(b)
@@ -416,7 +431,7 @@ func (k *constraint) warmStartOnStatic(b *solverBody) {
 // instructions on the critical path; each comparison below is written to
 // give the builtin's result for every non-NaN input, signed zeros included.
 func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH float64) {
-	bodies, invI := w.scratch.bodies, w.scratch.invI
+	bodies := w.scratch.bodies
 	maxPush := -w.cfg.MaxDepenetrationVelocity
 	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
@@ -430,7 +445,7 @@ func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH floa
 			continue
 		}
 		if !k.ready {
-			k.finish(bodies, invI)
+			w.finish(k)
 		}
 		if k.a == 0 {
 			k.solveOnStatic(b, moved, useBias, soft, invH, maxPush)
@@ -638,10 +653,14 @@ func (w *World) applyRestitution(lo, hi int) {
 }
 
 // storeImpulses keeps the accumulated impulses of constraints [lo, hi)
-// for the next step's warm start.
+// for the next step's warm start. A constraint never finished took no
+// impulse: its contact holds them already.
 func (w *World) storeImpulses(lo, hi int) {
 	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
+		if !k.ready {
+			continue
+		}
 		c := &w.contacts[k.contact]
 		for p := range k.points[:k.count] {
 			c.imp[p] = float32(k.points[p].imp)
