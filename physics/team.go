@@ -56,6 +56,7 @@ type job struct {
 	h, invH   float64 // substep and its inverse, s and 1/s
 	softness  softness
 	blocksEnd int64 // number of blocks
+	gen       int64 // the job's number (team.gen)
 }
 
 // Spin and yield budgets of a waiting worker before it sleeps.
@@ -97,23 +98,26 @@ func (t *team) start(w *World) {
 
 // stop ends the step's workers and waits until they have returned.
 func (t *team) stop() {
-	t.publish(job{kind: jobQuit})
+	t.publish(&job{kind: jobQuit})
 	t.wg.Wait()
 }
 
 // publish hands j to the other workers. The caller does not wait for
 // them to take it: a worker the machine has descheduled does not hold up
 // a job, the caller and the others claim its blocks.
-func (t *team) publish(j job) {
+//
+// The job, its number and its claim counter change together under mu;
+// gen, which the workers poll, follows after the unlock, so that a worker
+// who sees it finds the lock free.
+func (t *team) publish(j *job) {
+	j.gen = t.gen.Load() + 1
 	t.mu.Lock()
-	t.job = j
-	g := t.gen.Add(1)
+	t.job = *j
 	t.done.Store(0)
-	t.claim.Store(uint64(uint32(g)) << 32)
-	if t.sleepers.Load() > 0 {
-		t.cond.Broadcast()
-	}
+	t.claim.Store(uint64(uint32(j.gen)) << 32)
 	t.mu.Unlock()
+	t.gen.Store(j.gen)
+	t.wake()
 }
 
 // wake wakes the sleepers after a change they may wait for. Waiters
@@ -157,14 +161,14 @@ func (w *World) worker() {
 	for {
 		t.wait(func() bool { return t.gen.Load() != seen })
 		t.mu.Lock()
-		j, g := t.job, t.gen.Load()
+		j := t.job // maybe newer than the gen seen: it comes with its own number
 		t.mu.Unlock()
-		seen = g
+		seen = j.gen
 		if j.kind == jobQuit {
 			t.wg.Done()
 			return
 		}
-		w.claimBlocks(&j, g)
+		w.claimBlocks(&j)
 	}
 }
 
@@ -186,19 +190,19 @@ func (w *World) parallel(j job, minBlock int) {
 		w.runJob(&j, j.lo, j.hi)
 		return
 	}
-	t.publish(j)
-	w.claimBlocks(&j, t.gen.Load())
+	t.publish(&j)
+	w.claimBlocks(&j)
 	t.wait(func() bool { return t.done.Load() == j.blocksEnd })
 }
 
-// claimBlocks runs blocks of j, job number g, until none is left or
-// another job has replaced it, and wakes the caller after the last block.
-func (w *World) claimBlocks(j *job, g int64) {
+// claimBlocks runs blocks of j until none is left or another job has
+// replaced it, and wakes the caller after the last block.
+func (w *World) claimBlocks(j *job) {
 	t := &w.team
 	for {
 		c := t.claim.Load()
 		b := int64(uint32(c))
-		if c>>32 != uint64(uint32(g)) || b >= j.blocksEnd {
+		if c>>32 != uint64(uint32(j.gen)) || b >= j.blocksEnd {
 			return
 		}
 		if !t.claim.CompareAndSwap(c, c+1) {
