@@ -14,10 +14,11 @@ package physics
 // memory order.
 //
 // The visiting order is not the sequential step's (Workers = 0, contact
-// order), so the two modes give different, each deterministic, results:
-// Gauss-Seidel converges to the same solution by another path. The
-// cost of the colour order on one core: each colour sweeps the bodies it
-// touches again, which the 104-byte solver bodies keep in cache.
+// order), so the two modes give different, each deterministic, results.
+// With the few passes of the soft step the order matters: scene C's stack
+// stays livelier in colour order, its pair caches hold less often, and
+// one worker takes 43 % longer than the sequential step
+// (docs/physics.md, "The parallel step").
 //
 // Rejected: colouring bodies instead of constraints (Jacobi between
 // colours converges slower), and recolouring incrementally as Box2D v3
@@ -26,7 +27,8 @@ package physics
 // persistent colouring would have to be part of a Snapshot).
 
 // maxColours is the number of graph colours; the rest is overflow. Box2D
-// v3 uses 24 (B2_GRAPH_COLOR_COUNT); scene C needs about a dozen.
+// v3 uses 24 (B2_GRAPH_COLOR_COUNT); a 9-high stack like scene C's takes
+// 23, the last ones small.
 const maxColours = 24
 
 // colouring is the per-step layout of the constraints.
