@@ -12,18 +12,18 @@ import (
 // The calling goroutine is worker 0. The step stays a sequence of stages
 // (step.go); a stage that can run in parallel is published as a job, an
 // index range cut into blocks that the workers claim with an atomic
-// counter, and the caller returns once every worker has checked in. The
-// sequential parts (broadphase, colouring, merges, rest detection) run
-// on the caller while the others wait. The caller waits for the blocks,
-// not for the workers: one that the machine has descheduled does not
-// hold up the step, its share is claimed by the others.
+// counter, and the caller returns once every block is done: it waits for
+// the blocks, not for the workers, so one that the machine has
+// descheduled does not hold up the step, its share is claimed by the
+// others. The sequential parts (broadphase, colouring, merges, rest
+// detection) run on the caller while the others wait.
 //
 // Every job writes only what its items own (a body, a constraint, a
 // contact, a chunk's output lists), so the result never depends on which
 // worker ran which block: the stages that are order-dependent, the
 // constraint passes, go colour by colour (colour.go), one job per colour.
 //
-// Waiting. This machine's cores are shared, so a waiting worker spins
+// Waiting. Cores are often shared with other work, so a waiting worker spins
 // only briefly, then yields with runtime.Gosched, then sleeps on a
 // condition variable; whoever changes what it waits for wakes it if
 // anyone sleeps. Rejected: channels per job (a send and a receive per
