@@ -67,6 +67,17 @@ type Config struct {
 	// size of a typical body works best; much larger bodies go to a list
 	// that is tested against everything.
 	CellSize float64
+	// Workers selects the step. 0 (the default) is the sequential step.
+	// n >= 1 is the parallel step on n goroutines, the caller's included,
+	// started and joined inside each Step: the contact solver visits the
+	// constraints by graph colour (colour.go) and the narrowphase,
+	// integration and the other order-independent stages are split across
+	// the workers. Its results are bit-identical for every n >= 1, but not
+	// to those of Workers = 0, because the solver visits the constraints in
+	// another order: like Substeps, the mode is part of the simulation,
+	// and every peer of a lockstep match must use the same (any n >= 1
+	// agrees with any other). More workers than cores only adds waiting.
+	Workers int
 }
 
 // DefaultConfig returns the configuration of the articles' cube world:
@@ -94,6 +105,10 @@ func DefaultConfig() Config {
 // maxSleepFrames bounds SleepFrames so that the rest ring stays a small
 // fixed cost per body.
 const maxSleepFrames = 64
+
+// maxWorkers bounds Config.Workers: far above any core count a step's
+// blocks could keep busy.
+const maxWorkers = 256
 
 func (c *Config) validate() error {
 	pos := func(name string, v float64) error {
@@ -131,6 +146,8 @@ func (c *Config) validate() error {
 			ErrConfig, c.Substeps, c.VelocityIterations, c.RelaxIterations)
 	case c.SleepFrames != 0 && (c.SleepFrames < 2 || c.SleepFrames > maxSleepFrames):
 		return fmt.Errorf("%w: SleepFrames = %d, want 0 or 2..%d", ErrConfig, c.SleepFrames, maxSleepFrames)
+	case c.Workers < 0 || c.Workers > maxWorkers:
+		return fmt.Errorf("%w: Workers = %d, want 0..%d", ErrConfig, c.Workers, maxWorkers)
 	case c.HistoryTicks < 0:
 		return fmt.Errorf("%w: HistoryTicks = %d, want >= 0", ErrConfig, c.HistoryTicks)
 	case c.SleepAngularTolerance >= math.Pi:

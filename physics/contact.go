@@ -118,6 +118,26 @@ type narrowScratch struct {
 	born             []contact // contacts that got their first points this step
 	bornTouch        []touch
 	apart            []apartPair // the other buffer of World.apart
+	jobs             []pairJob   // per candidate pair
+	chunks           []narrowChunk
+}
+
+// pairJob is a candidate pair of this step and what it had last step: the
+// index of its active contact, or of its apart pair, or neither (-1).
+type pairJob struct {
+	key          uint64
+	old, apartAt int32
+}
+
+// narrowChunk is the output of the narrowphase over one block of pairJobs,
+// in pair order: concatenated chunk after chunk, the outputs are those of
+// one walk over all the pairs, whichever worker ran which chunk.
+type narrowChunk struct {
+	born      []contact
+	bornTouch []touch
+	apart     []apartPair
+	wake      []int32
+	dead      int
 }
 
 // touch is the manifold of an active contact in this step, with the
@@ -151,15 +171,11 @@ func (w *World) updateContacts() {
 	}
 	w.loadRotations()
 	ns := &w.narrow
-	old, pairs := w.contacts, w.broad.pairs
+	old, pairs, apart := w.contacts, w.broad.pairs, w.apart
 	ns.touch = resize(ns.touch, len(old))
-	born, bornTouch := ns.born[:0], ns.bornTouch[:0]
-	apart, nextApart := w.apart, ns.apart[:0]
 	toRest := w.scratch.moved[:0]
-	wake := w.scratch.wake[:0]
+	jobs := ns.jobs[:0]
 	dead, i, j := 0, 0, 0
-	var fresh contact
-	var freshTouch touch
 	for _, key := range pairs {
 		for ; i < len(old) && old[i].key < key; i++ {
 			if w.resting(&old[i]) {
@@ -167,45 +183,46 @@ func (w *World) updateContacts() {
 			}
 			old[i].count, dead = 0, dead+1
 		}
-		a, b := pairSlots(key)
-		r := w.relPose(a, b)
-		c, t := &fresh, &freshTouch
+		pj := pairJob{key: key, old: -1, apartAt: -1}
 		if i < len(old) && old[i].key == key {
-			c, t = &old[i], &ns.touch[i]
+			pj.old = int32(i)
 			i++
 		} else {
 			for ; j < len(apart) && apart[j].key < key; j++ {
 			}
-			if j < len(apart) && apart[j].key == key && apart[j].holds(&r) {
-				nextApart = append(nextApart, apart[j])
-				continue
+			if j < len(apart) && apart[j].key == key {
+				pj.apartAt = int32(j)
 			}
-			fresh.key, fresh.count, fresh.patch = key, 0, [3]float32{}
 		}
-		w.collide(c, t, &r)
-		if c.count == 0 {
-			if c != &fresh {
-				dead++
-			}
-			nextApart = append(nextApart, apartPair{key: key})
-			nextApart[len(nextApart)-1].set(&r)
-			continue
-		}
-		if c == &fresh {
-			born, bornTouch = append(born, fresh), append(bornTouch, freshTouch)
-		}
-		if w.wakes(b, a) {
-			wake = append(wake, a)
-		} else if w.wakes(a, b) {
-			wake = append(wake, b)
-		}
+		jobs = append(jobs, pj)
 	}
-	w.apart, ns.apart = nextApart, apart
 	for ; i < len(old); i++ {
 		if w.resting(&old[i]) {
 			toRest = append(toRest, old[i])
 		}
 		old[i].count, dead = 0, dead+1
+	}
+	ns.jobs = jobs
+	block := max(len(jobs), 1)
+	if w.team.workers > 1 {
+		block = pairBlock
+	}
+	ns.reserveChunks((len(jobs)+block-1)/block, block)
+	w.parallel(job{kind: jobNarrow, hi: len(jobs), block: block}, block)
+	born, bornTouch, wake := ns.born[:0], ns.bornTouch[:0], w.scratch.wake[:0]
+	for c := range ns.chunks {
+		ch := &ns.chunks[c]
+		born, bornTouch = append(born, ch.born...), append(bornTouch, ch.bornTouch...)
+		wake, dead = append(wake, ch.wake...), dead+ch.dead
+	}
+	if len(ns.chunks) == 1 { // the one chunk's list is the new one, and takes the old buffer
+		w.apart, ns.chunks[0].apart = ns.chunks[0].apart, w.apart
+	} else {
+		next := ns.apart[:0]
+		for c := range ns.chunks {
+			next = append(next, ns.chunks[c].apart...)
+		}
+		w.apart, ns.apart = next, w.apart
 	}
 	if dead > 0 {
 		w.compactActive()
@@ -228,6 +245,66 @@ func (w *World) updateContacts() {
 	}
 }
 
+// reserveChunks makes n chunks of up to block pairs, each new one with
+// the capacity its apart pairs and wakes can reach and a few births, so
+// that the steps after warm-up allocate nothing.
+func (ns *narrowScratch) reserveChunks(n, block int) {
+	for len(ns.chunks) < n {
+		ns.chunks = append(ns.chunks, narrowChunk{
+			apart: make([]apartPair, 0, block),
+			wake:  make([]int32, 0, block),
+			born:  make([]contact, 0, min(block, 16)), bornTouch: make([]touch, 0, min(block, 16)),
+		})
+	}
+	ns.chunks = ns.chunks[:n]
+}
+
+// narrowChunk runs the narrowphase on pairJobs [lo, hi), chunk c: it
+// updates the pairs' active contacts in place and lists in the chunk what
+// the walk of updateContacts gathers: contacts born, apart pairs, bodies
+// to wake, contacts that died. It reads the world and writes only its
+// pairs' contacts and touches and its chunk.
+func (w *World) narrowChunk(c, lo, hi int) {
+	ns := &w.narrow
+	ch := &ns.chunks[c]
+	ch.born, ch.bornTouch, ch.apart, ch.wake, ch.dead = ch.born[:0], ch.bornTouch[:0], ch.apart[:0], ch.wake[:0], 0
+	var fresh contact
+	var freshTouch touch
+	for _, pj := range ns.jobs[lo:hi] {
+		a, b := pairSlots(pj.key)
+		r := w.relPose(a, b)
+		c, t := &fresh, &freshTouch
+		if pj.old >= 0 {
+			c, t = &w.contacts[pj.old], &ns.touch[pj.old]
+		} else {
+			if pj.apartAt >= 0 && w.apart[pj.apartAt].holds(&r) {
+				ch.apart = append(ch.apart, w.apart[pj.apartAt])
+				continue
+			}
+			// A whole new record, so that its unused slots do not depend on
+			// the pairs the chunk saw before.
+			fresh = contact{key: pj.key}
+		}
+		w.collide(c, t, &r)
+		if c.count == 0 {
+			if c != &fresh {
+				ch.dead++
+			}
+			ch.apart = append(ch.apart, apartPair{key: pj.key})
+			ch.apart[len(ch.apart)-1].set(&r)
+			continue
+		}
+		if c == &fresh {
+			ch.born, ch.bornTouch = append(ch.born, fresh), append(ch.bornTouch, freshTouch)
+		}
+		if w.wakes(b, a) {
+			ch.wake = append(ch.wake, a)
+		} else if w.wakes(a, b) {
+			ch.wake = append(ch.wake, b)
+		}
+	}
+}
+
 // reserveContacts reserves the contact lists and the narrowphase's arrays
 // for n bodies (World.reserve): manifoldPerBody contacts and pairsPerBody
 // apart pairs per body.
@@ -243,6 +320,14 @@ func (w *World) reserveContacts(n int) {
 	ns.bornTouch = reserveSlice(ns.bornTouch, manifoldPerBody*n)
 	w.apart = reserveSlice(w.apart, pairsPerBody*n)
 	ns.apart = reserveSlice(ns.apart, pairsPerBody*n)
+	ns.jobs = reserveSlice(ns.jobs, pairsPerBody*n)
+	// The sequential step's narrowphase is one chunk: its lists are
+	// the step's.
+	ns.reserveChunks(max(len(ns.chunks), 1), 0)
+	ch := &ns.chunks[0]
+	ch.born = reserveSlice(ch.born, manifoldPerBody*n)
+	ch.bornTouch = reserveSlice(ch.bornTouch, manifoldPerBody*n)
+	ch.apart = reserveSlice(ch.apart, pairsPerBody*n)
 }
 
 // resize returns s with length n, keeping its capacity when it suffices.

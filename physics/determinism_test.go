@@ -22,7 +22,14 @@ const scriptTicks = 240
 // and a capsule.
 func newScriptedWorld(t testing.TB) *World {
 	t.Helper()
-	w := newTestWorld(t, nil, 0.6)
+	return newScriptedWorldWith(t, nil)
+}
+
+// newScriptedWorldWith is newScriptedWorld with cfg instead of the
+// default configuration (nil).
+func newScriptedWorldWith(t testing.TB, cfg *Config) *World {
+	t.Helper()
+	w := newTestWorld(t, cfg, 0.6)
 	ramp := DefaultBodyDef()
 	ramp.Type = Static
 	ramp.Shape = collide.Shape{Kind: collide.Box, HalfExtents: vecmath.V3(3, 0.2, 2)}
@@ -106,7 +113,12 @@ func script(t testing.TB, w *World) {
 // runScript steps a scripted world and returns its checksum after each
 // step.
 func runScript(t testing.TB) []uint64 {
-	w := newScriptedWorld(t)
+	return runScriptWith(t, nil)
+}
+
+// runScriptWith is runScript with cfg (nil: the default).
+func runScriptWith(t testing.TB, cfg *Config) []uint64 {
+	w := newScriptedWorldWith(t, cfg)
 	sums := make([]uint64, 0, scriptTicks)
 	for range scriptTicks {
 		script(t, w)

@@ -3,6 +3,7 @@ package physics
 import (
 	"math"
 
+	"github.com/netphys/netphys/physics/collide"
 	"github.com/netphys/netphys/vecmath"
 )
 
@@ -86,12 +87,14 @@ import (
 
 // solverBody is the state the solver iterates on. Index 0 of the solver's
 // body array is a fixed dummy that stands for every static or sleeping
-// body, so rows never branch on body type.
+// body, so rows never branch on body type. The world-frame inverse inertia
+// is read only where rows are built (finish) and by integrateVelocities,
+// so it lives beside the array (stepScratch.invI), index for index: every
+// pass reads the 104 bytes here instead of 176.
 type solverBody struct {
 	v, w    vecmath.Vec3 // m/s, rad/s
 	dp, dq  vecmath.Vec3 // displacement (m) and rotation vector (rad) so far this step
 	invMass float64
-	invI    vecmath.Mat3 // world-frame inverse inertia, fixed for the step
 }
 
 // row is one constraint direction at one point: the angular Jacobians
@@ -103,13 +106,12 @@ type row struct {
 }
 
 // constraintPoint is one non-penetration row, laid out in the order the
-// solver reads it.
+// solver reads it. What only restitution reads is in the constraint's
+// cold end.
 type constraintPoint struct {
 	separation float64 // m at the start of the step, negative when overlapping
 	imp        float64 // accumulated normal impulse, N·s
 	n          row
-	maxNormal  float64 // largest normal impulse applied this step, N·s
-	approach   float64 // normal relative velocity before the solve, m/s
 }
 
 // constraint is one manifold: a non-penetration row per point, and patch
@@ -123,7 +125,10 @@ type constraint struct {
 	// held is false when no point holds a normal impulse and the patch no
 	// friction; ready says that finish has completed the rows.
 	held, ready bool
-	normal      vecmath.Vec3
+	// pushed has bit p set once a pass has raised point p's impulse
+	// above zero this step: restitution acts only on those points.
+	pushed uint8
+	normal vecmath.Vec3
 	// For skipping manifolds that stay apart (apart): the least separation
 	// of the points at the start of the step, m, and the largest component
 	// of any point's angular Jacobians on a and on b, m.
@@ -141,6 +146,9 @@ type constraint struct {
 	ft1, ft2 row // at the centre of the points
 	twist    row // angular only: j = normal for both bodies
 	fimp     patchImpulse
+	// approach is each point's normal relative velocity before the solve,
+	// m/s, set only when restitution is not zero (its one reader).
+	approach [collide.MaxManifoldPoints]float64
 }
 
 // softness is a spring-damper contact written as the coefficients of a
@@ -159,18 +167,25 @@ func makeSoftness(hertz, zeta, h float64) softness {
 	return softness{biasRate: omega / a1, massScale: float64(a2 * a3), impulseScale: a3}
 }
 
-func makeRow(dir, rA, rB vecmath.Vec3, a, b *solverBody) row {
+func makeRow(dir, rA, rB vecmath.Vec3, m *pairMass) row {
 	r := row{jA: rA.Cross(dir), jB: rB.Cross(dir)}
-	r.finish(a, b)
+	r.finish(m)
 	return r
+}
+
+// pairMass is the inverse mass and world-frame inverse inertia of a
+// constraint's two bodies, which finishing its rows needs.
+type pairMass struct {
+	mA, mB     float64
+	invA, invB *vecmath.Mat3
 }
 
 // finish computes the angular responses and the effective mass of a row
 // whose Jacobians are set.
-func (r *row) finish(a, b *solverBody) {
-	r.iA, r.iB = a.invI.MulVec(r.jA), b.invI.MulVec(r.jB)
+func (r *row) finish(m *pairMass) {
+	r.iA, r.iB = m.invA.MulVec(r.jA), m.invB.MulVec(r.jB)
 	r.mass = 0
-	if k := a.invMass + b.invMass + r.jA.Dot(r.iA) + r.jB.Dot(r.iB); k > 0 {
+	if k := m.mA + m.mB + r.jA.Dot(r.iA) + r.jB.Dot(r.iB); k > 0 {
 		r.mass = 1 / k
 	}
 }
@@ -198,8 +213,16 @@ func loadPair(a, b *solverBody) bodyPair {
 	return bodyPair{a.v, a.w, b.v, b.w, a.invMass, b.invMass}
 }
 
-func (p *bodyPair) store(a, b *solverBody) {
-	a.v, a.w, b.v, b.w = p.va, p.wa, p.vb, p.wb
+// store writes the velocities back. The static dummy (index 0) is left
+// alone: its terms are zero, and in the parallel step workers solving
+// constraints on it at the same time must not write it.
+func (p *bodyPair) store(k *constraint, a, b *solverBody) {
+	if k.a != 0 {
+		a.v, a.w = p.va, p.wa
+	}
+	if k.b != 0 {
+		b.v, b.w = p.vb, p.wb
+	}
 }
 
 // apply adds the impulse λ along the row (to b, minus to a).
@@ -210,82 +233,93 @@ func (r *row) apply(dir vecmath.Vec3, lambda float64, p *bodyPair) {
 	p.wb = p.wb.MulAdd(lambda, r.iB)
 }
 
-// prepareContacts builds a constraint for every touching contact with an
-// awake dynamic body.
-func (w *World) prepareContacts() {
+// prepareContacts builds the constraints of active contacts [lo, hi),
+// in the slots colourConstraints gave them, as far as apart needs them:
+// the bodies, the normal, the bounds on separation and angular Jacobians,
+// and whether any impulse is held. The rest waits for finish, which a
+// manifold that stays apart for the whole step (two thirds of scene C's)
+// never needs.
+func (w *World) prepareContacts(lo, hi int) {
 	s := &w.scratch
-	s.constraints = s.constraints[:0]
 	bodies := s.bodies
-	for ci := range w.contacts {
+	for ci := lo; ci < hi; ci++ {
+		slot := s.colouring.slot[ci]
+		if slot < 0 {
+			continue
+		}
 		c, t := &w.contacts[ci], &w.narrow.touch[ci] // the contact and its manifold this step
 		ca, cb := pairSlots(c.key)
 		ia, ib := s.index[ca], s.index[cb]
-		a, b := &bodies[ia], &bodies[ib]
-		if a.invMass == 0 && b.invMass == 0 {
-			continue
-		}
-		// Grow in place: a constraint is over a kilobyte, and only the
-		// points in use are written (and ever read).
-		if n := len(s.constraints); n < cap(s.constraints) {
-			s.constraints = s.constraints[:n+1]
-		} else {
-			s.constraints = append(s.constraints, constraint{})
-		}
-		k := &s.constraints[len(s.constraints)-1]
+		k := &s.constraints[slot]
 		k.a, k.b, k.contact, k.count = ia, ib, int32(ci), int32(t.m.Count)
 		k.normal, k.friction, k.restitution = t.m.Normal, t.friction, t.restitution
-		k.t1, k.t2 = vecmath.Perpendicular(t.m.Normal)
-		var centre vecmath.Vec3
 		k.minSeparation, k.maxJA, k.maxJB = math.Inf(1), 0, 0
+		k.held = c.patch != [3]float32{}
 		for p := 0; p < t.m.Count; p++ {
 			cp := &t.m.Points[p]
-			rA, rB := cp.Point.Sub(w.pos[ca]), cp.Point.Sub(w.pos[cb])
-			pt := &k.points[p]
-			pt.separation = cp.Separation
-			pt.imp = float64(c.imp[p])
-			pt.n = row{jA: rA.Cross(k.normal), jB: rB.Cross(k.normal)}
-			pt.maxNormal = 0
-			pt.approach = pt.n.velocity(k.normal, a, b)
-			centre = centre.Add(cp.Point)
+			n := pointRow(cp, k.normal, w.pos[ca], w.pos[cb])
+			if k.restitution != 0 {
+				k.approach[p] = n.velocity(k.normal, &bodies[ia], &bodies[ib])
+			}
 			if cp.Separation < k.minSeparation {
 				k.minSeparation = cp.Separation
 			}
-			if m := maxAbs(pt.n.jA); m > k.maxJA {
+			if m := maxAbs(n.jA); m > k.maxJA {
 				k.maxJA = m
 			}
-			if m := maxAbs(pt.n.jB); m > k.maxJB {
+			if m := maxAbs(n.jB); m > k.maxJB {
 				k.maxJB = m
 			}
+			k.held = k.held || c.imp[p] != 0
 		}
-		centre = centre.Scale(1 / float64(t.m.Count))
-		radius := 0.0
-		for p := 0; p < t.m.Count; p++ {
-			radius += t.m.Points[p].Point.Sub(centre).Length()
-		}
-		k.twistRadius = radius / float64(t.m.Count)
-		k.rA, k.rB = centre.Sub(w.pos[ca]), centre.Sub(w.pos[cb])
-		k.fimp = c.loadPatch()
-		k.ready = false
-		k.held = k.fimp != (patchImpulse{})
-		for p := range k.points[:k.count] {
-			k.held = k.held || k.points[p].imp != 0
-		}
+		k.ready, k.pushed = false, 0
 	}
 }
 
-// finish completes the rows of k that prepareContacts leaves out: the
-// angular responses and masses of the points, and the friction and twist
-// rows. A manifold that stays apart for the whole step (apart), two thirds
-// of scene C's, never needs them; the others are finished by the first
-// stage that applies an impulse to them.
-func (k *constraint) finish(a, b *solverBody) {
-	for p := range k.points[:k.count] {
-		k.points[p].n.finish(a, b)
+// pointRow returns the non-penetration row of manifold point cp with its
+// Jacobians set, for bodies at pa and pb.
+func pointRow(cp *collide.ContactPoint, normal, pa, pb vecmath.Vec3) row {
+	rA, rB := cp.Point.Sub(pa), cp.Point.Sub(pb)
+	return row{jA: rA.Cross(normal), jB: rB.Cross(normal)}
+}
+
+// finish completes constraint k, once per step, when a stage first
+// applies an impulse to it: the points' rows with their angular responses
+// and masses, the friction and twist rows at the centre of the points,
+// and the impulses to warm start from. It reads what prepareContacts
+// read, unchanged until the step ends (the manifold, the poses, the
+// contact's impulses), so the rows are those an eager prepare would have
+// built.
+func (w *World) finish(k *constraint) {
+	s := &w.scratch
+	c, t := &w.contacts[k.contact], &w.narrow.touch[k.contact]
+	ca, cb := pairSlots(c.key)
+	k.t1, k.t2 = vecmath.Perpendicular(k.normal)
+	var centre vecmath.Vec3
+	for p := 0; p < t.m.Count; p++ {
+		cp := &t.m.Points[p]
+		pt := &k.points[p]
+		pt.separation = cp.Separation
+		pt.imp = float64(c.imp[p])
+		pt.n = pointRow(cp, k.normal, w.pos[ca], w.pos[cb])
+		centre = centre.Add(cp.Point)
 	}
-	k.ft1 = makeRow(k.t1, k.rA, k.rB, a, b)
-	k.ft2 = makeRow(k.t2, k.rA, k.rB, a, b)
+	centre = centre.Scale(1 / float64(t.m.Count))
+	radius := 0.0
+	for p := 0; p < t.m.Count; p++ {
+		radius += t.m.Points[p].Point.Sub(centre).Length()
+	}
+	k.twistRadius = radius / float64(t.m.Count)
+	k.rA, k.rB = centre.Sub(w.pos[ca]), centre.Sub(w.pos[cb])
+	k.fimp = c.loadPatch()
+	m := pairMass{s.bodies[k.a].invMass, s.bodies[k.b].invMass, &s.invI[k.a], &s.invI[k.b]}
+	for p := range k.points[:k.count] {
+		k.points[p].n.finish(&m)
+	}
+	k.ft1 = makeRow(k.t1, k.rA, k.rB, &m)
+	k.ft2 = makeRow(k.t2, k.rA, k.rB, &m)
 	k.twist = row{jA: k.normal, jB: k.normal}
-	k.twist.iA, k.twist.iB = a.invI.MulVec(k.normal), b.invI.MulVec(k.normal)
+	k.twist.iA, k.twist.iB = m.invA.MulVec(k.normal), m.invB.MulVec(k.normal)
 	if m := k.normal.Dot(k.twist.iA) + k.normal.Dot(k.twist.iB); m > 0 {
 		k.twist.mass = 1 / m
 	} else {
@@ -330,17 +364,18 @@ func (k *constraint) apart(a, b *solverBody, moved, invH float64) bool {
 	return vn+float64(s*invH) > apartMargin
 }
 
-// warmStart applies the impulses of the last substep (or step) again.
-func (w *World) warmStart() {
+// warmStart applies the impulses of the last substep (or step) again, for
+// constraints [lo, hi).
+func (w *World) warmStart(lo, hi int) {
 	bodies := w.scratch.bodies
-	for ki := range w.scratch.constraints {
+	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
 		if !k.held {
 			continue
 		}
 		a, b := &bodies[k.a], &bodies[k.b]
 		if !k.ready {
-			k.finish(a, b)
+			w.finish(k)
 		}
 		if k.a == 0 {
 			k.warmStartOnStatic(b)
@@ -357,7 +392,7 @@ func (w *World) warmStart() {
 			k.ft2.apply(k.t2, k.fimp.t2, &bp)
 			k.twist.apply(vecmath.Vec3{}, k.fimp.twist, &bp)
 		}
-		bp.store(a, b)
+		bp.store(k, a, b)
 	}
 }
 
@@ -383,7 +418,8 @@ func (k *constraint) warmStartOnStatic(b *solverBody) {
 	b.v, b.w = vb, wb
 }
 
-// solveContacts runs one Gauss-Seidel pass over every row: non-penetration
+// solveContacts runs one Gauss-Seidel pass over the rows of constraints
+// [lo, hi): non-penetration
 // first, then friction, which is bounded by the normal impulse just found.
 // useBias selects Solve (soft position correction) over Relax.
 //
@@ -394,10 +430,10 @@ func (k *constraint) warmStartOnStatic(b *solverBody) {
 // the builtin float max and min handle NaN and signed zeros with extra
 // instructions on the critical path; each comparison below is written to
 // give the builtin's result for every non-NaN input, signed zeros included.
-func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
+func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH float64) {
 	bodies := w.scratch.bodies
 	maxPush := -w.cfg.MaxDepenetrationVelocity
-	for ki := range w.scratch.constraints {
+	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
 		a, b := &bodies[k.a], &bodies[k.b]
 		n := k.normal
@@ -409,7 +445,7 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 			continue
 		}
 		if !k.ready {
-			k.finish(a, b)
+			w.finish(k)
 		}
 		if k.a == 0 {
 			k.solveOnStatic(b, moved, useBias, soft, invH, maxPush)
@@ -449,8 +485,8 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 			vb = vb.MulAdd(float64(d*mB), n)
 			wb = wb.MulAdd(d, pt.n.iB)
 			pt.imp = acc
-			if acc > pt.maxNormal { // max(maxNormal, acc), both >= +0
-				pt.maxNormal = acc
+			if acc > 0 {
+				k.pushed |= 1 << p
 			}
 		}
 		// Patch friction: the tangent impulse stays inside the Coulomb
@@ -459,7 +495,10 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 		// typically) has nothing to do.
 		limit := float64(k.friction * total)
 		if limit == 0 && (k.fimp == patchImpulse{}) {
-			a.v, a.w, b.v, b.w = va, wa, vb, wb
+			a.v, a.w = va, wa // k.a is not the dummy here
+			if k.b != 0 {
+				b.v, b.w = vb, wb
+			}
 			k.held = total != 0
 			continue
 		}
@@ -502,7 +541,10 @@ func (w *World) solveContacts(useBias bool, soft softness, invH float64) {
 		wb = wb.MulAdd(dt, k.twist.iB)
 		k.fimp.twist = nt
 		k.held = total != 0 || k.fimp != (patchImpulse{})
-		a.v, a.w, b.v, b.w = va, wa, vb, wb
+		a.v, a.w = va, wa
+		if k.b != 0 { // as bodyPair.store
+			b.v, b.w = vb, wb
+		}
 	}
 }
 
@@ -543,8 +585,8 @@ func (k *constraint) solveOnStatic(b *solverBody, moved float64, useBias bool, s
 		vb = vb.MulAdd(float64(d*mB), n)
 		wb = wb.MulAdd(d, pt.n.iB)
 		pt.imp = acc
-		if acc > pt.maxNormal {
-			pt.maxNormal = acc
+		if acc > 0 {
+			k.pushed |= 1 << p
 		}
 	}
 	limit := float64(k.friction * total)
@@ -584,12 +626,12 @@ func (k *constraint) solveOnStatic(b *solverBody, moved float64, useBias bool, s
 	b.v, b.w = vb, wb
 }
 
-// applyRestitution makes points that approached faster than the threshold
-// bounce with the pair's restitution.
-func (w *World) applyRestitution() {
+// applyRestitution makes the points of constraints [lo, hi) that
+// approached faster than the threshold bounce with the pair's restitution.
+func (w *World) applyRestitution(lo, hi int) {
 	bodies := w.scratch.bodies
 	threshold := w.cfg.RestitutionThreshold
-	for ki := range w.scratch.constraints {
+	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
 		if k.restitution == 0 || !k.ready { // not ready: no impulse this step
 			continue
@@ -598,23 +640,27 @@ func (w *World) applyRestitution() {
 		bp := loadPair(a, b)
 		for p := range k.points[:k.count] {
 			pt := &k.points[p]
-			if pt.approach > -threshold || pt.maxNormal == 0 {
+			if k.approach[p] > -threshold || k.pushed&(1<<p) == 0 {
 				continue
 			}
 			vn := pt.n.vel(k.normal, bp.va, bp.wa, bp.vb, bp.wb)
-			acc := max(pt.imp-float64(pt.n.mass*(vn+float64(k.restitution*pt.approach))), 0)
+			acc := max(pt.imp-float64(pt.n.mass*(vn+float64(k.restitution*k.approach[p]))), 0)
 			pt.n.apply(k.normal, acc-pt.imp, &bp)
 			pt.imp = acc
 		}
-		bp.store(a, b)
+		bp.store(k, a, b)
 	}
 }
 
-// storeImpulses keeps the accumulated impulses for the next step's warm
-// start.
-func (w *World) storeImpulses() {
-	for ki := range w.scratch.constraints {
+// storeImpulses keeps the accumulated impulses of constraints [lo, hi)
+// for the next step's warm start. A constraint never finished took no
+// impulse: its contact holds them already.
+func (w *World) storeImpulses(lo, hi int) {
+	for ki := lo; ki < hi; ki++ {
 		k := &w.scratch.constraints[ki]
+		if !k.ready {
+			continue
+		}
 		c := &w.contacts[k.contact]
 		for p := range k.points[:k.count] {
 			c.imp[p] = float32(k.points[p].imp)

@@ -40,6 +40,7 @@ func init() {
 			fs.IntVar(&o.warmup, "warmup", 120, "steps before allocations are counted (the pose history fills during the first Config.HistoryTicks steps)")
 			fs.IntVar(&o.block, "block", 60, "steps per block: netphys and Bullet alternate blocks of this many steps")
 			fs.IntVar(&o.repeat, "repeat", 3, "runs of each scene; every step's time is its least over the runs, which filters out the moments a busy machine took the CPU away")
+			workers := fs.Int("workers", 0, "physics.Config.Workers: 0 the sequential step, n >= 1 the parallel step on n goroutines (colour order: other results than 0)")
 			noSleep := fs.Bool("nosleep", false, "disable sleeping (Config.SleepFrames = 0, Bullet's DISABLE_DEACTIVATION): every step awake")
 			fs.StringVar(&o.peer, "peer", "auto", "comparison engine: bullet (build the harness if needed, fail without it), auto (Bullet if its harness is built) or none")
 			fs.StringVar(&o.bulletBin, "bullet-bin", "bench/bullet/bin/bullet-bench", "the Bullet harness binary, built by bench/bullet/build.sh")
@@ -54,6 +55,7 @@ func init() {
 				if *noSleep {
 					o.cfg.SleepFrames = 0
 				}
+				o.cfg.Workers = *workers
 				return benchPhysics(ctx, os.Stdout, newProgress(os.Stderr), o)
 			}
 		},
@@ -152,8 +154,12 @@ func printPhysics(stdout io.Writer, o benchOptions, results []sceneResult, withB
 	if o.cfg.SleepFrames == 0 {
 		sleeping = "without sleeping"
 	}
-	fmt.Fprintf(stdout, "netphys physics, 900 boxes, %d steps at 60 Hz %s, %d substeps of %d+%d passes, %s/%s, single-threaded step\n",
-		o.steps, sleeping, o.cfg.Substeps, o.cfg.VelocityIterations, o.cfg.RelaxIterations, runtime.GOOS, runtime.GOARCH)
+	mode := "single-threaded step"
+	if o.cfg.Workers > 0 {
+		mode = fmt.Sprintf("parallel step on %d workers, GOMAXPROCS %d (cpu columns: the calling worker's thread only; read the wall columns)", o.cfg.Workers, runtime.GOMAXPROCS(0))
+	}
+	fmt.Fprintf(stdout, "netphys physics, 900 boxes, %d steps at 60 Hz %s, %d substeps of %d+%d passes, %s/%s, %s\n",
+		o.steps, sleeping, o.cfg.Substeps, o.cfg.VelocityIterations, o.cfg.RelaxIterations, runtime.GOOS, runtime.GOARCH, mode)
 	if withBullet {
 		fmt.Fprintf(stdout, "Bullet 3.24 (bench/bullet) in the same run, alternating blocks of %d steps\n", o.block)
 	}
