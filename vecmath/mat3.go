@@ -19,9 +19,15 @@ func QuatToMat3(q Quat) Mat3 {
 	}
 }
 
-// MulVec returns m·v.
+// MulVec returns m·v. It is written out, the products rounded and summed
+// in the order Scale and MulAdd would, so that the compiler inlines it
+// (cost 74 of 80): the pair cache and the solver call it per contact point.
 func (m Mat3) MulVec(v Vec3) Vec3 {
-	return m.C0.Scale(v.X).MulAdd(v.Y, m.C1).MulAdd(v.Z, m.C2)
+	return Vec3{
+		float64(m.C0.X*v.X) + float64(m.C1.X*v.Y) + float64(m.C2.X*v.Z),
+		float64(m.C0.Y*v.X) + float64(m.C1.Y*v.Y) + float64(m.C2.Y*v.Z),
+		float64(m.C0.Z*v.X) + float64(m.C1.Z*v.Y) + float64(m.C2.Z*v.Z),
+	}
 }
 
 // MulTVec returns mᵀ·v.
