@@ -126,7 +126,8 @@ func (w *World) rebuild(c *contact, t *touch) {
 		endA := ra.MulVec(c.anchorA[k].vec()).Add(pa)
 		endB := rb.MulVec(c.anchorB[k].vec()).Add(pb)
 		sep := endB.Sub(endA).Dot(n)
-		t.m.Points[k] = collide.ContactPoint{Point: endA.MulAdd(float64(0.5*sep), n), Separation: sep, ID: uint32(c.ids[k])}
+		p := &t.m.Points[k] // field by field: a composite literal is built aside and copied
+		p.Point, p.Separation, p.ID = endA.MulAdd(float64(0.5*sep), n), sep, uint32(c.ids[k])
 	}
 }
 
@@ -174,7 +175,9 @@ func roundUp32(x float64) float32 {
 	return f
 }
 
-// vec3f and quatf are the float32 vectors of the pair cache.
+// vec3f and quatf are the float32 vectors of the pair cache. Their
+// conversions take pointers so that they load the fields in place instead
+// of copying the array first.
 type (
 	vec3f [3]float32
 	quatf [4]float32
@@ -182,7 +185,7 @@ type (
 
 func (v *vec3f) set(u vecmath.Vec3) { *v = vec3f{float32(u.X), float32(u.Y), float32(u.Z)} }
 
-func (v vec3f) vec() vecmath.Vec3 {
+func (v *vec3f) vec() vecmath.Vec3 {
 	return vecmath.Vec3{X: float64(v[0]), Y: float64(v[1]), Z: float64(v[2])}
 }
 
@@ -190,6 +193,6 @@ func (q *quatf) set(r vecmath.Quat) {
 	*q = quatf{float32(r.X), float32(r.Y), float32(r.Z), float32(r.W)}
 }
 
-func (q quatf) quat() vecmath.Quat {
+func (q *quatf) quat() vecmath.Quat {
 	return vecmath.Quat{X: float64(q[0]), Y: float64(q[1]), Z: float64(q[2]), W: float64(q[3])}
 }
