@@ -22,7 +22,9 @@ func QuatToMat3(q Quat) Mat3 {
 // MulVec returns m·v. It is written out, the products rounded and summed
 // in the order Scale and MulAdd would, so that the compiler inlines it
 // (cost 74 of 80): the pair cache and the solver call it per contact point.
-func (m Mat3) MulVec(v Vec3) Vec3 {
+// MulVec and MulTVec take a pointer: with a value receiver the inlined
+// call still copies the 72-byte matrix for every product.
+func (m *Mat3) MulVec(v Vec3) Vec3 {
 	return Vec3{
 		float64(m.C0.X*v.X) + float64(m.C1.X*v.Y) + float64(m.C2.X*v.Z),
 		float64(m.C0.Y*v.X) + float64(m.C1.Y*v.Y) + float64(m.C2.Y*v.Z),
@@ -31,7 +33,7 @@ func (m Mat3) MulVec(v Vec3) Vec3 {
 }
 
 // MulTVec returns mᵀ·v.
-func (m Mat3) MulTVec(v Vec3) Vec3 { return Vec3{m.C0.Dot(v), m.C1.Dot(v), m.C2.Dot(v)} }
+func (m *Mat3) MulTVec(v Vec3) Vec3 { return Vec3{m.C0.Dot(v), m.C1.Dot(v), m.C2.Dot(v)} }
 
 // Mul returns m·n.
 func (m Mat3) Mul(n Mat3) Mat3 { return Mat3{m.MulVec(n.C0), m.MulVec(n.C1), m.MulVec(n.C2)} }

@@ -37,7 +37,8 @@ func TestQuatRotateMatchesMatrix(t *testing.T) {
 		axis, _ := V3(rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()).Normalize()
 		q := QuatAxisAngle(axis, rng.Float64()*10)
 		v := V3(rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64())
-		a, b := q.Rotate(v), QuatToMat3(q).MulVec(v)
+		m := QuatToMat3(q)
+		a, b := q.Rotate(v), m.MulVec(v)
 		if a.Sub(b).Length() > 1e-12 {
 			t.Fatalf("Rotate %v, matrix %v", a, b)
 		}
