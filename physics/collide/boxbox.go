@@ -167,9 +167,9 @@ func separatingAxes(ba, bb *orientedBox, margin float64) (faceA, faceB, edge sat
 		}
 	}
 	for i := range 3 {
-		i1, i2 := (i+1)%3, (i+2)%3
+		i1, i2 := otherAxes(i)
 		for j := range 3 {
-			j1, j2 := (j+1)%3, (j+2)%3
+			j1, j2 := otherAxes(j)
 			l := math.Sqrt(float64(r[i1][j]*r[i1][j]) + float64(r[i2][j]*r[i2][j]))
 			if l < minEdgeAxis {
 				continue
@@ -218,7 +218,8 @@ func edgeContact(ba, bb *orientedBox, e satResult, margin float64, m *Manifold) 
 func supportEdge(b *orientedBox, i int, n vecmath.Vec3) (p0, p1 vecmath.Vec3, id uint32) {
 	c := b.pos
 	id = uint32(i) << 2
-	for k, bit := range [2]int{(i + 1) % 3, (i + 2) % 3} {
+	i1, i2 := otherAxes(i)
+	for k, bit := range [2]int{i1, i2} {
 		ax := b.axis(bit)
 		s := signOf(ax.Dot(n))
 		if s > 0 {

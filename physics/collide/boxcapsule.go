@@ -121,7 +121,7 @@ func boxFaceCapsule(bx *orientedBox, q0, q1 vecmath.Vec3, r float64, k int, n ve
 	s := signOf(n.Comp(k))
 	lo, hi := 0.0, 1.0
 	d := q1.Sub(q0)
-	ku, kv := (k+1)%3, (k+2)%3
+	ku, kv := otherAxes(k)
 	for _, i := range [2]int{ku, kv} {
 		lim := bx.h.Comp(i) + clipSlop
 		lo, hi = clipInterval(q0.Comp(i), d.Comp(i), -lim, lim, lo, hi)

@@ -36,7 +36,7 @@ func faceContact(ref, inc *orientedBox, f satResult, margin float64, flip bool, 
 		}
 	}
 	sInc := -signOf(inc.axis(j).Dot(nRef))
-	ju, jv := (j+1)%3, (j+2)%3
+	ju, jv := otherAxes(j)
 	centre := inc.pos.MulAdd(float64(sInc*inc.h.Comp(j)), inc.axis(j))
 	eu := inc.axis(ju).Scale(inc.h.Comp(ju))
 	ev := inc.axis(jv).Scale(inc.h.Comp(jv))
@@ -49,7 +49,7 @@ func faceContact(ref, inc *orientedBox, f satResult, margin float64, flip bool, 
 	}
 	poly.n = 4
 
-	ku, kv := (k+1)%3, (k+2)%3
+	ku, kv := otherAxes(k)
 	limU, limV := ref.h.Comp(ku)+clipSlop, ref.h.Comp(kv)+clipSlop
 	// Planes that leave every vertex inside are skipped: a box resting
 	// inside a larger face, the common case, needs no clip at all.
@@ -115,7 +115,10 @@ func clipAgainst(in, out *clipPolygon, axis int, sign, limit float64, label uint
 	}
 	out.n = 0
 	for i := range in.n {
-		j := (i + 1) % in.n
+		j := i + 1 // the next vertex, cyclically, without a division
+		if j == in.n {
+			j = 0
+		}
 		a, b := in.v[i], in.v[j]
 		da, db := dist[i], dist[j]
 		if da <= 0 && out.n < maxCandidates {

@@ -124,7 +124,7 @@ func rayRoundedBox(o, d, h vecmath.Vec3, r float64) (float64, vecmath.Vec3, bool
 	}
 	for i := range 3 {
 		take(rayBox(o, d, setComp(h, i, h.Comp(i)+r)))
-		j, k := (i+1)%3, (i+2)%3
+		j, k := otherAxes(i)
 		for _, sj := range [2]float64{-1, 1} {
 			for _, sk := range [2]float64{-1, 1} {
 				c := setComp(setComp(vecmath.Vec3{}, j, float64(sj*h.Comp(j))), k, float64(sk*h.Comp(k)))
