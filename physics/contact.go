@@ -270,9 +270,10 @@ func (w *World) narrowChunk(c, lo, hi int) {
 	ch.born, ch.bornTouch, ch.apart, ch.wake, ch.dead = ch.born[:0], ch.bornTouch[:0], ch.apart[:0], ch.wake[:0], 0
 	var fresh contact
 	var freshTouch touch
+	var r relPose
 	for _, pj := range ns.jobs[lo:hi] {
 		a, b := pairSlots(pj.key)
-		r := w.relPose(a, b)
+		r.load(w, a, b)
 		c, t := &fresh, &freshTouch
 		if pj.old >= 0 {
 			c, t = &w.contacts[pj.old], &ns.touch[pj.old]

@@ -139,13 +139,13 @@ type relPose struct {
 	margin float64 // the configured margin widened by both bodies' reach, m
 }
 
-// relPose needs loadRotations to have run this step.
-func (w *World) relPose(a, b int32) relPose {
-	return relPose{
-		pos:    w.scratch.rot[a].MulTVec(w.pos[b].Sub(w.pos[a])),
-		rot:    w.rot[a].Conj().Mul(w.rot[b]),
-		margin: w.cfg.ContactMargin + w.broad.reach[a] + w.broad.reach[b],
-	}
+// load sets r to the pose of the pair a, b this step; loadRotations must
+// have run. It writes r in place: a returned value is assembled on the
+// stack and copied, some 40 instructions per candidate pair.
+func (r *relPose) load(w *World, a, b int32) {
+	r.pos = w.scratch.rot[a].MulTVec(w.pos[b].Sub(w.pos[a]))
+	r.rot = w.rot[a].Conj().Mul(w.rot[b])
+	r.margin = w.cfg.ContactMargin + w.broad.reach[a] + w.broad.reach[b]
 }
 
 // holds reports whether the cached result still stands for the pair at r:
