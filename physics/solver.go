@@ -262,9 +262,9 @@ func (w *World) prepareContacts(lo, hi int) {
 		h, k := &s.heads[slot], &s.constraints[slot]
 		h.a, h.b, h.count, h.normal = ia, ib, int32(t.m.Count), t.m.Normal
 		k.contact, k.friction, k.restitution = int32(ci), t.friction, t.restitution
-		// The loop keeps the bounds in locals and computes pointRow's
-		// Jacobians inline: it runs for every point of every manifold, and
-		// the calls and the row copies were three quarters of its cost.
+		// The loop keeps the bounds in locals and computes the Jacobians
+		// inline: it runs for every point of every manifold, and a call
+		// and a row copy per point were three quarters of its cost.
 		normal, pa, pb := t.m.Normal, w.pos[ca], w.pos[cb]
 		minSeparation, maxJA, maxJB := math.Inf(1), 0.0, 0.0
 		held := c.patch != [3]float32{}
@@ -286,13 +286,6 @@ func (w *World) prepareContacts(lo, hi int) {
 	}
 }
 
-// pointRow returns the non-penetration row of manifold point cp with its
-// Jacobians set, for bodies at pa and pb.
-func pointRow(cp *collide.ContactPoint, normal, pa, pb vecmath.Vec3) row {
-	rA, rB := cp.Point.Sub(pa), cp.Point.Sub(pb)
-	return row{jA: rA.Cross(normal), jB: rB.Cross(normal)}
-}
-
 // finish completes constraint k, once per step, when a stage first
 // applies an impulse to it: the points' rows with their angular responses
 // and masses, the friction and twist rows at the centre of the points,
@@ -305,13 +298,16 @@ func (w *World) finish(h *constraintHead, k *constraint) {
 	c, t := &w.contacts[k.contact], &w.narrow.touch[k.contact]
 	ca, cb := pairSlots(c.key)
 	k.t1, k.t2 = vecmath.Perpendicular(h.normal)
+	pa, pb := w.pos[ca], w.pos[cb]
 	var centre vecmath.Vec3
 	for p := 0; p < t.m.Count; p++ {
 		cp := &t.m.Points[p]
 		pt := &k.points[p]
 		pt.separation = cp.Separation
 		pt.imp = float64(c.imp[p])
-		pt.n = pointRow(cp, h.normal, w.pos[ca], w.pos[cb])
+		// The Jacobians as prepareContacts computed them; row.finish below
+		// sets the rest of the row.
+		pt.n.jA, pt.n.jB = cp.Point.Sub(pa).Cross(h.normal), cp.Point.Sub(pb).Cross(h.normal)
 		centre = centre.Add(cp.Point)
 	}
 	centre = centre.Scale(1 / float64(t.m.Count))
@@ -320,7 +316,7 @@ func (w *World) finish(h *constraintHead, k *constraint) {
 		radius += t.m.Points[p].Point.Sub(centre).Length()
 	}
 	k.twistRadius = radius / float64(t.m.Count)
-	k.rA, k.rB = centre.Sub(w.pos[ca]), centre.Sub(w.pos[cb])
+	k.rA, k.rB = centre.Sub(pa), centre.Sub(pb)
 	k.fimp = c.loadPatch()
 	m := pairMass{s.bodies[h.a].invMass, s.bodies[h.b].invMass, &s.invI[h.a], &s.invI[h.b]}
 	for p := range k.points[:h.count] {
