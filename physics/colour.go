@@ -101,12 +101,9 @@ func (w *World) colourConstraints() {
 		next[c]++
 	}
 	n := int(g.start[maxColours+1])
-	// Grow without clearing: a constraint is over a kilobyte, and
-	// prepareContacts writes every field that is read.
-	if n > cap(s.constraints) {
-		s.constraints = append(s.constraints[:cap(s.constraints)], make([]constraint, n-cap(s.constraints))...)
-	}
-	s.constraints = s.constraints[:n]
+	// prepareContacts writes every field that is read: nothing to clear.
+	s.heads = resize(s.heads, n)
+	s.constraints = resize(s.constraints, n)
 }
 
 // pick returns the first colour free for solver bodies a and b and takes

@@ -90,11 +90,14 @@ import (
 // body, so rows never branch on body type. The world-frame inverse inertia
 // is read only where rows are built (finish) and by integrateVelocities,
 // so it lives beside the array (stepScratch.invI), index for index: every
-// pass reads the 104 bytes here instead of 176.
+// pass reads the 112 bytes here instead of 184.
 type solverBody struct {
 	v, w    vecmath.Vec3 // m/s, rad/s
 	dp, dq  vecmath.Vec3 // displacement (m) and rotation vector (rad) so far this step
 	invMass float64
+	// dqSum is |dq.X|+|dq.Y|+|dq.Z|, which the apart test reads for every
+	// manifold and pass; set with dq, once per substep.
+	dqSum float64
 }
 
 // row is one constraint direction at one point: the angular Jacobians
@@ -114,26 +117,32 @@ type constraintPoint struct {
 	n          row
 }
 
-// constraint is one manifold: a non-penetration row per point, and patch
-// friction at the centre of the points: two tangent rows and a twist row
-// about the normal.
-type constraint struct {
-	// The fields every pass reads, apart's above all, first: a manifold
-	// that stays apart then costs one or two cache lines of its kilobyte.
+// constraintHead is what every pass reads of a manifold first: all that
+// apart and the passes' dispatch need, in one 64-byte record. The heads
+// are an array of their own (stepScratch.heads, index for index with the
+// constraints), so that a pass over mostly apart manifolds (four fifths of
+// scene C's) streams 64 bytes per manifold instead of touching one or two
+// cache lines of a kilobyte each.
+type constraintHead struct {
 	a, b  int32 // solver body indices
 	count int32
 	// held is false when no point holds a normal impulse and the patch no
 	// friction; ready says that finish has completed the rows.
 	held, ready bool
-	// pushed has bit p set once a pass has raised point p's impulse
-	// above zero this step: restitution acts only on those points.
-	pushed uint8
-	normal vecmath.Vec3
-	// For skipping manifolds that stay apart (apart): the least separation
+	normal      vecmath.Vec3
+	// For skipping manifolds that stay apart (apartMargin): the least separation
 	// of the points at the start of the step, m, and the largest component
 	// of any point's angular Jacobians on a and on b, m.
 	minSeparation, maxJA, maxJB float64
+}
 
+// constraint is the rest of a manifold: a non-penetration row per point,
+// and patch friction at the centre of the points: two tangent rows and a
+// twist row about the normal.
+type constraint struct {
+	// pushed has bit p set once a pass has raised point p's impulse
+	// above zero this step: restitution acts only on those points.
+	pushed      uint8
 	contact     int32 // index in w.contacts
 	t1, t2      vecmath.Vec3
 	friction    float64
@@ -216,11 +225,11 @@ func loadPair(a, b *solverBody) bodyPair {
 // store writes the velocities back. The static dummy (index 0) is left
 // alone: its terms are zero, and in the parallel step workers solving
 // constraints on it at the same time must not write it.
-func (p *bodyPair) store(k *constraint, a, b *solverBody) {
-	if k.a != 0 {
+func (p *bodyPair) store(h *constraintHead, a, b *solverBody) {
+	if h.a != 0 {
 		a.v, a.w = p.va, p.wa
 	}
-	if k.b != 0 {
+	if h.b != 0 {
 		b.v, b.w = p.vb, p.wb
 	}
 }
@@ -234,11 +243,11 @@ func (r *row) apply(dir vecmath.Vec3, lambda float64, p *bodyPair) {
 }
 
 // prepareContacts builds the constraints of active contacts [lo, hi),
-// in the slots colourConstraints gave them, as far as apart needs them:
-// the bodies, the normal, the bounds on separation and angular Jacobians,
-// and whether any impulse is held. The rest waits for finish, which a
-// manifold that stays apart for the whole step (two thirds of scene C's)
-// never needs.
+// in the slots colourConstraints gave them, as far as the apart test
+// (apartMargin) needs them: the heads (the bodies, the normal, the bounds
+// on separation and angular Jacobians, and whether any impulse is held).
+// The rest waits for finish, which a manifold that stays apart for the
+// whole step (four fifths of scene C's) never needs.
 func (w *World) prepareContacts(lo, hi int) {
 	s := &w.scratch
 	bodies := s.bodies
@@ -250,37 +259,31 @@ func (w *World) prepareContacts(lo, hi int) {
 		c, t := &w.contacts[ci], &w.narrow.touch[ci] // the contact and its manifold this step
 		ca, cb := pairSlots(c.key)
 		ia, ib := s.index[ca], s.index[cb]
-		k := &s.constraints[slot]
-		k.a, k.b, k.contact, k.count = ia, ib, int32(ci), int32(t.m.Count)
-		k.normal, k.friction, k.restitution = t.m.Normal, t.friction, t.restitution
-		k.minSeparation, k.maxJA, k.maxJB = math.Inf(1), 0, 0
-		k.held = c.patch != [3]float32{}
-		for p := 0; p < t.m.Count; p++ {
+		h, k := &s.heads[slot], &s.constraints[slot]
+		h.a, h.b, h.count, h.normal = ia, ib, int32(t.m.Count), t.m.Normal
+		k.contact, k.friction, k.restitution = int32(ci), t.friction, t.restitution
+		// The loop keeps the bounds in locals and computes the Jacobians
+		// inline: it runs for every point of every manifold, and a call
+		// and a row copy per point were three quarters of its cost.
+		normal, pa, pb := t.m.Normal, w.pos[ca], w.pos[cb]
+		minSeparation, maxJA, maxJB := math.Inf(1), 0.0, 0.0
+		held := c.patch != [3]float32{}
+		for p := range t.m.Points[:t.m.Count] {
 			cp := &t.m.Points[p]
-			n := pointRow(cp, k.normal, w.pos[ca], w.pos[cb])
+			jA, jB := cp.Point.Sub(pa).Cross(normal), cp.Point.Sub(pb).Cross(normal)
 			if k.restitution != 0 {
-				k.approach[p] = n.velocity(k.normal, &bodies[ia], &bodies[ib])
+				n := row{jA: jA, jB: jB}
+				k.approach[p] = n.velocity(normal, &bodies[ia], &bodies[ib])
 			}
-			if cp.Separation < k.minSeparation {
-				k.minSeparation = cp.Separation
+			if cp.Separation < minSeparation {
+				minSeparation = cp.Separation
 			}
-			if m := maxAbs(n.jA); m > k.maxJA {
-				k.maxJA = m
-			}
-			if m := maxAbs(n.jB); m > k.maxJB {
-				k.maxJB = m
-			}
-			k.held = k.held || c.imp[p] != 0
+			maxJA, maxJB = raiseToMaxAbs(maxJA, jA), raiseToMaxAbs(maxJB, jB)
+			held = held || c.imp[p] != 0
 		}
-		k.ready, k.pushed = false, 0
+		h.minSeparation, h.maxJA, h.maxJB = minSeparation, maxJA, maxJB
+		h.held, h.ready, k.pushed = held, false, 0
 	}
-}
-
-// pointRow returns the non-penetration row of manifold point cp with its
-// Jacobians set, for bodies at pa and pb.
-func pointRow(cp *collide.ContactPoint, normal, pa, pb vecmath.Vec3) row {
-	rA, rB := cp.Point.Sub(pa), cp.Point.Sub(pb)
-	return row{jA: rA.Cross(normal), jB: rB.Cross(normal)}
 }
 
 // finish completes constraint k, once per step, when a stage first
@@ -290,18 +293,21 @@ func pointRow(cp *collide.ContactPoint, normal, pa, pb vecmath.Vec3) row {
 // read, unchanged until the step ends (the manifold, the poses, the
 // contact's impulses), so the rows are those an eager prepare would have
 // built.
-func (w *World) finish(k *constraint) {
+func (w *World) finish(h *constraintHead, k *constraint) {
 	s := &w.scratch
 	c, t := &w.contacts[k.contact], &w.narrow.touch[k.contact]
 	ca, cb := pairSlots(c.key)
-	k.t1, k.t2 = vecmath.Perpendicular(k.normal)
+	k.t1, k.t2 = vecmath.Perpendicular(h.normal)
+	pa, pb := w.pos[ca], w.pos[cb]
 	var centre vecmath.Vec3
 	for p := 0; p < t.m.Count; p++ {
 		cp := &t.m.Points[p]
 		pt := &k.points[p]
 		pt.separation = cp.Separation
 		pt.imp = float64(c.imp[p])
-		pt.n = pointRow(cp, k.normal, w.pos[ca], w.pos[cb])
+		// The Jacobians as prepareContacts computed them; row.finish below
+		// sets the rest of the row.
+		pt.n.jA, pt.n.jB = cp.Point.Sub(pa).Cross(h.normal), cp.Point.Sub(pb).Cross(h.normal)
 		centre = centre.Add(cp.Point)
 	}
 	centre = centre.Scale(1 / float64(t.m.Count))
@@ -310,81 +316,78 @@ func (w *World) finish(k *constraint) {
 		radius += t.m.Points[p].Point.Sub(centre).Length()
 	}
 	k.twistRadius = radius / float64(t.m.Count)
-	k.rA, k.rB = centre.Sub(w.pos[ca]), centre.Sub(w.pos[cb])
+	k.rA, k.rB = centre.Sub(pa), centre.Sub(pb)
 	k.fimp = c.loadPatch()
-	m := pairMass{s.bodies[k.a].invMass, s.bodies[k.b].invMass, &s.invI[k.a], &s.invI[k.b]}
-	for p := range k.points[:k.count] {
+	m := pairMass{s.bodies[h.a].invMass, s.bodies[h.b].invMass, &s.invI[h.a], &s.invI[h.b]}
+	for p := range k.points[:h.count] {
 		k.points[p].n.finish(&m)
 	}
 	k.ft1 = makeRow(k.t1, k.rA, k.rB, &m)
 	k.ft2 = makeRow(k.t2, k.rA, k.rB, &m)
-	k.twist = row{jA: k.normal, jB: k.normal}
-	k.twist.iA, k.twist.iB = m.invA.MulVec(k.normal), m.invB.MulVec(k.normal)
-	if m := k.normal.Dot(k.twist.iA) + k.normal.Dot(k.twist.iB); m > 0 {
+	k.twist = row{jA: h.normal, jB: h.normal}
+	k.twist.iA, k.twist.iB = m.invA.MulVec(h.normal), m.invB.MulVec(h.normal)
+	if m := h.normal.Dot(k.twist.iA) + h.normal.Dot(k.twist.iB); m > 0 {
 		k.twist.mass = 1 / m
 	} else {
 		k.twist.mass = 0
 	}
-	k.ready = true
+	h.ready = true
 }
 
-func maxAbs(v vecmath.Vec3) float64 {
-	m := math.Abs(v.X)
-	if y := math.Abs(v.Y); y > m {
-		m = y
+// raiseToMaxAbs returns the largest of m >= 0 and the magnitudes of v's
+// components: a magnitude is the larger of a component and its negation.
+// Written with comparisons so that it is inlined (math.Abs or the builtin
+// max would put it over the inlining budget), and keeping m on ties so
+// that the result is never a negative zero.
+func raiseToMaxAbs(m float64, v vecmath.Vec3) float64 {
+	return larger(larger(larger(larger(larger(larger(m, v.X), -v.X), v.Y), -v.Y), v.Z), -v.Z)
+}
+
+// larger returns y if y > x, else x.
+func larger(x, y float64) float64 {
+	if y > x {
+		return y
 	}
-	if z := math.Abs(v.Z); z > m {
-		m = z
-	}
-	return m
+	return x
 }
 
 func sumAbs(v vecmath.Vec3) float64 { return math.Abs(v.X) + math.Abs(v.Y) + math.Abs(v.Z) }
 
-// apartMargin is the least bound, m and m/s, that apart accepts: far
-// above the rounding of the exact computation it stands for.
+// apartMargin is the least bound, m and m/s, that the apart test accepts:
+// far above the rounding of the exact computation it stands for.
+//
+// The apart test (solveContacts, first thing for each manifold): a pass
+// leaves a manifold untouched when every point is and stays apart: no
+// point holds an impulse, the patch no friction, and bounds on the
+// separation and the approach speed show that every point's impulse would
+// be clamped to zero. The bounds hold for every point at once:
+// |j·ω| ≤ max|jᵢ|·Σ|ωᵢ|. Four fifths of scene C's manifolds are such
+// speculative side contacts between the columns of the stack; the test
+// costs a tenth of solving their points.
 const apartMargin = 1e-9
-
-// apart reports whether a pass would leave manifold k untouched because
-// every point is and stays apart: no point holds an impulse, the patch no
-// friction, and bounds on the separation and the approach speed show that
-// every point's impulse would be clamped to zero. The bounds hold for
-// every point at once: |j·ω| ≤ max|jᵢ|·Σ|ωᵢ|. Two thirds of scene C's
-// manifolds are such speculative side contacts between the columns of
-// the stack; the bound costs a fifth of solving their points.
-func (k *constraint) apart(a, b *solverBody, moved, invH float64) bool {
-	if k.held {
-		return false
-	}
-	s := k.minSeparation + moved - float64(k.maxJB*sumAbs(b.dq)) - float64(k.maxJA*sumAbs(a.dq))
-	if !(s > apartMargin) {
-		return false
-	}
-	vn := k.normal.Dot(b.v.Sub(a.v)) - float64(k.maxJB*sumAbs(b.w)) - float64(k.maxJA*sumAbs(a.w))
-	return vn+float64(s*invH) > apartMargin
-}
 
 // warmStart applies the impulses of the last substep (or step) again, for
 // constraints [lo, hi).
 func (w *World) warmStart(lo, hi int) {
 	bodies := w.scratch.bodies
 	for ki := lo; ki < hi; ki++ {
-		k := &w.scratch.constraints[ki]
-		if !k.held {
+		h := &w.scratch.heads[ki]
+		if !h.held {
 			continue
 		}
-		a, b := &bodies[k.a], &bodies[k.b]
-		if !k.ready {
-			w.finish(k)
+		k := &w.scratch.constraints[ki]
+		a, b := &bodies[h.a], &bodies[h.b]
+		if !h.ready {
+			w.finish(h, k)
 		}
-		if k.a == 0 {
-			k.warmStartOnStatic(b)
+		if h.a == 0 {
+			k.warmStartOnStatic(h, b)
 			continue
 		}
 		bp := loadPair(a, b)
-		for p := range k.points[:k.count] {
+		for p := range k.points[:h.count] {
 			if pt := &k.points[p]; pt.imp != 0 {
-				pt.n.apply(k.normal, pt.imp, &bp)
+				pt.n.apply(h.normal, pt.imp, &bp)
 			}
 		}
 		if (k.fimp != patchImpulse{}) {
@@ -392,17 +395,17 @@ func (w *World) warmStart(lo, hi int) {
 			k.ft2.apply(k.t2, k.fimp.t2, &bp)
 			k.twist.apply(vecmath.Vec3{}, k.fimp.twist, &bp)
 		}
-		bp.store(k, a, b)
+		bp.store(h, a, b)
 	}
 }
 
 // warmStartOnStatic is warmStart for a manifold whose body a is the static
 // dummy (see solveOnStatic): row.apply's terms of b only, written out.
-func (k *constraint) warmStartOnStatic(b *solverBody) {
+func (k *constraint) warmStartOnStatic(h *constraintHead, b *solverBody) {
 	vb, wb, mB := b.v, b.w, b.invMass
-	for p := range k.points[:k.count] {
+	for p := range k.points[:h.count] {
 		if pt := &k.points[p]; pt.imp != 0 {
-			vb = vb.MulAdd(float64(pt.imp*mB), k.normal)
+			vb = vb.MulAdd(float64(pt.imp*mB), h.normal)
 			wb = wb.MulAdd(pt.imp, pt.n.iB)
 		}
 	}
@@ -431,31 +434,38 @@ func (k *constraint) warmStartOnStatic(b *solverBody) {
 // instructions on the critical path; each comparison below is written to
 // give the builtin's result for every non-NaN input, signed zeros included.
 func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH float64) {
-	bodies := w.scratch.bodies
+	bodies, heads, constraints := w.scratch.bodies, w.scratch.heads, w.scratch.constraints
 	maxPush := -w.cfg.MaxDepenetrationVelocity
 	for ki := lo; ki < hi; ki++ {
-		k := &w.scratch.constraints[ki]
-		a, b := &bodies[k.a], &bodies[k.b]
-		n := k.normal
+		h := &heads[ki]
+		a, b := &bodies[h.a], &bodies[h.b]
+		n := h.normal
 		// How far the points moved apart along the normal since the start
 		// of the step: the bodies' relative displacement, the same for every
 		// point, plus each point's share of their rotations.
 		moved := n.Dot(b.dp.Sub(a.dp))
-		if k.apart(a, b, moved, invH) {
-			continue
+		if !h.held { // the apart test (apartMargin)
+			s := h.minSeparation + moved - float64(h.maxJB*b.dqSum) - float64(h.maxJA*a.dqSum)
+			if s > apartMargin {
+				vn := n.Dot(b.v.Sub(a.v)) - float64(h.maxJB*sumAbs(b.w)) - float64(h.maxJA*sumAbs(a.w))
+				if vn+float64(s*invH) > apartMargin {
+					continue
+				}
+			}
 		}
-		if !k.ready {
-			w.finish(k)
+		k := &constraints[ki]
+		if !h.ready {
+			w.finish(h, k)
 		}
-		if k.a == 0 {
-			k.solveOnStatic(b, moved, useBias, soft, invH, maxPush)
+		if h.a == 0 {
+			k.solveOnStatic(h, b, moved, useBias, soft, invH, maxPush)
 			continue
 		}
 		va, wa, vb, wb := a.v, a.w, b.v, b.w
 		mA, mB := a.invMass, b.invMass
 		total := 0.0 // normal impulse of the manifold
 		dqA, dqB := a.dq, b.dq
-		for p := range k.points[:k.count] {
+		for p := range k.points[:h.count] {
 			pt := &k.points[p]
 			s := pt.separation + moved + pt.n.jB.Dot(dqB) - pt.n.jA.Dot(dqA)
 			var bias float64
@@ -495,11 +505,11 @@ func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH floa
 		// typically) has nothing to do.
 		limit := float64(k.friction * total)
 		if limit == 0 && (k.fimp == patchImpulse{}) {
-			a.v, a.w = va, wa // k.a is not the dummy here
-			if k.b != 0 {
+			a.v, a.w = va, wa // h.a is not the dummy here
+			if h.b != 0 {
 				b.v, b.w = vb, wb
 			}
-			k.held = total != 0
+			h.held = total != 0
 			continue
 		}
 		dv := vb.Sub(va)
@@ -540,9 +550,9 @@ func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH floa
 		vb = vb.MulAdd(float64(dt*mB), vecmath.Vec3{})
 		wb = wb.MulAdd(dt, k.twist.iB)
 		k.fimp.twist = nt
-		k.held = total != 0 || k.fimp != (patchImpulse{})
+		h.held = total != 0 || k.fimp != (patchImpulse{})
 		a.v, a.w = va, wa
-		if k.b != 0 { // as bodyPair.store
+		if h.b != 0 { // as bodyPair.store
 			b.v, b.w = vb, wb
 		}
 	}
@@ -554,10 +564,10 @@ func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH floa
 // the terms of a, whose velocities and displacements are zero and stay
 // so. Half of the pass's arithmetic and a third of its live registers go,
 // and ground contacts are every manifold of a grid of boxes on the floor.
-func (k *constraint) solveOnStatic(b *solverBody, moved float64, useBias bool, soft softness, invH, maxPush float64) {
-	vb, wb, mB, dqB, n := b.v, b.w, b.invMass, b.dq, k.normal
+func (k *constraint) solveOnStatic(h *constraintHead, b *solverBody, moved float64, useBias bool, soft softness, invH, maxPush float64) {
+	vb, wb, mB, dqB, n := b.v, b.w, b.invMass, b.dq, h.normal
 	total := 0.0
-	for p := range k.points[:k.count] {
+	for p := range k.points[:h.count] {
 		pt := &k.points[p]
 		s := pt.separation + moved + pt.n.jB.Dot(dqB)
 		var bias float64
@@ -592,7 +602,7 @@ func (k *constraint) solveOnStatic(b *solverBody, moved float64, useBias bool, s
 	limit := float64(k.friction * total)
 	if limit == 0 && (k.fimp == patchImpulse{}) {
 		b.v, b.w = vb, wb
-		k.held = total != 0
+		h.held = total != 0
 		return
 	}
 	v1 := k.t1.Dot(vb) + k.ft1.jB.Dot(wb)
@@ -622,7 +632,7 @@ func (k *constraint) solveOnStatic(b *solverBody, moved float64, useBias bool, s
 	}
 	wb = wb.MulAdd(nt-k.fimp.twist, k.twist.iB)
 	k.fimp.twist = nt
-	k.held = total != 0 || k.fimp != (patchImpulse{})
+	h.held = total != 0 || k.fimp != (patchImpulse{})
 	b.v, b.w = vb, wb
 }
 
@@ -632,23 +642,27 @@ func (w *World) applyRestitution(lo, hi int) {
 	bodies := w.scratch.bodies
 	threshold := w.cfg.RestitutionThreshold
 	for ki := lo; ki < hi; ki++ {
-		k := &w.scratch.constraints[ki]
-		if k.restitution == 0 || !k.ready { // not ready: no impulse this step
+		h := &w.scratch.heads[ki]
+		if !h.ready { // no impulse this step
 			continue
 		}
-		a, b := &bodies[k.a], &bodies[k.b]
+		k := &w.scratch.constraints[ki]
+		if k.restitution == 0 {
+			continue
+		}
+		a, b := &bodies[h.a], &bodies[h.b]
 		bp := loadPair(a, b)
-		for p := range k.points[:k.count] {
+		for p := range k.points[:h.count] {
 			pt := &k.points[p]
 			if k.approach[p] > -threshold || k.pushed&(1<<p) == 0 {
 				continue
 			}
-			vn := pt.n.vel(k.normal, bp.va, bp.wa, bp.vb, bp.wb)
+			vn := pt.n.vel(h.normal, bp.va, bp.wa, bp.vb, bp.wb)
 			acc := max(pt.imp-float64(pt.n.mass*(vn+float64(k.restitution*k.approach[p]))), 0)
-			pt.n.apply(k.normal, acc-pt.imp, &bp)
+			pt.n.apply(h.normal, acc-pt.imp, &bp)
 			pt.imp = acc
 		}
-		bp.store(k, a, b)
+		bp.store(h, a, b)
 	}
 }
 
@@ -657,12 +671,13 @@ func (w *World) applyRestitution(lo, hi int) {
 // impulse: its contact holds them already.
 func (w *World) storeImpulses(lo, hi int) {
 	for ki := lo; ki < hi; ki++ {
-		k := &w.scratch.constraints[ki]
-		if !k.ready {
+		h := &w.scratch.heads[ki]
+		if !h.ready {
 			continue
 		}
+		k := &w.scratch.constraints[ki]
 		c := &w.contacts[k.contact]
-		for p := range k.points[:k.count] {
+		for p := range k.points[:h.count] {
 			c.imp[p] = float32(k.points[p].imp)
 		}
 		c.storePatch(k.fimp)

@@ -10,11 +10,12 @@ type stepScratch struct {
 	contacts    []contact // the other buffer of the contact lists
 	moved       []contact // contacts changing lists
 	wake        []int32
-	bodies      []solverBody   // [0] is the static dummy, then one per awake body
-	invI        []vecmath.Mat3 // per entry of bodies: world-frame inverse inertia, fixed for the step
-	accel       []bodyAccel    // per awake body (bodies[1:])
-	index       []int32        // per slot: index in bodies, 0 if not awake
-	rot         []vecmath.Mat3 // per slot: rotation matrix of the live bodies this step
+	bodies      []solverBody     // [0] is the static dummy, then one per awake body
+	invI        []vecmath.Mat3   // per entry of bodies: world-frame inverse inertia, fixed for the step
+	accel       []bodyAccel      // per awake body (bodies[1:])
+	index       []int32          // per slot: index in bodies, 0 if not awake
+	rot         []vecmath.Mat3   // per slot: rotation matrix of the live bodies this step
+	heads       []constraintHead // per constraint, index for index
 	constraints []constraint
 	colouring   colouring
 	island      islandScratch
@@ -50,6 +51,7 @@ func (w *World) reserve() {
 	s.accel = reserveSlice(s.accel, n)
 	s.index = reserveSlice(s.index, n)
 	s.rot = reserveSlice(s.rot, n)
+	s.heads = reserveSlice(s.heads, manifoldPerBody*n)
 	s.constraints = reserveSlice(s.constraints, manifoldPerBody*n)
 	s.colouring.reserve(n)
 	w.reserveContacts(n)
@@ -271,6 +273,7 @@ func (w *World) integratePositions(lo, hi int, h float64) {
 		b := &bodies[k]
 		b.dp = b.dp.MulAdd(h, b.v)
 		b.dq = b.dq.MulAdd(h, b.w)
+		b.dqSum = sumAbs(b.dq)
 	}
 }
 
