@@ -55,6 +55,7 @@ func (w *World) reserve() {
 	w.reserveContacts(n)
 	b.pairs = reserveSlice(b.pairs, pairsPerBody*n)
 	b.merged = reserveSlice(b.merged, pairsPerBody*n)
+	b.potential = reserveSlice(b.potential, pairsPerBody*n)
 	b.back = reserveSlice(b.back, 2*n)
 	for _, g := range []*grid{&b.rest, &b.awake} {
 		g.hash = reserveSlice(g.hash, 8*n)
@@ -64,6 +65,8 @@ func (w *World) reserve() {
 	}
 	b.awakeSlots = reserveSlice(b.awakeSlots, n)
 	b.restSlots = reserveSlice(b.restSlots, n)
+	b.gridSlots = reserveSlice(b.gridSlots, n)
+	b.moved = reserveSlice(b.moved, n)
 	for i := range w.history.frames {
 		f := &w.history.frames[i]
 		f.pos = reserveSlice(f.pos, n)
