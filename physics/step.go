@@ -67,6 +67,11 @@ func (w *World) reserve() {
 	b.restSlots = reserveSlice(b.restSlots, n)
 	b.gridSlots = reserveSlice(b.gridSlots, n)
 	b.moved = reserveSlice(b.moved, n)
+	b.lo, b.hi = reserveSlice(b.lo, n), reserveSlice(b.hi, n)
+	b.boxLo, b.boxHi = reserveSlice(b.boxLo, n), reserveSlice(b.boxHi, n)
+	b.cmin, b.cmax = reserveSlice(b.cmin, n), reserveSlice(b.cmax, n)
+	b.boundsMin, b.boundsMax = reserveSlice(b.boundsMin, n), reserveSlice(b.boundsMax, n)
+	b.reach, b.requeried, b.twin = reserveSlice(b.reach, n), reserveSlice(b.requeried, n), reserveSlice(b.twin, n)
 	for i := range w.history.frames {
 		f := &w.history.frames[i]
 		f.pos = reserveSlice(f.pos, n)
