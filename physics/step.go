@@ -57,6 +57,7 @@ func (w *World) reserve() {
 	w.reserveContacts(n)
 	b.pairs = reserveSlice(b.pairs, pairsPerBody*n)
 	b.merged = reserveSlice(b.merged, pairsPerBody*n)
+	b.potential = reserveSlice(b.potential, pairsPerBody*n)
 	b.back = reserveSlice(b.back, 2*n)
 	for _, g := range []*grid{&b.rest, &b.awake} {
 		g.hash = reserveSlice(g.hash, 8*n)
@@ -66,6 +67,13 @@ func (w *World) reserve() {
 	}
 	b.awakeSlots = reserveSlice(b.awakeSlots, n)
 	b.restSlots = reserveSlice(b.restSlots, n)
+	b.gridSlots = reserveSlice(b.gridSlots, n)
+	b.moved = reserveSlice(b.moved, n)
+	b.lo, b.hi = reserveSlice(b.lo, n), reserveSlice(b.hi, n)
+	b.boxLo, b.boxHi = reserveSlice(b.boxLo, n), reserveSlice(b.boxHi, n)
+	b.cmin, b.cmax = reserveSlice(b.cmin, n), reserveSlice(b.cmax, n)
+	b.boundsMin, b.boundsMax = reserveSlice(b.boundsMin, n), reserveSlice(b.boundsMax, n)
+	b.reach, b.requeried, b.twin = reserveSlice(b.reach, n), reserveSlice(b.requeried, n), reserveSlice(b.twin, n)
 	for i := range w.history.frames {
 		f := &w.history.frames[i]
 		f.pos = reserveSlice(f.pos, n)
