@@ -1,7 +1,9 @@
 package physics
 
 import (
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/netphys/netphys/internal/golden"
 	"github.com/netphys/netphys/physics/collide"
@@ -78,6 +80,30 @@ func TestParallelNoAllocation(t *testing.T) {
 	stepN(w, 60)
 	if n := testing.AllocsPerRun(50, w.Step); n != 0 {
 		t.Errorf("%v allocations per step with 4 workers, want 0", n)
+	}
+}
+
+// TestParallelWorkersEndWithTheWorld drops stepped worlds and waits for
+// their parked workers to quit: a World needs no Close.
+func TestParallelWorkersEndWithTheWorld(t *testing.T) {
+	teams := make([]*team, 3)
+	for i := range teams {
+		w := newScriptedWorldWith(t, workersConfig(4))
+		stepN(w, 5)
+		teams[i] = w.team
+		if n := w.team.running.Load(); n != 3 {
+			t.Fatalf("world %d: %d workers running after its steps, want 3", i, n)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for i, tm := range teams {
+		for tm.running.Load() != 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("world %d: %d workers still running 10 s after it was dropped", i, tm.running.Load())
+			}
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }
 

@@ -114,7 +114,7 @@ func (w *World) Step() {
 	}
 	if w.team.workers > 1 {
 		w.team.start(w)
-		defer w.team.stop()
+		defer w.team.release()
 	}
 	w.collectAwake()
 	w.updatePairs()

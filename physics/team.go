@@ -6,9 +6,16 @@ import (
 	"sync/atomic"
 )
 
-// The parallel step (Config.Workers >= 1). Step starts Workers-1
-// goroutines at its beginning and joins them at its end, so nothing
-// outlives a step: a World needs no Close and leaks nothing when dropped.
+// The parallel step (Config.Workers >= 1). The first parallel Step starts
+// Workers-1 goroutines that wait, parked, between steps; they hold only
+// the team, never the World, outside a step, and a cleanup attached to the
+// World (runtime.AddCleanup) ends them once the World is unreachable, so
+// a World needs no Close and leaks nothing when dropped. Rejected:
+// goroutines started and joined by every Step (the first version): each
+// step's exits and starts move goroutine descriptors between the
+// runtime's per-P free lists, and with GOMAXPROCS >= 2 the runtime
+// allocated new ones for hundreds of steps (0.15-0.44 allocations per
+// step of scene C, steps 100-500).
 // The calling goroutine is worker 0. The step stays a sequence of stages
 // (step.go); a stage that can run in parallel is published as a job, an
 // index range cut into blocks that the workers claim with an atomic
@@ -35,7 +42,8 @@ import (
 type jobKind uint8
 
 const (
-	jobQuit jobKind = iota
+	jobNone jobKind = iota // between steps: nothing to do
+	jobQuit                // the World is gone
 	jobNarrow
 	jobPrepare
 	jobIntegrateVelocities
@@ -51,6 +59,7 @@ const (
 // job is one parallel stage: items [lo, hi) in blocks of block items.
 type job struct {
 	kind      jobKind
+	world     *World
 	lo, hi    int
 	block     int
 	h, invH   float64 // substep and its inverse, s and 1/s
@@ -70,36 +79,46 @@ type team struct {
 	// gen numbers the jobs; claim holds the current job's gen in its high
 	// 32 bits and its next block in the low 32, so that a worker late with
 	// an old job's copy cannot claim a block of the new one.
-	gen   atomic.Int64
-	claim atomic.Uint64
-	done  atomic.Int64 // blocks of the current job finished
-	first int64        // gen when the step's workers started
-	job   job          // written and copied under mu
-	run   func()       // w.worker, made once: starting it allocates nothing
+	gen     atomic.Int64
+	claim   atomic.Uint64
+	done    atomic.Int64 // blocks of the current job finished
+	job     job          // written and copied under mu
+	started bool
+	running atomic.Int32 // workers started and not yet quit
 
 	mu       sync.Mutex
 	cond     sync.Cond
 	sleepers atomic.Int32
-	wg       sync.WaitGroup
 }
 
-// start starts the other workers of a step.
+// newTeam returns the team of a world stepped on workers goroutines.
+func newTeam(workers int) *team {
+	t := &team{workers: workers}
+	t.cond.L = &t.mu
+	return t
+}
+
+// start starts the other workers at w's first parallel step, and has them
+// quit once w is unreachable.
 func (t *team) start(w *World) {
-	if t.run == nil {
-		t.run = w.worker
-		t.cond.L = &t.mu
+	if t.started {
+		return
 	}
-	t.first = t.gen.Load()
-	t.wg.Add(t.workers - 1)
+	t.started = true
+	t.running.Store(int32(t.workers - 1))
 	for range t.workers - 1 {
-		go t.run()
+		go t.work()
 	}
+	runtime.AddCleanup(w, func(t *team) { t.publish(&job{kind: jobQuit}) }, t)
 }
 
-// stop ends the step's workers and waits until they have returned.
-func (t *team) stop() {
-	t.publish(&job{kind: jobQuit})
-	t.wg.Wait()
+// release drops the team's reference to the World at the end of a step,
+// so that parked workers do not keep it reachable. The job number stays:
+// a worker that reads this job sees nothing new to do.
+func (t *team) release() {
+	t.mu.Lock()
+	t.job = job{gen: t.job.gen}
+	t.mu.Unlock()
 }
 
 // publish hands j to the other workers. The caller does not wait for
@@ -154,22 +173,35 @@ func (t *team) wait(done func() bool) {
 	t.mu.Unlock()
 }
 
-// worker is the loop of workers 1..n-1 during one step.
-func (w *World) worker() {
-	t := &w.team
-	seen := t.first
+// work is the loop of workers 1..n-1, for the life of the World.
+func (t *team) work() {
+	var seen int64
 	for {
 		t.wait(func() bool { return t.gen.Load() != seen })
-		t.mu.Lock()
-		j := t.job // maybe newer than the gen seen: it comes with its own number
-		t.mu.Unlock()
-		seen = j.gen
-		if j.kind == jobQuit {
-			t.wg.Done()
+		var quit bool
+		seen, quit = t.runCurrent()
+		if quit {
+			t.running.Add(-1)
 			return
 		}
-		w.claimBlocks(&j)
 	}
+}
+
+// runCurrent runs the blocks of the current job that are left, and returns
+// its number. The copy of the job, and with it the World, lives only in
+// this frame: a parked worker holds no reference to the World.
+func (t *team) runCurrent() (gen int64, quit bool) {
+	t.mu.Lock()
+	j := t.job // maybe newer than the gen seen: it comes with its own number
+	t.mu.Unlock()
+	switch j.kind {
+	case jobQuit:
+		return j.gen, true
+	case jobNone:
+	default:
+		j.world.claimBlocks(&j)
+	}
+	return j.gen, false
 }
 
 // parallel runs a job over items [lo, hi) in blocks of at least minBlock
@@ -177,7 +209,7 @@ func (w *World) worker() {
 // are done. A job of one block runs on the caller alone, without waking
 // anyone.
 func (w *World) parallel(j job, minBlock int) {
-	t := &w.team
+	t := w.team
 	n := j.hi - j.lo
 	if n <= 0 {
 		return
@@ -190,6 +222,7 @@ func (w *World) parallel(j job, minBlock int) {
 		w.runJob(&j, j.lo, j.hi)
 		return
 	}
+	j.world = w
 	t.publish(&j)
 	w.claimBlocks(&j)
 	t.wait(func() bool { return t.done.Load() == j.blocksEnd })
@@ -198,7 +231,7 @@ func (w *World) parallel(j job, minBlock int) {
 // claimBlocks runs blocks of j until none is left or another job has
 // replaced it, and wakes the caller after the last block.
 func (w *World) claimBlocks(j *job) {
-	t := &w.team
+	t := w.team
 	for {
 		c := t.claim.Load()
 		b := int64(uint32(c))

@@ -55,7 +55,7 @@ type World struct {
 	reserved        int // bodies the per-step arrays are reserved for
 	history         history
 	preStep         func(w *World)
-	team            team // the parallel step's workers (team.go)
+	team            *team // the parallel step's workers (team.go)
 }
 
 // pose is where a body is: position and orientation.
@@ -73,7 +73,7 @@ func NewWorld(cfg Config) (*World, error) {
 	w.cosHalfSleepAngle = vecmath.Cos(cfg.SleepAngularTolerance / 2)
 	w.broad.init(cfg.CellSize)
 	w.history.init(cfg.HistoryTicks)
-	w.team.workers = max(cfg.Workers, 1)
+	w.team = newTeam(max(cfg.Workers, 1))
 	return w, nil
 }
 
