@@ -169,7 +169,7 @@ func (w *World) updateContacts() {
 	if w.woken {
 		w.activateWoken(false)
 	}
-	w.loadRotations()
+	w.loadPoses()
 	ns := &w.narrow
 	old, pairs, apart := w.contacts, w.broad.pairs, w.apart
 	ns.touch = resize(ns.touch, len(old))

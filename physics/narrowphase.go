@@ -7,15 +7,16 @@ import (
 	"github.com/netphys/netphys/vecmath"
 )
 
-// loadRotations fills scratch.rot with every live body's rotation matrix,
-// which the pair cache (and loadBodies) would otherwise compute once per
-// pair.
-func (w *World) loadRotations() {
+// loadPoses fills scratch.pose with every live body's pose and rotation
+// matrix, which the narrowphase, the pair cache and loadBodies would
+// otherwise compute once per pair.
+func (w *World) loadPoses() {
 	s := &w.scratch
-	s.rot = resize(s.rot, len(w.info))
+	s.pose = resize(s.pose, len(w.info))
 	for i := range w.info {
 		if w.info[i].live {
-			s.rot[i] = vecmath.QuatToMat3(w.rot[i])
+			p := &s.pose[i]
+			p.Pos, p.Rot, p.Mat = w.pos[i], w.rot[i], vecmath.QuatToMat3(w.rot[i])
 		}
 	}
 }
@@ -43,17 +44,15 @@ func (w *World) collide(c *contact, t *touch, r *relPose) {
 		w.rebuild(c, t)
 		return
 	}
-	xa := vecmath.Transform{Pos: w.pos[a], Rot: w.rot[a]}
-	xb := vecmath.Transform{Pos: w.pos[b], Rot: w.rot[b]}
-	margin := r.margin
-	collide.Collide(&w.info[a].shape, xa, &w.info[b].shape, xb, margin, &t.m)
+	pa, pb := &w.scratch.pose[a], &w.scratch.pose[b]
+	collide.CollidePoses(&w.info[a].shape, pa, &w.info[b].shape, pb, r.margin, &t.m)
 	if t.m.Count == 0 {
 		c.count = 0
 		return
 	}
 	w.materials(c, t)
 	prevCount, prevIDs, prevAnchor, prevImp := int(c.count), c.ids, c.anchorA, c.imp
-	c.fill(&t.m, &w.scratch.rot[a], &w.scratch.rot[b], xa.Pos, xb.Pos, r)
+	c.fill(&t.m, &pa.Mat, &pb.Mat, pa.Pos, pb.Pos, r)
 	if prevCount == 0 {
 		c.patch = [3]float32{}
 	}
@@ -117,7 +116,7 @@ func (c *contact) fill(m *collide.Manifold, ra, rb *vecmath.Mat3, pa, pb vecmath
 func (w *World) rebuild(c *contact, t *touch) {
 	a, b := pairSlots(c.key)
 	w.materials(c, t)
-	ra, rb := &w.scratch.rot[a], &w.scratch.rot[b]
+	ra, rb := &w.scratch.pose[a].Mat, &w.scratch.pose[b].Mat
 	pa, pb := w.pos[a], w.pos[b]
 	n := ra.MulVec(c.normal.vec())
 	t.m.Normal = n
@@ -139,11 +138,11 @@ type relPose struct {
 	margin float64 // the configured margin widened by both bodies' reach, m
 }
 
-// load sets r to the pose of the pair a, b this step; loadRotations must
+// load sets r to the pose of the pair a, b this step; loadPoses must
 // have run. It writes r in place: a returned value is assembled on the
 // stack and copied, some 40 instructions per candidate pair.
 func (r *relPose) load(w *World, a, b int32) {
-	r.pos = w.scratch.rot[a].MulTVec(w.pos[b].Sub(w.pos[a]))
+	r.pos = w.scratch.pose[a].Mat.MulTVec(w.pos[b].Sub(w.pos[a]))
 	r.rot = w.rot[a].Conj().Mul(w.rot[b])
 	r.margin = w.cfg.ContactMargin + w.broad.reach[a] + w.broad.reach[b]
 }

@@ -1,6 +1,9 @@
 package physics
 
-import "github.com/netphys/netphys/vecmath"
+import (
+	"github.com/netphys/netphys/physics/collide"
+	"github.com/netphys/netphys/vecmath"
+)
 
 // stepScratch holds the per-step working arrays. They are rebuilt every
 // step from the world state (never part of a Snapshot) and keep their
@@ -14,7 +17,7 @@ type stepScratch struct {
 	invI        []vecmath.Mat3   // per entry of bodies: world-frame inverse inertia, fixed for the step
 	accel       []bodyAccel      // per awake body (bodies[1:])
 	index       []int32          // per slot: index in bodies, 0 if not awake
-	rot         []vecmath.Mat3   // per slot: rotation matrix of the live bodies this step
+	pose        []collide.Pose   // per slot: pose and rotation matrix of the live bodies this step
 	heads       []constraintHead // per constraint, index for index
 	constraints []constraint
 	colouring   colouring
@@ -50,7 +53,7 @@ func (w *World) reserve() {
 	s.invI = reserveSlice(s.invI, n+1)
 	s.accel = reserveSlice(s.accel, n)
 	s.index = reserveSlice(s.index, n)
-	s.rot = reserveSlice(s.rot, n)
+	s.pose = reserveSlice(s.pose, n)
 	s.heads = reserveSlice(s.heads, manifoldPerBody*n)
 	s.constraints = reserveSlice(s.constraints, manifoldPerBody*n)
 	s.colouring.reserve(n)
@@ -220,7 +223,7 @@ func (w *World) loadBodies(h float64) {
 		var invI vecmath.Mat3
 		a := bodyAccel{dynamic: in.typ == Dynamic}
 		if a.dynamic {
-			invI = vecmath.RotateInertia(s.rot[i], in.invI) // loadRotations ran this step
+			invI = vecmath.RotateInertia(s.pose[i].Mat, in.invI) // loadPoses ran this step
 			a.lin = g.MulAdd(in.invMass, w.force[i])
 			a.ang = invI.MulVec(w.torque[i]).Scale(h)
 			if in.linDamping > 0 {

@@ -69,13 +69,13 @@ const (
 
 // orientedBox is a box placed in the world.
 type orientedBox struct {
-	rot vecmath.Mat3 // columns are the box axes in world coordinates
-	pos vecmath.Vec3 // centre, m
-	h   vecmath.Vec3 // half extents, m
+	rot *vecmath.Mat3 // columns are the box axes in world coordinates
+	pos vecmath.Vec3  // centre, m
+	h   vecmath.Vec3  // half extents, m
 }
 
-func placeBox(s *Shape, xf vecmath.Transform) orientedBox {
-	return orientedBox{rot: vecmath.QuatToMat3(xf.Rot), pos: xf.Pos, h: s.halfExtents()}
+func placeBox(s *Shape, p *Pose) orientedBox {
+	return orientedBox{rot: &p.Mat, pos: p.Pos, h: s.halfExtents()}
 }
 
 func (b *orientedBox) axis(i int) vecmath.Vec3 {
@@ -102,8 +102,8 @@ type satResult struct {
 	n    vecmath.Vec3 // the unit axis, world, of either sign
 }
 
-func collideBoxes(a *Shape, xa vecmath.Transform, b *Shape, xb vecmath.Transform, margin float64, m *Manifold) {
-	ba, bb := placeBox(a, xa), placeBox(b, xb)
+func collideBoxes(a *Shape, pa *Pose, b *Shape, pb *Pose, margin float64, m *Manifold) {
+	ba, bb := placeBox(a, pa), placeBox(b, pb)
 	faceA, faceB, edge, ok := separatingAxes(&ba, &bb, margin)
 	if !ok {
 		return

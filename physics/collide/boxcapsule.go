@@ -21,8 +21,8 @@ var faceCos = math.Sqrt(1 - float64(parallelSin*parallelSin))
 // axis test over the 3 face normals and the 3 crosses of the core with the
 // box edges gives the axis of least penetration. A face normal then clips
 // the core to the face, giving two points when the capsule lies on it.
-func collideBoxCapsule(a *Shape, xa vecmath.Transform, b *Shape, xb vecmath.Transform, margin float64, m *Manifold) {
-	bx := placeBox(a, xa)
+func collideBoxCapsule(a *Shape, pa *Pose, b *Shape, xb vecmath.Transform, margin float64, m *Manifold) {
+	bx := placeBox(a, pa)
 	p0, p1 := capsuleEnds(b, xb)
 	q0, q1 := bx.rot.MulTVec(p0.Sub(bx.pos)), bx.rot.MulTVec(p1.Sub(bx.pos))
 	r := b.radius()

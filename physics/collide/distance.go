@@ -68,10 +68,12 @@ func Overlap(a *Shape, xa vecmath.Transform, b *Shape, xb vecmath.Transform) boo
 		_, _, _, d := segmentCoreClosest(p0, p1, b, xb)
 		return d <= a.coreRadius()+b.coreRadius()
 	case Box:
-		ba := placeBox(a, xa)
+		pa := NewPose(xa)
+		ba := placeBox(a, &pa)
 		switch b.Kind {
 		case Box:
-			bb := placeBox(b, xb)
+			pb := NewPose(xb)
+			bb := placeBox(b, &pb)
 			_, _, _, ok := separatingAxes(&ba, &bb, 0)
 			return ok
 		case Capsule:

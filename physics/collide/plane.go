@@ -6,9 +6,9 @@ import "github.com/netphys/netphys/vecmath"
 // most four) deepest vertices below the margin. A vertex's feature id is
 // its index (bit 0: +X, bit 1: +Y, bit 2: +Z), which stays put while the
 // box rests.
-func collideBoxPlane(a *Shape, xa vecmath.Transform, xp vecmath.Transform, margin float64, m *Manifold) {
+func collideBoxPlane(a *Shape, pa *Pose, xp vecmath.Transform, margin float64, m *Manifold) {
 	n := xp.Rot.Rotate(up)
-	rot := vecmath.QuatToMat3(xa.Rot)
+	rot, xa := &pa.Mat, &pa.Transform
 	h := a.halfExtents()
 	// Heights of the box centre and of each half axis above the plane.
 	c := xa.Pos.Sub(xp.Pos).Dot(n)

@@ -64,7 +64,8 @@ func signedDistance(s *Shape, xf vecmath.Transform, p vecmath.Vec3) float64 {
 
 // satOverlap reports whether two boxes overlap, by the 15-axis test.
 func satOverlap(a *Shape, xa vecmath.Transform, b *Shape, xb vecmath.Transform) (overlap bool, depth float64) {
-	ba, bb := placeBox(a, xa), placeBox(b, xb)
+	pa, pb := NewPose(xa), NewPose(xb)
+	ba, bb := placeBox(a, &pa), placeBox(b, &pb)
 	d := bb.pos.Sub(ba.pos)
 	depth = math.Inf(-1)
 	test := func(n vecmath.Vec3) {
@@ -113,7 +114,8 @@ func TestRandomBoxPairs(t *testing.T) {
 			}
 		}
 		// No point can be deeper than the boxes' overlap along the normal.
-		ba, bb := placeBox(a, xa), placeBox(b, xb)
+		posa, posb := NewPose(xa), NewPose(xb)
+		ba, bb := placeBox(a, &posa), placeBox(b, &posb)
 		along := bb.pos.Sub(ba.pos).Dot(m.Normal) - ba.extent(m.Normal) - bb.extent(m.Normal)
 		if deepest < along-1e-9 {
 			t.Fatalf("iter %d: deepest point %v, but the overlap along the normal is %v", iter, deepest, along)

@@ -39,11 +39,11 @@ func collideSpherePlane(c vecmath.Vec3, r float64, xp vecmath.Transform, margin 
 // collideSphereBox is the contact of a ball (A) with a box (B). Outside the
 // box the normal joins the closest box point to the centre; a centre inside
 // the box is pushed out through the nearest face.
-func collideSphereBox(a *Shape, xa vecmath.Transform, b *Shape, xb vecmath.Transform, margin float64, m *Manifold) {
+func collideSphereBox(a *Shape, centre vecmath.Vec3, b *Shape, pb *Pose, margin float64, m *Manifold) {
 	r := a.radius()
 	h := b.halfExtents()
-	rot := vecmath.QuatToMat3(xb.Rot)
-	c := rot.MulTVec(xa.Pos.Sub(xb.Pos)) // centre in box coordinates
+	rot, xb := &pb.Mat, &pb.Transform
+	c := rot.MulTVec(centre.Sub(xb.Pos)) // centre in box coordinates
 	q := clampBox(c, h)
 	d := c.Sub(q)
 	nBox, dist := d.Normalize() // outward box normal (box coordinates), distance
@@ -64,8 +64,8 @@ func collideSphereBox(a *Shape, xa vecmath.Transform, b *Shape, xb vecmath.Trans
 	}
 	n := rot.MulVec(nBox) // box to ball
 	m.Normal = n.Neg()
-	pb := rot.MulVec(q).Add(xb.Pos)
-	m.addPoint(midpoint(pb, n, sep), sep, 0)
+	onBox := rot.MulVec(q).Add(xb.Pos)
+	m.addPoint(midpoint(onBox, n, sep), sep, 0)
 }
 
 // shallowestFace returns the axis of the box face nearest to the interior
