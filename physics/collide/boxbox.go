@@ -102,18 +102,24 @@ type satResult struct {
 	n    vecmath.Vec3 // the unit axis, world, of either sign
 }
 
+// satAxes is what the separating axis test finds: the best axis of each
+// family.
+type satAxes struct {
+	faceA, faceB, edge satResult
+}
+
 func collideBoxes(a *Shape, pa *Pose, b *Shape, pb *Pose, margin float64, m *Manifold) {
 	ba, bb := placeBox(a, pa), placeBox(b, pb)
-	faceA, faceB, edge, ok := separatingAxes(&ba, &bb, margin)
-	if !ok {
+	var axes satAxes
+	if !separatingAxes(&ba, &bb, margin, &axes) {
 		return
 	}
-	face, refIsB := faceA, false
-	if faceB.sep > faceA.sep+faceTolerance {
-		face, refIsB = faceB, true
+	face, refIsB := &axes.faceA, false
+	if axes.faceB.sep > axes.faceA.sep+faceTolerance {
+		face, refIsB = &axes.faceB, true
 	}
 	tol := edgeTolerance + float64(relEdgeTolerance*math.Abs(face.sep))
-	if edge.sep > face.sep+tol && edgeContact(&ba, &bb, edge, margin, m) {
+	if axes.edge.sep > face.sep+tol && edgeContact(&ba, &bb, &axes.edge, margin, m) {
 		return
 	}
 	if refIsB {
@@ -123,15 +129,16 @@ func collideBoxes(a *Shape, pa *Pose, b *Shape, pb *Pose, margin float64, m *Man
 	}
 }
 
-// separatingAxes runs the 15-axis test and returns the best face axis of A,
-// of B and the best edge axis. ok is false as soon as one axis separates
-// the boxes by more than margin (or the input holds NaN).
+// separatingAxes runs the 15-axis test, writes the best face axis of A, of
+// B and the best edge axis into out and reports true; it reports false as
+// soon as one axis separates the boxes by more than margin (or the input
+// holds NaN).
 //
 // It works in A's frame with r[i][j] = Aᵢ·Bⱼ, so that each projection is a
 // few products of r (Gottschalk, Lin and Manocha, "OBBTree", 1996): for
 // the edge axis L = Aᵢ×Bⱼ, L·Aₖ and L·Bₖ are entries of r, and
 // |L| = √(r[i+1][j]² + r[i+2][j]²).
-func separatingAxes(ba, bb *orientedBox, margin float64) (faceA, faceB, edge satResult, ok bool) {
+func separatingAxes(ba, bb *orientedBox, margin float64, out *satAxes) bool {
 	d := bb.pos.Sub(ba.pos)
 	ha := [3]float64{ba.h.X, ba.h.Y, ba.h.Z}
 	hb := [3]float64{bb.h.X, bb.h.Y, bb.h.Z}
@@ -143,57 +150,65 @@ func separatingAxes(ba, bb *orientedBox, margin float64) (faceA, faceB, edge sat
 		r[i] = [3]float64{ai.Dot(bb.rot.C0), ai.Dot(bb.rot.C1), ai.Dot(bb.rot.C2)}
 		ar[i] = [3]float64{math.Abs(r[i][0]), math.Abs(r[i][1]), math.Abs(r[i][2])}
 	}
-	faceA = satResult{sep: math.Inf(-1)}
-	faceB, edge = faceA, faceA
+	faceA, faceB, edge := &out.faceA, &out.faceB, &out.edge
+	faceA.sep, faceA.i = math.Inf(-1), 0
 	for i := range 3 {
 		rb := float64(hb[0]*ar[i][0]) + float64(hb[1]*ar[i][1]) + float64(hb[2]*ar[i][2])
 		s := math.Abs(t[i]) - ha[i] - rb
 		if !(s <= margin) {
-			return faceA, faceB, edge, false
+			return false
 		}
 		if s > faceA.sep {
-			faceA = satResult{sep: s, i: i}
+			faceA.sep, faceA.i = s, i
 		}
 	}
+	faceB.sep, faceB.i = math.Inf(-1), 0
 	for j := range 3 {
 		tb := float64(t[0]*r[0][j]) + float64(t[1]*r[1][j]) + float64(t[2]*r[2][j])
 		ra := float64(ha[0]*ar[0][j]) + float64(ha[1]*ar[1][j]) + float64(ha[2]*ar[2][j])
 		s := math.Abs(tb) - hb[j] - ra
 		if !(s <= margin) {
-			return faceA, faceB, edge, false
+			return false
 		}
 		if s > faceB.sep {
-			faceB = satResult{sep: s, i: j}
+			faceB.sep, faceB.i = s, j
 		}
 	}
+	// B's half extents along its other two axes, in the order the edge
+	// axis Aᵢ×Bⱼ reads them: hb1[j] = hb[j+1], hb2[j] = hb[j+2].
+	hb1, hb2 := [3]float64{hb[1], hb[2], hb[0]}, [3]float64{hb[2], hb[0], hb[1]}
+	edge.sep, edge.i, edge.j = math.Inf(-1), 0, 0
 	for i := range 3 {
 		i1, i2 := otherAxes(i)
+		r1, r2, ar1, ar2 := &r[i1], &r[i2], &ar[i1], &ar[i2]
+		t1, t2, ha1, ha2 := t[i1], t[i2], ha[i1], ha[i2]
+		ari := &ar[i]
+		ari1, ari2 := [3]float64{ari[1], ari[2], ari[0]}, [3]float64{ari[2], ari[0], ari[1]}
 		for j := range 3 {
-			j1, j2 := otherAxes(j)
-			l := math.Sqrt(float64(r[i1][j]*r[i1][j]) + float64(r[i2][j]*r[i2][j]))
+			l := math.Sqrt(float64(r1[j]*r1[j]) + float64(r2[j]*r2[j]))
 			if l < minEdgeAxis {
 				continue
 			}
-			proj := float64(t[i2]*r[i1][j]) - float64(t[i1]*r[i2][j])
-			ra := float64(ha[i1]*ar[i2][j]) + float64(ha[i2]*ar[i1][j])
-			rb := float64(hb[j1]*ar[i][j2]) + float64(hb[j2]*ar[i][j1])
+			proj := float64(t2*r1[j]) - float64(t1*r2[j])
+			ra := float64(ha1*ar2[j]) + float64(ha2*ar1[j])
+			rb := float64(hb1[j]*ari2[j]) + float64(hb2[j]*ari1[j])
 			s := (math.Abs(proj) - ra - rb) / l
 			if !(s <= margin) {
-				return faceA, faceB, edge, false
+				return false
 			}
 			if s > edge.sep {
-				edge = satResult{sep: s, i: i, j: j}
+				edge.sep, edge.i, edge.j = s, i, j
 			}
 		}
 	}
 	faceA.n, faceB.n = ba.axis(faceA.i), bb.axis(faceB.i)
 	edge.n, _ = ba.axis(edge.i).Cross(bb.axis(edge.j)).Normalize()
-	return faceA, faceB, edge, true
+	return true
 }
 
 // edgeContact writes the single point of an edge–edge contact and reports
 // whether the two support edges really cross.
-func edgeContact(ba, bb *orientedBox, e satResult, margin float64, m *Manifold) bool {
+func edgeContact(ba, bb *orientedBox, e *satResult, margin float64, m *Manifold) bool {
 	n := e.n
 	if bb.pos.Sub(ba.pos).Dot(n) < 0 {
 		n = n.Neg()

@@ -23,7 +23,7 @@ type clipPolygon struct {
 // reference face of ref (axis f.i, facing inc) and writes the points below
 // the margin. flip is true when ref is shape B, so the manifold normal is
 // the reference normal negated.
-func faceContact(ref, inc *orientedBox, f satResult, margin float64, flip bool, m *Manifold) {
+func faceContact(ref, inc *orientedBox, f *satResult, margin float64, flip bool, m *Manifold) {
 	k := f.i
 	sRef := signOf(inc.pos.Sub(ref.pos).Dot(f.n))
 	nRef := f.n.Scale(sRef) // outward normal of the reference face
@@ -52,7 +52,10 @@ func faceContact(ref, inc *orientedBox, f satResult, margin float64, flip bool, 
 	ku, kv := otherAxes(k)
 	limU, limV := ref.h.Comp(ku)+clipSlop, ref.h.Comp(kv)+clipSlop
 	// Planes that leave every vertex inside are skipped: a box resting
-	// inside a larger face, the common case, needs no clip at all.
+	// inside a larger face, the common case, needs no clip at all. A plane
+	// that leaves every vertex outside ends the test: the incident face
+	// lies beside the reference face, as for the diagonal neighbours in a
+	// stack, three pairs in four of a fresh one.
 	var tmp clipPolygon
 	cur, next := &poly, &tmp
 	for plane, c := range [4]struct {
@@ -61,6 +64,9 @@ func faceContact(ref, inc *orientedBox, f satResult, margin float64, flip bool, 
 		limit float64
 	}{{ku, 1, limU}, {ku, -1, limU}, {kv, 1, limV}, {kv, -1, limV}} {
 		if clipAgainst(cur, next, c.axis, c.sign, c.limit, uint8(4+plane)) {
+			if next.n == 0 {
+				return
+			}
 			cur, next = next, cur
 		}
 	}

@@ -74,8 +74,8 @@ func Overlap(a *Shape, xa vecmath.Transform, b *Shape, xb vecmath.Transform) boo
 		case Box:
 			pb := NewPose(xb)
 			bb := placeBox(b, &pb)
-			_, _, _, ok := separatingAxes(&ba, &bb, 0)
-			return ok
+			var axes satAxes
+			return separatingAxes(&ba, &bb, 0, &axes)
 		case Capsule:
 			p0, p1 := capsuleEnds(b, xb)
 			_, _, _, d := segmentCoreClosest(p0, p1, a, xa)
