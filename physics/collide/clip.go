@@ -55,14 +55,22 @@ func faceContact(ref, inc *orientedBox, f *satResult, margin float64, flip bool,
 	// inside a larger face, the common case, needs no clip at all. A plane
 	// that leaves every vertex outside ends the test: the incident face
 	// lies beside the reference face, as for the diagonal neighbours in a
-	// stack, three pairs in four of a fresh one.
+	// stack, three pairs in four of a fresh one. Both are read off one
+	// pass over the corners until a plane cuts; from there on the polygon
+	// is clipped plane by plane.
+	planes := [4]sidePlane{{ku, 1, limU}, {ku, -1, limU}, {kv, 1, limV}, {kv, -1, limV}}
+	someOut, allOut := poly.sides(ku, kv, limU, limV)
+	first := 0 // the first plane with a corner outside
+	for first < len(planes) && someOut&(1<<first) == 0 {
+		first++
+	}
+	if first < len(planes) && allOut&(1<<first) != 0 {
+		return
+	}
 	var tmp clipPolygon
 	cur, next := &poly, &tmp
-	for plane, c := range [4]struct {
-		axis  int
-		sign  float64
-		limit float64
-	}{{ku, 1, limU}, {ku, -1, limU}, {kv, 1, limV}, {kv, -1, limV}} {
+	for plane := first; plane < len(planes); plane++ {
+		c := &planes[plane]
 		if clipAgainst(cur, next, c.axis, c.sign, c.limit, uint8(4+plane)) {
 			if next.n == 0 {
 				return
@@ -102,6 +110,39 @@ func faceContact(ref, inc *orientedBox, f *satResult, margin float64, flip bool,
 	}
 	m.Normal = normal
 	reduce(cands[:count], normal, m)
+}
+
+// sidePlane is the side plane sign·p[axis] <= limit of a reference face.
+type sidePlane struct {
+	axis  int
+	sign  float64
+	limit float64
+}
+
+// sides reports which of the side planes +ku, -ku, +kv, -kv (limits limU
+// and limV; bit k for plane k) have a vertex of p outside, and which have
+// every vertex outside, by clipAgainst's arithmetic.
+func (p *clipPolygon) sides(ku, kv int, limU, limV float64) (someOut, allOut uint8) {
+	allOut = 0b1111
+	for i := range p.n {
+		u, v := p.v[i].p.Comp(ku), p.v[i].p.Comp(kv)
+		var out uint8
+		if !(u-limU <= 0) {
+			out |= 1
+		}
+		if !(-u-limU <= 0) {
+			out |= 2
+		}
+		if !(v-limV <= 0) {
+			out |= 4
+		}
+		if !(-v-limV <= 0) {
+			out |= 8
+		}
+		someOut |= out
+		allOut &= out
+	}
+	return someOut, allOut
 }
 
 // clipAgainst clips polygon in by the plane sign·p[axis] <= limit into out
