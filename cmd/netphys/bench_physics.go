@@ -94,8 +94,12 @@ func leastOf(runs []stepTimes) stepTimes {
 }
 
 // stepStats summarises a run: mean, 99th percentile and worst wall-clock
-// step, mean and worst thread CPU step, and the first step's thread CPU.
-type stepStats struct{ mean, p99, worst, meanCPU, worstCPU, first time.Duration }
+// step, mean and worst thread CPU step (and its number, from 1), and the
+// first step's thread CPU.
+type stepStats struct {
+	mean, p99, worst, meanCPU, worstCPU, first time.Duration
+	worstAt                                    int
+}
 
 func (t stepTimes) stats() stepStats {
 	if len(t.wall) == 0 {
@@ -107,12 +111,19 @@ func (t stepTimes) stats() stepStats {
 		totalCPU += t.cpu[i]
 	}
 	sorted := slices.Sorted(slices.Values(t.wall))
+	worstAt := 0
+	for i, d := range t.cpu {
+		if d > t.cpu[worstAt] {
+			worstAt = i
+		}
+	}
 	return stepStats{
 		mean:     total / time.Duration(len(t.wall)),
 		p99:      sorted[(len(sorted)*99+99)/100-1],
 		worst:    sorted[len(sorted)-1],
 		meanCPU:  totalCPU / time.Duration(len(t.cpu)),
-		worstCPU: slices.Max(t.cpu),
+		worstCPU: t.cpu[worstAt],
+		worstAt:  worstAt + 1,
 		first:    t.cpu[0],
 	}
 }
@@ -165,15 +176,15 @@ func printPhysics(stdout io.Writer, o benchOptions, results []sceneResult, withB
 	}
 	fmt.Fprintf(stdout, "\nms per step, each step's least over %d runs: wall clock, and cpu, the stepping thread's CPU time\n", o.repeat)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "scene\tmean\tp99\tworst\tmean cpu\tworst cpu\tfirst cpu\tworst/mean cpu\tallocs/step\tsnapshot µs\trestore µs\tawake at end\t"
+	head := "scene\tmean\tp99\tworst\tmean cpu\tworst cpu\tat step\tfirst cpu\tworst/mean cpu\tallocs/step\tsnapshot µs\trestore µs\tawake at end\t"
 	if withBullet {
 		head += "Bullet mean\tp99\tworst\tmean cpu\tworst cpu\tawake at end\tBullet/netphys mean\tcpu\t"
 	}
 	fmt.Fprintln(tw, head)
 	for _, r := range results {
 		n := r.netphys
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%.1f\t%.1f\t%d\t", r.scene, ms(n.mean), ms(n.p99), ms(n.worst),
-			ms(n.meanCPU), ms(n.worstCPU), ms(n.first), ratio(n.worstCPU, n.meanCPU), r.allocsPerStep, us(r.snapshot), us(r.restore), r.awakeAtEnd)
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.3f\t%.1f\t%.2f\t%.1f\t%.1f\t%d\t", r.scene, ms(n.mean), ms(n.p99), ms(n.worst),
+			ms(n.meanCPU), ms(n.worstCPU), n.worstAt, ms(n.first), ratio(n.worstCPU, n.meanCPU), r.allocsPerStep, us(r.snapshot), us(r.restore), r.awakeAtEnd)
 		if withBullet {
 			b := r.bullet
 			fmt.Fprintf(tw, "%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.2f\t%.2f\t", ms(b.mean), ms(b.p99), ms(b.worst), ms(b.meanCPU), ms(b.worstCPU),
