@@ -21,7 +21,8 @@ import (
 // (internal/benchscene, shared with the Go benchmarks) steps 600 times at
 // 60 Hz, three times over, and each step counts with its least time of the
 // three runs (a shared machine adds milliseconds at random to single
-// steps, never to the same step of every run); the table gives the mean, 99th percentile and worst wall-clock
+// steps, rarely to the same step of every run, and the runs of a scene are
+// spread over the whole bench); the table gives the mean, 99th percentile and worst wall-clock
 // time per step, the worst thread CPU time per step (which a busy machine
 // does not inflate by preempting the stepping thread), the first step,
 // the allocations per step once warmed up, the time of a Snapshot and of a
@@ -148,13 +149,9 @@ func benchPhysics(ctx context.Context, stdout io.Writer, prog *progress, o bench
 	if peer != nil {
 		defer peer.close()
 	}
-	var results []sceneResult
-	for _, s := range benchscene.All {
-		r, err := benchScene(ctx, prog, s, o, peer)
-		if err != nil {
-			return err
-		}
-		results = append(results, r)
+	results, err := benchScenes(ctx, prog, benchscene.All, o, peer)
+	if err != nil {
+		return err
 	}
 	prog.done()
 	printPhysics(stdout, o, results, peer != nil)
@@ -206,45 +203,63 @@ func printPhysics(stdout io.Writer, o benchOptions, results []sceneResult, withB
 	}
 }
 
-func benchScene(ctx context.Context, prog *progress, s benchscene.Scene, o benchOptions, peer *bulletPeer) (sceneResult, error) {
-	r := sceneResult{scene: s, hasBullet: peer != nil}
-	var w *physics.World
-	mine, theirs := make([]stepTimes, o.repeat), make([]stepTimes, o.repeat)
+// benchScenes runs each scene o.repeat times, round after round (A, B, C,
+// then A, B, C again), so that the runs of one scene lie seconds apart and
+// a moment when the machine is busy rarely slows the same step of every
+// run: the short sleeping runs, back to back, took it three times.
+func benchScenes(ctx context.Context, prog *progress, scenes []benchscene.Scene, o benchOptions, peer *bulletPeer) ([]sceneResult, error) {
+	results := make([]sceneResult, len(scenes))
+	worlds := make([]*physics.World, len(scenes))
+	mine, theirs := make([][]stepTimes, len(scenes)), make([][]stepTimes, len(scenes))
+	for i := range scenes {
+		mine[i], theirs[i] = make([]stepTimes, o.repeat), make([]stepTimes, o.repeat)
+	}
 	for rep := range o.repeat {
-		var err error
-		if w, err = benchscene.NewWorld(s, o.cfg); err != nil {
-			return r, err
+		for i, s := range scenes {
+			w, err := benchscene.NewWorld(s, o.cfg)
+			if err != nil {
+				return nil, err
+			}
+			if peer != nil {
+				if err := peer.load(w, o.cfg.SleepFrames != 0); err != nil {
+					return nil, err
+				}
+			}
+			if err := runInterleaved(ctx, prog, w, peer, o, &mine[i][rep], &theirs[i][rep]); err != nil {
+				return nil, err
+			}
+			if peer != nil {
+				if results[i].bulletAwake, err = peer.awake(); err != nil {
+					return nil, err
+				}
+			}
+			worlds[i] = w
+			prog.report("bench physics: %s run %d/%d done", s, rep+1, o.repeat)
 		}
+	}
+	for i, s := range scenes {
+		r := &results[i]
+		r.scene, r.hasBullet = s, peer != nil
+		r.netphys = leastOf(mine[i]).stats()
 		if peer != nil {
-			if err := peer.load(w, o.cfg.SleepFrames != 0); err != nil {
-				return r, err
+			r.bullet = leastOf(theirs[i]).stats()
+		}
+		w := worlds[i]
+		for _, id := range w.Bodies(nil) {
+			if st, err := w.State(id); err == nil && w.Type(id) == physics.Dynamic && !st.AtRest {
+				r.awakeAtEnd++
 			}
 		}
-		if err := runInterleaved(ctx, prog, w, peer, o, &mine[rep], &theirs[rep]); err != nil {
-			return r, err
-		}
-		prog.report("bench physics: %s run %d/%d done", s, rep+1, o.repeat)
-	}
-	r.netphys = leastOf(mine).stats()
-	if peer != nil {
-		r.bullet = leastOf(theirs).stats()
+		r.topLo, r.topHi = benchscene.StackTopRange(w)
 		var err error
-		if r.bulletAwake, err = peer.awake(); err != nil {
-			return r, err
+		if r.snapshot, r.restore, err = snapshotTimes(w); err != nil {
+			return nil, err
+		}
+		if r.allocsPerStep, err = allocsPerStep(s, o); err != nil {
+			return nil, err
 		}
 	}
-	for _, id := range w.Bodies(nil) {
-		if st, err := w.State(id); err == nil && w.Type(id) == physics.Dynamic && !st.AtRest {
-			r.awakeAtEnd++
-		}
-	}
-	r.topLo, r.topHi = benchscene.StackTopRange(w)
-	var err error
-	if r.snapshot, r.restore, err = snapshotTimes(w); err != nil {
-		return r, err
-	}
-	r.allocsPerStep, err = allocsPerStep(s, o)
-	return r, err
+	return results, nil
 }
 
 // runInterleaved steps w and the peer's copy of the scene, o.block steps
