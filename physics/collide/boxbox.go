@@ -174,8 +174,9 @@ func separatingAxes(ba, bb *orientedBox, margin float64, out *satAxes) bool {
 			faceB.sep, faceB.i = s, j
 		}
 	}
-	// B's half extents along its other two axes, in the order the edge
-	// axis Aᵢ×Bⱼ reads them: hb1[j] = hb[j+1], hb2[j] = hb[j+2].
+	// The edge axis Aᵢ×Bⱼ reads B's other two axes, j+1 and j+2 (mod 3):
+	// hb1[j] = hb[j+1], hb2[j] = hb[j+2], and the same shift of row i of
+	// |r| in ari1 and ari2, so that the inner loop indexes by j alone.
 	hb1, hb2 := [3]float64{hb[1], hb[2], hb[0]}, [3]float64{hb[2], hb[0], hb[1]}
 	edge.sep, edge.i, edge.j = math.Inf(-1), 0, 0
 	for i := range 3 {
