@@ -10,6 +10,14 @@ import (
 	"github.com/netphys/netphys/vecmath"
 )
 
+// frame runs the match m for one 60 Hz frame of virtual time.
+func frame(t *testing.T, m *simmatch.Match) {
+	t.Helper()
+	if err := m.Run(time.Second / 60); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // vrTestMatch is the VR world of cfg on a host and three guests over the
 // network simulator, with the benchmark's budget of 128 kbps.
 func vrTestMatch(t *testing.T, cfg VRConfig, bots []*VRBot, cond netsim.Conditions) ([]*VR, *simmatch.Match) {
@@ -88,17 +96,12 @@ func TestVRConvergesAfterPlayStopsMidCollapse(t *testing.T) {
 		{Kind: ActWait, At: 150},
 		{Kind: ActThrow, Hand: 0, To: top, Flight: 0.6},
 	}
-	step := func() {
-		if err := m.Run(time.Second / 60); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Play until the cube hits the tower on the host, then stop everyone.
 	for hit := false; !hit; {
 		if m.Elapsed() > 8*time.Second {
 			t.Fatal("the thrown cube never hit the tower")
 		}
-		step()
+		frame(t, m)
 		for _, i := range tower {
 			hit = hit || !worlds[0].Object(i).AtRest
 		}
@@ -111,7 +114,7 @@ func TestVRConvergesAfterPlayStopsMidCollapse(t *testing.T) {
 		if m.Elapsed()-stopped > 5*time.Second {
 			t.Fatal("the guests do not hold the host's bits 5 s after play stopped")
 		}
-		step()
+		frame(t, m)
 	}
 	t.Logf("converged %v after play stopped", m.Elapsed()-stopped)
 	if p := worlds[0].Object(tower[len(tower)-1]).Position; p.Sub(top).Length() < 2 {
@@ -169,16 +172,11 @@ func TestVRStacksRestUnderGuestAuthority(t *testing.T) {
 	for p, b := range bots {
 		b.acts = vrStack(worlds[p], p)
 	}
-	step := func() {
-		if err := m.Run(time.Second / 60); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for done := false; !done; {
 		if m.Elapsed() > 30*time.Second {
 			t.Fatal("the bots never finished stacking")
 		}
-		step()
+		frame(t, m)
 		done = true
 		for _, b := range bots {
 			done = done && b.Done()
@@ -189,7 +187,7 @@ func TestVRStacksRestUnderGuestAuthority(t *testing.T) {
 		if m.Elapsed()-stopped > 5*time.Second {
 			t.Fatal("the guests do not hold the host's bits 5 s after play stopped")
 		}
-		step()
+		frame(t, m)
 	}
 	t.Logf("converged %v after play stopped at %v", m.Elapsed()-stopped, stopped)
 	for p := range VRPlayers {
