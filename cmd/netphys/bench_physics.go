@@ -47,9 +47,6 @@ func init() {
 			fs.StringVar(&o.peer, "peer", "auto", "comparison engine: bullet (build the harness if needed, fail without it), auto (Bullet if its harness is built) or none")
 			fs.StringVar(&o.bulletBin, "bullet-bin", "bench/bullet/bin/bullet-bench", "the Bullet harness binary, built by bench/bullet/build.sh")
 			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return fmt.Errorf("unexpected arguments %q", args)
-				}
 				if o.steps < 1 || o.warmup < 0 || o.warmup >= o.steps || o.block < 1 || o.repeat < 1 {
 					return fmt.Errorf("need steps >= 1, 0 <= warmup < steps, block >= 1 and repeat >= 1")
 				}

@@ -107,9 +107,6 @@ func setupConnect(fs *flag.FlagSet) func(ctx context.Context, args []string) err
 	wait := fs.Duration("wait", 2*time.Second, "how long to wait for the last echoes")
 	connectTimeout := fs.Duration("connect-timeout", 0, "give up connecting after this long (0: when the token's timeout or expiry says so)")
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return fmt.Errorf("unexpected arguments %q", args)
-		}
 		if *size < echoHeaderBytes || *size > netcode.MaxPayloadBytes {
 			return fmt.Errorf("--size %d: want %d to %d", *size, echoHeaderBytes, netcode.MaxPayloadBytes)
 		}

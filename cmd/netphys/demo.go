@@ -32,9 +32,6 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	autoplay := fs.Duration("autoplay", 5*time.Second, "with the viewer: after this long without a key, the scripted play drives the player until a key is pressed (0: never)")
 	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, ModelLayout: scene.Tower20, Builtin: []string{"state"}})
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return fmt.Errorf("demo: unexpected arguments %q", args)
-		}
 		// Every flag is checked before anything starts or prints.
 		if *duration < 0 {
 			return fmt.Errorf("--duration %v: want 0 (until Ctrl-C) or more", *duration)
@@ -49,6 +46,9 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			}
 			return demoModel(ctx, stdoutOf(fs), models, match.DemoConfig{Conditions: cond, Seed: *seed,
 				Script: *script, AutoPlay: *autoplay, Duration: *duration}, *headless, *httpAddr)
+		}
+		if isSet(fs, "players") {
+			return fmt.Errorf("--players %d: the plain state demo (--model state) runs one player against the server; give --model lockstep, interp, predict or statesync for more", models.Players())
 		}
 		cfg := def
 		var err error
@@ -85,4 +85,11 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		}
 		return err
 	}
+}
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -41,9 +41,6 @@ func setupLoad(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	connectTimeout := fs.Duration("connect-timeout", 20*time.Second, "give up connecting a client after this long")
 	ackOnly := fs.Bool("ack-only", false, "interp only: clients that acknowledge every snapshot packet without decoding it; the server's work is the same, this process's far less")
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return fmt.Errorf("load: unexpected arguments %q", args)
-		}
 		if *clients < 1 || *clients > 256 || *duration <= 0 || *connectTimeout <= 0 {
 			return errors.New("load: --clients 1 to 256, --duration and --connect-timeout positive")
 		}

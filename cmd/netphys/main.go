@@ -21,6 +21,10 @@ import (
 type command struct {
 	name    string // "demo", or "bench physics" for a report under bench
 	summary string // one line for the command list
+	// args describes the positional arguments the command takes after its
+	// flags, for its usage line ("packages"); empty for a command that takes
+	// none, which then refuses any.
+	args string
 	// setup declares the command's flags on fs and returns the function
 	// that runs it once the flags are parsed. Positional arguments left
 	// after the flags are passed to run.
@@ -41,14 +45,20 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout)
 	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errNoCommand):
+		printUsage(os.Stderr, "")
+		os.Exit(2)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "netphys:", err)
 		os.Exit(1)
 	}
 }
+
+// errNoCommand is netphys run without a command: the usage goes to
+// standard error and the exit status is 2, as for a bad flag.
+var errNoCommand = errors.New("no command given (run netphys --help)")
 
 // logLevel reads NETPHYS_LOG (debug, info, warn, error); info by default.
 func logLevel() slog.Level {
@@ -62,7 +72,10 @@ func logLevel() slog.Level {
 // run finds the command named by the leading arguments, parses its flags
 // and runs it.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	if len(args) == 0 {
+		return errNoCommand
+	}
+	if isHelp(args[0]) {
 		if len(args) > 1 {
 			return run(ctx, []string{args[1], "--help"}, stdout)
 		}
@@ -90,11 +103,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(stdout)
 	runFn := c.setup(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: netphys %s [flags]\n\n%s\n\nflags:\n", name, c.summary)
+		fmt.Fprintf(stdout, "usage: netphys %s [flags]%s\n\n%s\n\nflags:\n", name, strings.TrimRight(" "+c.args, " "), c.summary)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(rest); err != nil {
 		return err
+	}
+	if c.args == "" && fs.NArg() > 0 {
+		return fmt.Errorf("%s takes no arguments, only flags: %q is extra (run netphys %s --help)", name, fs.Args(), name)
 	}
 	return runFn(ctx, fs.Args())
 }

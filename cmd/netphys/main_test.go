@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,10 @@ func TestEveryCommandHasHelp(t *testing.T) {
 }
 
 func TestTopLevelHelpListsCommands(t *testing.T) {
-	for _, args := range [][]string{nil, {"--help"}, {"help"}} {
+	if err := run(context.Background(), nil, io.Discard); !errors.Is(err, errNoCommand) {
+		t.Fatalf("no command: err %v, want errNoCommand (exit status 2)", err)
+	}
+	for _, args := range [][]string{{"--help"}, {"help"}} {
 		var out strings.Builder
 		if err := run(context.Background(), args, &out); err != nil {
 			t.Fatalf("%q: %v", args, err)
@@ -69,6 +73,12 @@ func TestBadFlagValuesAreErrors(t *testing.T) {
 		{[]string{"demo", "--model", "statesync", "--players", "5", "--headless"}, "--players 5"},
 		{[]string{"netsim", "--forward", "127.0.0.1:1", "--bandwidth", "fast"}, "--bandwidth"},
 		{[]string{"netsim", "--forward", "127.0.0.1:1", "--stats", "-1s"}, "--stats"},
+		{[]string{"token", "--new-key", "extra"}, `token takes no arguments, only flags: ["extra"] is extra`},
+		{[]string{"serve", "--key", strings.Repeat("ab", 32), "--listen", "127.0.0.1:99999"}, "--listen 127.0.0.1:99999: port 99999 is out of range"},
+		{[]string{"serve", "--key", strings.Repeat("ab", 32), "--listen", "localhost:4000"}, "--listen localhost:4000: give an IP address and port"},
+		{[]string{"serve", "--key", strings.Repeat("ab", 32), "--model", "bogus"}, `unknown model "bogus" (known: echo, interp, lockstep, predict, statesync)`},
+		{[]string{"demo", "--model", "state", "--players", "99", "--headless"}, "--players 99: the plain state demo"},
+		{[]string{"demo", "--model", "bogus", "--headless"}, `unknown model "bogus" (known: state, interp, lockstep, predict, statesync)`},
 	} {
 		var out strings.Builder
 		err := run(context.Background(), tt.args, &out)

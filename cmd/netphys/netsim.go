@@ -27,9 +27,6 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 	idle := fs.Duration("idle", time.Minute, "close a client's upstream socket after this long without traffic")
 	every := fs.Duration("stats", 5*time.Second, "log the counters this often (0: only when it stops)")
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return fmt.Errorf("netsim: unexpected arguments %q", args)
-		}
 		if *forward == "" {
 			return errors.New("netsim: --forward is required")
 		}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/netphys/netphys/internal/match"
@@ -49,14 +49,8 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		if cfg.Netcode.ProtocolID, err = parseProtocolID(*protocol); err != nil {
 			return err
 		}
-		if *public != "" {
-			if cfg.Netcode.PublicAddress, err = netip.ParseAddrPort(*public); err != nil {
-				return fmt.Errorf("--public: %w", err)
-			}
-		} else if ap, err := netip.ParseAddrPort(*listen); err == nil && !ap.Addr().IsUnspecified() {
-			cfg.Netcode.PublicAddress = ap
-		} else {
-			return errors.New("--listen is not a concrete ip:port: give --public, the address tokens list")
+		if cfg.Netcode.PublicAddress, err = publicAddress(*listen, *public); err != nil {
+			return err
 		}
 		if models.Model() != "echo" {
 			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report)
@@ -104,6 +98,34 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			}
 		}
 	}
+}
+
+// publicAddress checks --listen and returns the address the tokens list:
+// --public if given, else --listen, which must then be a concrete IP and
+// port.
+func publicAddress(listen, public string) (netip.AddrPort, error) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("--listen %s: want ip:port, such as 127.0.0.1:40000", listen)
+	}
+	if n, err := strconv.ParseUint(port, 10, 64); err != nil || n == 0 || n > 65535 {
+		return netip.AddrPort{}, fmt.Errorf("--listen %s: port %s is out of range: want 1 to 65535", listen, port)
+	}
+	if public != "" {
+		ap, err := netip.ParseAddrPort(public)
+		if err != nil || ap.Port() == 0 || ap.Addr().IsUnspecified() {
+			return netip.AddrPort{}, fmt.Errorf("--public %s: want the ip:port clients reach the server at, such as 203.0.113.7:40000", public)
+		}
+		return ap, nil
+	}
+	ip, err := netip.ParseAddr(host)
+	switch {
+	case err != nil:
+		return netip.AddrPort{}, fmt.Errorf("--listen %s: give an IP address and port (the tokens list the server's address, and a host name is not one), or give --public", listen)
+	case ip.IsUnspecified():
+		return netip.AddrPort{}, fmt.Errorf("--listen %s listens on every address: give --public, the ip:port clients reach the server at, which the tokens list", listen)
+	}
+	return netip.MustParseAddrPort(net.JoinHostPort(host, port)), nil
 }
 
 func logServerStats(st netcode.ServerStats) {

@@ -81,7 +81,8 @@ func (f *Flags) Setup(log *slog.Logger) (Setup, error) {
 func (f *Flags) Sides() (*Model, Sides, error) {
 	m, err := Lookup(*f.model)
 	if err != nil {
-		return nil, Sides{}, err
+		known := append(append([]string(nil), f.defaults.Builtin...), Names()...)
+		return nil, Sides{}, fmt.Errorf("%w %q (known: %s)", ErrModel, *f.model, strings.Join(known, ", "))
 	}
 	if *f.players < 1 || *f.players > 64 {
 		return nil, Sides{}, fmt.Errorf("--players %d: want 1 to 64", *f.players)

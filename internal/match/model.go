@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -160,7 +161,7 @@ func Lookup(name string) (*Model, error) {
 	if m := models[name]; m != nil {
 		return m, nil
 	}
-	return nil, fmt.Errorf("%w %q (known: %v)", ErrModel, name, Names())
+	return nil, fmt.Errorf("%w %q (known: %s)", ErrModel, name, strings.Join(Names(), ", "))
 }
 
 // Names lists the registered models, sorted.
