@@ -77,6 +77,9 @@ func TestBadFlagValuesAreErrors(t *testing.T) {
 		{[]string{"serve", "--key", strings.Repeat("ab", 32), "--listen", "127.0.0.1:99999"}, "--listen 127.0.0.1:99999: port 99999 is out of range"},
 		{[]string{"serve", "--key", strings.Repeat("ab", 32), "--listen", "localhost:4000"}, "--listen localhost:4000: give an IP address and port"},
 		{[]string{"serve", "--key", strings.Repeat("ab", 32), "--model", "bogus"}, `unknown model "bogus" (known: echo, interp, lockstep, predict, statesync)`},
+		{[]string{"serve", "--key", strings.Repeat("ab", 32), "--model", "predict", "--players", "20"}, "--players 20: model predict plays 1 to 16 players"},
+		{[]string{"serve", "--key", strings.Repeat("ab", 32), "--model", "lockstep", "--players", "5"}, "--players 5: model lockstep plays 1 to 4 players"},
+		{[]string{"play", "--model", "statesync", "--players", "5", "--token", "x"}, "--players 5: model statesync plays 2 to 4 players (its host plays 1 of them)"},
 		{[]string{"demo", "--model", "state", "--players", "99", "--headless"}, "--players 99: the plain state demo"},
 		{[]string{"demo", "--model", "bogus", "--headless"}, `unknown model "bogus" (known: state, interp, lockstep, predict, statesync)`},
 	} {

@@ -38,7 +38,7 @@ func DeclareFlags(fs *flag.FlagSet, def Defaults) *Flags {
 	names := append(append([]string(nil), def.Builtin...), Names()...)
 	f := &Flags{sides: map[string]func() (Sides, error){}}
 	f.model = fs.String("model", def.Model, "network model: "+strings.Join(names, ", "))
-	f.players = fs.Int("players", def.Players, "players in the match: 1 to 4 for lockstep, 2 to 4 for statesync (the host plays one, the others are clients); every process of a match must agree")
+	f.players = fs.Int("players", def.Players, "players in the match, "+playerRanges()+"; every process of a match must agree")
 	usage := fmt.Sprintf("the cube world: cubes900, tower20 or pyramid10; every process of a match must agree (default %v", def.ModelLayout)
 	if def.Layout != def.ModelLayout {
 		usage += fmt.Sprintf(" for network models, %v for %s", def.Layout, strings.Join(def.Builtin, ", "))
@@ -52,6 +52,21 @@ func DeclareFlags(fs *flag.FlagSet, def Defaults) *Flags {
 		}
 	}
 	return f
+}
+
+// playerRanges says how many players each registered model plays.
+func playerRanges() string {
+	var ranges []string
+	for _, n := range Names() {
+		m := models[n]
+		least, most := m.PlayerRange()
+		r := fmt.Sprintf("%d to %d for %s", least, most, n)
+		if m.HostSeats > 0 {
+			r += fmt.Sprintf(" (the host plays %d)", m.HostSeats)
+		}
+		ranges = append(ranges, r)
+	}
+	return strings.Join(ranges, ", ")
 }
 
 // Model is the --model given.
@@ -84,16 +99,12 @@ func (f *Flags) Sides() (*Model, Sides, error) {
 		known := append(append([]string(nil), f.defaults.Builtin...), Names()...)
 		return nil, Sides{}, fmt.Errorf("%w %q (known: %s)", ErrModel, *f.model, strings.Join(known, ", "))
 	}
-	if *f.players < 1 || *f.players > 64 {
-		return nil, Sides{}, fmt.Errorf("--players %d: want 1 to 64", *f.players)
-	}
-	if m.Clients(*f.players) < 1 {
-		return nil, Sides{}, fmt.Errorf("--players %d: model %s's host plays %d of them, want at least %d", *f.players, m.Name, m.HostSeats, m.HostSeats+1)
-	}
-	if m.CheckPlayers != nil {
-		if err := m.CheckPlayers(*f.players); err != nil {
-			return nil, Sides{}, err
+	if least, most := m.PlayerRange(); *f.players < least || *f.players > most {
+		why := ""
+		if m.HostSeats > 0 {
+			why = fmt.Sprintf(" (its host plays %d of them)", m.HostSeats)
 		}
+		return nil, Sides{}, fmt.Errorf("--players %d: model %s plays %d to %d players%s", *f.players, m.Name, least, most, why)
 	}
 	build := f.sides[m.Name]
 	if build == nil {

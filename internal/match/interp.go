@@ -18,9 +18,10 @@ import (
 // interpolated between the snapshots it receives.
 func init() {
 	Register(&Model{
-		Name:    "interp",
-		Summary: "snapshot interpolation: the server simulates, clients draw interpolated snapshots (64 viewers at most)",
-		Flags:   interpFlags,
+		Name:       "interp",
+		Summary:    "snapshot interpolation: the server simulates, clients draw interpolated snapshots (64 viewers at most)",
+		Flags:      interpFlags,
+		MaxPlayers: MaxPlayers,
 	})
 }
 

@@ -18,6 +18,8 @@ func init() {
 		Name:    "lockstep",
 		Summary: "deterministic lockstep: only inputs cross the network, every player steps the same world",
 		Flags:   lockstepFlags,
+		// The server's limit; the flag error names it before anything starts.
+		MaxPlayers: lockstep.MaxPlayers,
 	})
 }
 

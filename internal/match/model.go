@@ -34,9 +34,11 @@ type Model struct {
 	// starts --players minus HostSeats clients. 0: every player is a
 	// client, the server none.
 	HostSeats int
-	// CheckPlayers, if set, refuses a --players the model cannot play,
-	// before anything starts.
-	CheckPlayers func(players int) error
+	// MaxPlayers is the most --players the model plays (the least is
+	// HostSeats+1); a --players outside is refused before anything
+	// starts, and --help lists each model's range. 0: the runtime's
+	// limit, MaxPlayers.
+	MaxPlayers int
 	// Keys says what the viewer's keys do, for the commands' hints. Empty:
 	// the cube world's (CubeKeys).
 	Keys string
@@ -51,6 +53,18 @@ func (m *Model) KeyHelp() string {
 		return CubeKeys
 	}
 	return m.Keys
+}
+
+// MaxPlayers is the runtime's limit on --players, whatever the model.
+const MaxPlayers = 64
+
+// PlayerRange is the least and the most --players m plays.
+func (m *Model) PlayerRange() (least, most int) {
+	most = m.MaxPlayers
+	if most == 0 {
+		most = MaxPlayers
+	}
+	return m.HostSeats + 1, most
 }
 
 // Clients is how many clients a match of players needs.

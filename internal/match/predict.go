@@ -17,10 +17,11 @@ import (
 // (scene.Arena). The cube world's --layout does not apply.
 func init() {
 	Register(&Model{
-		Name:    "predict",
-		Summary: "client prediction, server reconciliation and lag-compensated shots in the arena (16 players at most)",
-		Flags:   predictFlags,
-		Keys:    "arrows move, space jumps, z fires at the nearest player shown",
+		Name:       "predict",
+		Summary:    "client prediction, server reconciliation and lag-compensated shots in the arena (16 players at most)",
+		Flags:      predictFlags,
+		MaxPlayers: scene.MaxArenaPlayers,
+		Keys:       "arrows move, space jumps, z fires at the nearest player shown",
 	})
 }
 

@@ -20,12 +20,12 @@ import (
 // authority over them, the avatars' heads and hands in their players'.
 func init() {
 	Register(&Model{
-		Name:         "statesync",
-		Summary:      "state sync with distributed authority: the VR sample, a host (a bot) and up to 3 guests; --players counts the host",
-		Flags:        statesyncFlags,
-		HostSeats:    1,
-		CheckPlayers: statesyncTable,
-		Keys:         StatesyncKeys,
+		Name:       "statesync",
+		Summary:    "state sync with distributed authority: the VR sample, a host (a bot) and up to 3 guests; --players counts the host",
+		Flags:      statesyncFlags,
+		HostSeats:  1,
+		MaxPlayers: scene.VRPlayers,
+		Keys:       StatesyncKeys,
 	})
 }
 
