@@ -22,7 +22,7 @@ var FMATargets = [][]string{{"GOARCH=arm64"}, {"GOARCH=amd64", "GOAMD64=v3"}}
 // listing (-gcflags=-S), with the source line it came from: arm64's
 // FMADDD/FMSUBD/FNMADDD/FNMSUBD (and the S forms) and amd64's VFMADD231SD
 // and kin.
-var fmaInstruction = regexp.MustCompile(`\((\S+\.go):(\d+)\)\s+(FMADD|FMSUB|FNMADD|FNMSUB|VFMADD|VFMSUB|VFNMADD|VFNMSUB)\w*`)
+var fmaInstruction = regexp.MustCompile(`\((\S+\.go):(\d+)\)\s+((?:FMADD|FMSUB|FNMADD|FNMSUB|VFMADD|VFMSUB|VFNMADD|VFNMSUB)\w*)`)
 
 // CheckFMA compiles the packages that patterns name (in the module at dir;
 // "" is the current directory) for each of FMATargets, with the assembly
