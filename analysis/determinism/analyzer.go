@@ -1,6 +1,7 @@
 package determinism
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -86,28 +87,42 @@ func run(pass *analysis.Pass) (any, error) {
 		if tf == nil || strings.HasSuffix(tf.Name(), "_test.go") {
 			continue
 		}
-		c := fileChecker{pass: pass, file: tf, escaped: escapedLines(pass.Fset, f)}
+		c := fileChecker{pass: pass, file: tf, escaped: escapedLines(pass, tf, f)}
 		ast.Inspect(f, c.visit)
 	}
 	return nil, nil
 }
 
-// escapedLines returns the lines an escape comment covers: its own line
-// and the next.
-func escapedLines(fset *token.FileSet, f *ast.File) map[int]bool {
+// escapedLines returns the lines the escape comments of f cover: the
+// comment's own line, and the next when the comment is alone on its line.
+func escapedLines(pass *analysis.Pass, tf *token.File, f *ast.File) map[int]bool {
 	var lines map[int]bool
+	var src []byte
 	for _, g := range f.Comments {
 		for _, c := range g.List {
-			if c.Text == EscapeComment || strings.HasPrefix(c.Text, EscapeComment+" ") {
-				if lines == nil {
-					lines = map[int]bool{}
-				}
-				l := fset.Position(c.Slash).Line
-				lines[l], lines[l+1] = true, true
+			if !isEscape(c.Text) {
+				continue
+			}
+			if lines == nil {
+				lines = map[int]bool{}
+				src, _ = pass.ReadFile(tf.Name()) // unreadable: every escape covers the next line too
+			}
+			l := tf.Line(c.Slash)
+			lines[l] = true
+			start, at := tf.Offset(tf.LineStart(l)), tf.Offset(c.Slash)
+			if src == nil || at > len(src) || len(bytes.TrimSpace(src[start:at])) == 0 {
+				lines[l+1] = true
 			}
 		}
 	}
 	return lines
+}
+
+// isEscape reports whether the comment text (from its //) is the escape
+// comment, alone or followed by a reason.
+func isEscape(text string) bool {
+	rest, ok := strings.CutPrefix(text, EscapeComment)
+	return ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
 }
 
 type fileChecker struct {
@@ -134,7 +149,13 @@ func (c *fileChecker) visit(n ast.Node) bool {
 				}
 			}
 		}
+		if (n.Op == token.MUL || n.Op == token.QUO) && c.isComplex(n) {
+			c.reportComplex(n, n.Op)
+		}
 	case *ast.AssignStmt:
+		if (n.Tok == token.MUL_ASSIGN || n.Tok == token.QUO_ASSIGN) && len(n.Lhs) == 1 && c.isComplex(n.Lhs[0]) {
+			c.reportComplex(n, n.Tok)
+		}
 		if (n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN) && len(n.Rhs) == 1 {
 			if p, typ := c.floatProduct(n.Rhs[0]); p != nil {
 				c.reportFMA(n, n.Tok, p, typ)
@@ -160,6 +181,27 @@ func (c *fileChecker) visit(n ast.Node) bool {
 		c.checkCall(n)
 	}
 	return true
+}
+
+// reportComplex reports a complex multiplication or division (op is *,
+// /, *= or /=).
+func (c *fileChecker) reportComplex(n ast.Node, op token.Token) {
+	name := "multiplication"
+	if op == token.QUO || op == token.QUO_ASSIGN {
+		name = "division"
+	}
+	c.report(n, RuleFMA, "complex %s: its real and imaginary parts are sums of products, which the compiler may fuse "+
+		"into FMA instructions; write the parts out, rounding each product with float64(...)", name)
+}
+
+// isComplex reports whether e is a complex value that is not a constant.
+func (c *fileChecker) isComplex(e ast.Expr) bool {
+	tv, ok := c.pass.TypesInfo.Types[e]
+	if !ok || tv.Value != nil {
+		return false
+	}
+	basic, ok := tv.Type.Underlying().(*types.Basic)
+	return ok && basic.Info()&types.IsComplex != 0
 }
 
 // reportFMA reports a product p of type typ that meets op.

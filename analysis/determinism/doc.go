@@ -12,6 +12,8 @@
 //	          it does on arm64 and on amd64 with GOAMD64=v3 but not on plain
 //	          amd64. Write float64(a*b) + c: an explicit conversion rounds the
 //	          product and forbids the fusion. x/2 counts, it compiles to x*0.5.
+//	          A complex multiplication or division is reported too: its parts
+//	          are sums of products, which fuse the same way.
 //	maprange  a range over a map: the order differs between runs.
 //	clock     time.Now, time.Since, timers and sleeps: the wall clock differs
 //	          between peers; time enters a step as an argument (a tick).
@@ -33,7 +35,7 @@
 // (netphys vet ./game/sim/...), and keeps drivers, rendering and tools in
 // other packages. Test files (_test.go) are never checked. A deliberate
 // exception inside a checked package is marked with a comment at the end
-// of the flagged line or alone on the line just above it, with the reason:
+// of the flagged line, or alone on the line just above it, with the reason:
 //
 //	//netphys:nondeterministic debug overlay only, never feeds the step
 //

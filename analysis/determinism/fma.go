@@ -82,9 +82,10 @@ func (e escapeLines) escaped(file string, line int) bool {
 			sc := bufio.NewScanner(bytes.NewReader(src))
 			sc.Buffer(nil, len(src)+1)
 			for n := 1; sc.Scan(); n++ {
-				if i := strings.Index(sc.Text(), EscapeComment); i >= 0 {
-					if rest := sc.Text()[i+len(EscapeComment):]; rest == "" || rest[0] == ' ' {
-						lines[n], lines[n+1] = true, true
+				if i := strings.Index(sc.Text(), EscapeComment); i >= 0 && isEscape(sc.Text()[i:]) {
+					lines[n] = true
+					if strings.TrimSpace(sc.Text()[:i]) == "" { // alone on its line: it covers the next
+						lines[n+1] = true
 					}
 				}
 			}

@@ -20,3 +20,9 @@ func render(m map[int]float64, a, b, c float64) float64 {
 	x += a * b // want `floating-point product meets \+=`
 	return x
 }
+
+func trailing(a, b, c float64) float64 {
+	x := float64(a*b) + c //netphys:nondeterministic covers this line only
+	x += a * b            // want `floating-point product meets \+=`
+	return x
+}

@@ -25,3 +25,10 @@ func good(a, b, c float64, i, j, k int, f, g float32) float64 {
 	x *= a * b // a product alone
 	return x + float64(a*b*c)
 }
+
+func complexes(z, w complex128, u complex64) complex128 {
+	p := z * w // want `complex multiplication: its real and imaginary parts are sums of products`
+	p /= w     // want `complex division`
+	u *= u     // want `complex multiplication`
+	return p + complex128(u) + 2i*3 + complex(real(z), 0)
+}
