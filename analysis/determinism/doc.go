@@ -45,11 +45,15 @@
 // compiles the packages for arm64 and for amd64 with GOAMD64=v3 and
 // reports every fused multiply-add instruction in their code.
 //
-// Running it:
+// Running it (go install github.com/netphys/netphys/cmd/netphys@latest):
 //
-//	netphys vet ./sim/...           # the source rules, as below
+//	netphys vet ./sim/...           # the source rules (no pattern: ".")
 //	netphys vet --fma ./sim/...     # and the compiled-code check
 //	go vet -vettool=$(command -v netphys) ./sim/...
+//
+// netphys vet prints one finding a line (file:line:col: message (rule))
+// and exits with status 1 when there is any; --dir names the module the
+// patterns are resolved in when it is not the current directory.
 //
 // or from Go with [Check] and [CheckFMA], or with [Analyzer] in any
 // golang.org/x/tools/go/analysis driver (multichecker, unitchecker,

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -60,7 +59,6 @@ func TestVetTool(t *testing.T) {
 	bin := buildProgram(t)
 	cmd := exec.Command("go", "vet", "-vettool="+bin, "./step")
 	cmd.Dir = "testdata/vetgame"
-	cmd.Env = append(os.Environ(), "GOFLAGS=") // the test's -buildvcs and the like are not go vet's
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("go vet -vettool=netphys passed the outside game:\n%s", out)
