@@ -93,3 +93,23 @@ func TestIsVetTool(t *testing.T) {
 		}
 	}
 }
+
+// TestVetErrors: a package that does not build, or a pattern that matches
+// nothing, is an error that says so, never a pass.
+func TestVetErrors(t *testing.T) {
+	for _, c := range []struct {
+		pattern, want string
+	}{
+		{"./broken", "must build"},
+		{"./nosuchpackage", "nosuchpackage"},
+	} {
+		var out bytes.Buffer
+		err := run(context.Background(), []string{"vet", "--dir", "testdata/vetgame", c.pattern}, &out)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("netphys vet %s: error %v, want one mentioning %q", c.pattern, err, c.want)
+		}
+		if strings.Contains(out.String(), "no determinism findings") {
+			t.Errorf("netphys vet %s printed a pass:\n%s", c.pattern, out.String())
+		}
+	}
+}
