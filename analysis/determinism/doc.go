@@ -57,5 +57,5 @@
 //
 // or from Go with [Check] and [CheckFMA], or with [Analyzer] in any
 // golang.org/x/tools/go/analysis driver (multichecker, unitchecker,
-// analysistest, gopls).
+// analysistest).
 package determinism
