@@ -41,6 +41,9 @@ func register(c *command) {
 }
 
 func main() {
+	if isVetTool(os.Args[1:]) { // go vet -vettool=netphys (vet.go)
+		vetToolMain()
+	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()})))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout)

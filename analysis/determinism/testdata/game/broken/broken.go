@@ -1,0 +1,4 @@
+package broken
+
+// F does not type-check.
+func F() int { return "one" }

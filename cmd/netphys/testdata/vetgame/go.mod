@@ -1,0 +1,3 @@
+module example.com/vetgame
+
+go 1.26
