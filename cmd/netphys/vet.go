@@ -22,6 +22,7 @@ func init() {
 		name:    "vet",
 		summary: "check a game's simulation packages (netphys vet [--fma] ./sim/...) for code that breaks determinism: a*b + c, map range, time.Now, math.Sin...",
 		setup:   setupVet,
+		args:    "[packages]",
 	})
 }
 
