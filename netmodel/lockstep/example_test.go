@@ -101,7 +101,7 @@ func Example() {
 	}
 	var clients []*lockstep.Client[step, *step]
 	for p := range 2 {
-		bot := func(t lockstep.Tick) step { return script(p, t) } // joining in order, p is the player index
+		bot := func(t lockstep.Tick) step { return script(p, t) }        // joining in order, p is the player index
 		c, err := lockstep.NewClient[step](cfg, newRing(), bot, m.Now()) // a netmodel.Client
 		if err != nil {
 			panic(err)
