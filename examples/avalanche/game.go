@@ -80,6 +80,8 @@ func (g *Avalanche) spawnPoint(i int, t int64) vecmath.Vec3 {
 	return vecmath.V3(x, y, z)
 }
 
+// README: interp-game
+
 // Objects is the number of boxes drawn.
 func (g *Avalanche) Objects() int { return len(g.boxes) }
 
@@ -114,6 +116,8 @@ func (g *Avalanche) Capture(dst []snapshot.Cube) {
 		dst[i] = snapshot.Cube{Position: s.Position, Orientation: s.Rotation, Interacting: !s.AtRest}
 	}
 }
+
+// README: end
 
 func (g *Avalanche) record() {
 	h := g.history[g.ticks%historyLen]

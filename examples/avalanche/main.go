@@ -63,6 +63,8 @@ type viewer struct {
 	errs   []float64
 }
 
+// README: interp-view
+
 // look is the client's frame: draw the boxes (here: compare them with the
 // server's truth at the tick they show).
 func (v *viewer) look(game *Avalanche, since time.Duration) {
@@ -79,6 +81,8 @@ func (v *viewer) look(game *Avalanche, since time.Duration) {
 		}
 	}
 }
+
+// README: end
 
 // Run plays a match as opts say.
 func Run(ctx context.Context, opts Options) ([]ClientResult, error) {
@@ -112,6 +116,7 @@ func Run(ctx context.Context, opts Options) ([]ClientResult, error) {
 
 // runVirtual plays in virtual time over the network simulator.
 func runVirtual(cfg interp.Config, game *Avalanche, opts Options) ([]*viewer, []netmodel.Traffic, error) {
+	// README: interp-virtual
 	srv, err := interp.NewServer(cfg, game, simmatch.Epoch)
 	if err != nil {
 		return nil, nil, err
@@ -140,6 +145,7 @@ func runVirtual(cfg interp.Config, game *Avalanche, opts Options) ([]*viewer, []
 			v.look(game, m.Elapsed())
 		}
 	}
+	// README: end
 	var traffic []netmodel.Traffic
 	for i := range viewers {
 		traffic = append(traffic, m.Traffic(i))

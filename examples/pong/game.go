@@ -9,6 +9,8 @@ import (
 // copy steps to the same bits on any machine (lockstep's one requirement).
 // Distances are in milli-units of a 64×48 field.
 
+// README: input
+
 // Paddle is a player's input each tick.
 type Paddle struct {
 	Move int8 // -1 up, 0 still, +1 down
@@ -19,6 +21,8 @@ type Paddle struct {
 func (p *Paddle) Serialize(s wire.Stream) error {
 	return wire.SerializeInt(s, &p.Move, -1, 1)
 }
+
+// README: end
 
 const (
 	width, height = 64000, 48000
@@ -156,6 +160,8 @@ func (g *Pong) Checksum() uint64 {
 	return h
 }
 
+// README: saveload
+
 // Save and Load keep the states rollback needs, slot < Config.Rollback.
 // The goal log is part of the state: a goal a rollback undoes leaves it.
 func (g *Pong) Save(slot int) {
@@ -166,6 +172,8 @@ func (g *Pong) Save(slot int) {
 }
 
 func (g *Pong) Load(slot int) { g.State = g.saved[slot] }
+
+// README: end
 
 // Bot returns the input of a computer player: it follows the ball in its
 // own copy of the game (the picture a human would react to, predicted

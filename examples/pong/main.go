@@ -61,6 +61,8 @@ type Result struct {
 	Verified uint64
 }
 
+// README: player
+
 // player is one client and the game it steps.
 type player struct {
 	client *lockstep.Client[Paddle, *Paddle]
@@ -97,6 +99,8 @@ func (pl *player) present() {
 	}
 }
 
+// README: end
+
 // Run plays a match as opts say.
 func Run(ctx context.Context, opts Options) (Result, error) {
 	cfg := lockstep.DefaultRollbackConfig()
@@ -125,6 +129,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 
 // runVirtual plays in virtual time over the network simulator.
 func runVirtual(cfg lockstep.Config, opts Options) ([]*player, uint64, error) {
+	// README: virtual
 	srv, err := lockstep.NewServer[Paddle](cfg, simmatch.Epoch)
 	if err != nil {
 		return nil, 0, err
@@ -153,6 +158,7 @@ func runVirtual(cfg lockstep.Config, opts Options) ([]*player, uint64, error) {
 			pl.present()
 		}
 	}
+	// README: end
 	return players, srv.Stats(m.Now()).Verified, nil
 }
 
@@ -161,6 +167,7 @@ func runVirtual(cfg lockstep.Config, opts Options) ([]*player, uint64, error) {
 // udpdrive.Run, as separate processes would be by one each.
 func runUDP(ctx context.Context, cfg lockstep.Config, opts Options) ([]*player, uint64, error) {
 	quiet := slog.New(slog.DiscardHandler)
+	// README: udp
 	var key netcode.Key
 	if _, err := rand.Read(key[:]); err != nil {
 		return nil, 0, err
@@ -219,6 +226,7 @@ func runUDP(ctx context.Context, cfg lockstep.Config, opts Options) ([]*player, 
 		}
 		return false, nil
 	}, sides...)
+	// README: end
 	if err != nil {
 		return nil, 0, err
 	}
