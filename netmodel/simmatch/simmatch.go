@@ -8,12 +8,20 @@
 // (the server first, then the clients in slot order), and between frames
 // every datagram is delivered at the instant the simulator says it arrives.
 //
-//	m, _ := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 1, Conditions: c}}, server)
-//	for _, c := range clients {
-//		m.Join(c)
+// The package's Example runs a two-player lockstep match this way. In
+// short (server is a model's netmodel.Server, clients its netmodel.Clients):
+//
+//	bad := netsim.Conditions{Latency: 125 * time.Millisecond, Loss: 0.25} // each way
+//	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 1, Conditions: bad}}, server)
+//	for _, client := range clients {
+//		m.Join(client)
 //	}
-//	err := m.Run(10 * time.Minute)
+//	err = m.Run(10 * time.Minute) // virtual time
 //	fmt.Println(m.Traffic(0).UpKbps(m.Elapsed()))
+//
+// A session that never starts (a lockstep server waiting for players who
+// never joined) makes Run return ErrNotStarted after Config.StartWithin
+// rather than nil.
 package simmatch
 
 import (

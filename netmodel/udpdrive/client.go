@@ -37,8 +37,8 @@ type ClientConfig struct {
 // once its Config.Players have joined).
 var ErrNotStarted = errors.New("udpdrive: the session did not start")
 
-// DefaultClientConfig returns the transport's defaults and a 10 s
-// handshake limit.
+// DefaultClientConfig returns the transport's defaults, a 10 s handshake
+// limit and a 60 s StartWithin.
 func DefaultClientConfig() ClientConfig {
 	return ClientConfig{Transport: transport.DefaultClientConfig(), ConnectTimeout: 10 * time.Second, StartWithin: time.Minute}
 }
@@ -178,9 +178,9 @@ func (c *Client) Cost() Cost { return c.cost }
 // Traffic returns the client's counts.
 func (c *Client) Traffic() netmodel.Traffic { return c.traffic }
 
-// Dropped counts payloads the inbox refused while the model goroutine was
-// behind, and datagrams the connection refused to send.
-func (c *Client) Dropped() (inbox, send uint64) { return c.dropped, c.sendErr }
+// Dropped counts payloads the driver's queue refused while the model
+// goroutine was behind, and datagrams the connection refused to send.
+func (c *Client) Dropped() (queue, send uint64) { return c.dropped, c.sendErr }
 
 // Close sends netcode's disconnect packets and closes the socket.
 func (c *Client) Close() error { return c.tc.Close() }
