@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,5 +58,20 @@ func TestTwoSecondsOverUDP(t *testing.T) {
 	}
 	if rs[0].Frames == 0 {
 		t.Fatalf("the client drew nothing in 2 s over UDP: %+v", rs[0])
+	}
+}
+
+func TestCommand(t *testing.T) {
+	var out strings.Builder
+	if err := command([]string{"-duration", "3s", "-boxes", "8", "-clients", "2"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); strings.Count(s, "kbps down") != 2 || !strings.Contains(s, "client 1:") {
+		t.Fatalf("output:\n%s", s)
+	}
+	for _, args := range [][]string{{"-boxes", "0"}, {"-duration", "-1s"}, {"-nosuchflag"}} {
+		if err := command(args, &out); err == nil {
+			t.Errorf("%v: no error", args)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -228,22 +229,36 @@ func runUDP(ctx context.Context, cfg interp.Config, game *Avalanche, opts Option
 }
 
 func main() {
-	opts := Options{}
-	flag.IntVar(&opts.Boxes, "boxes", 40, "boxes on the ramp")
-	flag.IntVar(&opts.Clients, "clients", 2, "clients drawing them")
-	flag.DurationVar(&opts.Duration, "duration", 30*time.Second, "how long to run")
-	flag.DurationVar(&opts.RTT, "rtt", 100*time.Millisecond, "simulated round trip")
-	flag.Float64Var(&opts.Loss, "loss", 0.05, "simulated loss each way, 0-1")
-	flag.Uint64Var(&opts.Seed, "seed", 1, "seed of the simulated network")
-	flag.BoolVar(&opts.UDP, "udp", false, "run over real UDP on loopback, in real time")
-	flag.Parse()
-	rs, err := Run(context.Background(), opts)
-	if err != nil {
+	if err := command(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// command is the program: flags in, each client's figures out.
+func command(args []string, out io.Writer) error {
+	opts := Options{}
+	fs := flag.NewFlagSet("avalanche", flag.ContinueOnError)
+	fs.IntVar(&opts.Boxes, "boxes", 40, "boxes on the ramp")
+	fs.IntVar(&opts.Clients, "clients", 2, "clients drawing them")
+	fs.DurationVar(&opts.Duration, "duration", 30*time.Second, "how long to run")
+	fs.DurationVar(&opts.RTT, "rtt", 100*time.Millisecond, "simulated round trip")
+	fs.Float64Var(&opts.Loss, "loss", 0.05, "simulated loss each way, 0-1")
+	fs.Uint64Var(&opts.Seed, "seed", 1, "seed of the simulated network")
+	fs.BoolVar(&opts.UDP, "udp", false, "run over real UDP on loopback, in real time")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if opts.Boxes < 1 || opts.Clients < 1 || opts.Duration <= 0 {
+		return fmt.Errorf("avalanche: -boxes %d, -clients %d and -duration %v must be positive", opts.Boxes, opts.Clients, opts.Duration)
+	}
+	rs, err := Run(context.Background(), opts)
+	if err != nil {
+		return err
+	}
 	for i, r := range rs {
-		fmt.Printf("client %d: %d frames, %.2f %% dry, render delay %v, %.0f kbps down, error p95 %.1f mm, max %.1f mm\n",
+		fmt.Fprintf(out, "client %d: %d frames, %.2f %% dry, render delay %v, %.0f kbps down, error p95 %.1f mm, max %.1f mm\n",
 			i, r.Frames, 100*float64(r.Dry)/float64(max(r.Frames, 1)), r.RenderDelay.Round(time.Millisecond), r.DownKbps, 1000*r.ErrorP95, 1000*r.ErrorMax)
 	}
+	return nil
 }

@@ -247,22 +247,36 @@ func (r *Result) Check() error {
 }
 
 func main() {
-	var opts Options
-	flag.DurationVar(&opts.Duration, "duration", 60*time.Second, "how long to play")
-	flag.DurationVar(&opts.RTT, "rtt", 120*time.Millisecond, "simulated round trip")
-	flag.Float64Var(&opts.Loss, "loss", 0.05, "simulated loss each way, 0-1")
-	flag.Uint64Var(&opts.Seed, "seed", 1, "seed of the simulated network")
-	flag.BoolVar(&opts.UDP, "udp", false, "play over real UDP on loopback, in real time")
-	flag.Parse()
-	opts.Out = os.Stdout
-	r, err := Run(context.Background(), opts)
-	if err == nil {
-		err = r.Check()
-	}
-	if err != nil {
+	if err := command(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("score %d:%d; %d ticks' checksums compared by the server; rollbacks %d and %d, at most %d and %d ticks re-simulated in a frame\n",
+}
+
+// command is the program: flags in, the match's goals and summary out.
+func command(args []string, out io.Writer) error {
+	var opts Options
+	fs := flag.NewFlagSet("pong", flag.ContinueOnError)
+	fs.DurationVar(&opts.Duration, "duration", 60*time.Second, "how long to play")
+	fs.DurationVar(&opts.RTT, "rtt", 120*time.Millisecond, "simulated round trip")
+	fs.Float64Var(&opts.Loss, "loss", 0.05, "simulated loss each way, 0-1")
+	fs.Uint64Var(&opts.Seed, "seed", 1, "seed of the simulated network")
+	fs.BoolVar(&opts.UDP, "udp", false, "play over real UDP on loopback, in real time")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if opts.Duration <= 0 || !(opts.Loss >= 0 && opts.Loss < 1) || opts.RTT < 0 {
+		return fmt.Errorf("pong: -duration %v must be positive, -loss %v in [0, 1), -rtt %v not negative", opts.Duration, opts.Loss, opts.RTT)
+	}
+	opts.Out = out
+	r, err := Run(context.Background(), opts)
+	if err != nil {
+		return err
+	}
+	if err := r.Check(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "score %d:%d; %d ticks' checksums compared by the server; rollbacks %d and %d, at most %d and %d ticks re-simulated in a frame\n",
 		r.Score[0], r.Score[1], r.Verified, r.Rollbacks[0], r.Rollbacks[1], r.MaxResimulated[0], r.MaxResimulated[1])
+	return err
 }

@@ -58,3 +58,18 @@ func TestTwoSecondsOverUDP(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestCommand(t *testing.T) {
+	var out strings.Builder
+	if err := command([]string{"-duration", "20s", "-rtt", "80ms", "-loss", "0.02"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "goal for player") || !strings.Contains(s, "checksums compared by the server") {
+		t.Fatalf("output:\n%s", s)
+	}
+	for _, args := range [][]string{{"-duration", "0s"}, {"-loss", "1"}, {"-nosuchflag"}} {
+		if err := command(args, &out); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}
