@@ -128,14 +128,14 @@ func (g *Avalanche) record() {
 }
 
 // Truth returns box i's position at tick t (fractional, between two
-// Steps' states), or false when t is outside the history or within span
-// ticks of a drop (the snapshots around it straddle a teleport).
-func (g *Avalanche) Truth(i int, t float64, span int64) (vecmath.Vec3, bool) {
+// Steps' states), or false when t is outside the history or within guard
+// ticks of a drop of the box (a teleport).
+func (g *Avalanche) Truth(i int, t float64, guard int64) (vecmath.Vec3, bool) {
 	lo := int64(t)
-	if t < 0 || lo+span > g.ticks || g.ticks-lo+span >= historyLen {
+	if lo < guard || lo+guard > g.ticks || g.ticks-lo+guard >= historyLen {
 		return vecmath.Vec3{}, false
 	}
-	for k := lo - span; k <= lo+span; k++ {
+	for k := lo - guard; k <= lo+guard; k++ {
 		if g.dropped[k%historyLen][i] {
 			return vecmath.Vec3{}, false
 		}
