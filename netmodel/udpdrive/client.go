@@ -23,13 +23,24 @@ type ClientConfig struct {
 	Transport transport.ClientConfig
 	// ConnectTimeout bounds the handshake in Dial. Default 10 s.
 	ConnectTimeout time.Duration
-	Logger         *slog.Logger // nil: slog.Default()
+	// StartWithin is how long a model that reports whether its session
+	// runs (a Running() bool method, as lockstep.Client has) may wait for
+	// it, from its first Step: past it, Step returns an error wrapping
+	// ErrNotStarted. Default 60 s; negative waits forever.
+	StartWithin time.Duration
+	Logger      *slog.Logger // nil: slog.Default()
 }
 
-// DefaultClientConfig returns the transport's defaults and a 10 s
-// handshake limit.
+// ErrNotStarted is returned by Client.Step when the model's session has
+// not started ClientConfig.StartWithin after its first Step: typically the
+// server waits for players who never joined (a lockstep session starts
+// once its Config.Players have joined).
+var ErrNotStarted = errors.New("udpdrive: the session did not start")
+
+// DefaultClientConfig returns the transport's defaults, a 10 s handshake
+// limit and a 60 s StartWithin.
 func DefaultClientConfig() ClientConfig {
-	return ClientConfig{Transport: transport.DefaultClientConfig(), ConnectTimeout: 10 * time.Second}
+	return ClientConfig{Transport: transport.DefaultClientConfig(), ConnectTimeout: 10 * time.Second, StartWithin: time.Minute}
 }
 
 // Client drives a netmodel.Client on a netcode client over UDP. Step,
@@ -43,6 +54,10 @@ type Client struct {
 	in    inbox
 	clock clock
 	spare []event
+
+	startWithin time.Duration
+	first       time.Time // the first Step; zero before it
+	started     bool      // the model reported its session running
 
 	traffic netmodel.Traffic
 	sendErr uint64
@@ -61,6 +76,10 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = DefaultClientConfig().ConnectTimeout
 	}
+	if cfg.StartWithin == 0 {
+		cfg.StartWithin = DefaultClientConfig().StartWithin
+	}
+	c.startWithin = cfg.StartWithin
 	tc := cfg.Transport
 	tc.OnPayload = func(b []byte) { c.in.push(evPayload, 0, b) }
 	c.in.init(tc.Now, maxQueuedPayloads)
@@ -94,8 +113,9 @@ func (c *Client) Transport() *transport.Client { return c.tc }
 // Step hands the model every datagram that arrived since the last Step,
 // each at the time it arrived, then runs its Update at now and sends what
 // it returns. A Receive error is logged and counted; an Update error is
-// returned wrapped in ErrUpdate, and the end of the connection as
-// ErrDisconnected.
+// returned wrapped in ErrUpdate, the end of the connection as
+// ErrDisconnected, and a session that has not started in time as
+// ErrNotStarted.
 func (c *Client) Step(now time.Time) error {
 	defer c.cost.add(time.Now())
 	if st := c.tc.State(); st != netcode.StateConnected {
@@ -119,6 +139,26 @@ func (c *Client) Step(now time.Time) error {
 	if err := c.model.Update(c.clock.at(now), c.send); err != nil {
 		return fmt.Errorf("%w: %w", ErrUpdate, err)
 	}
+	return c.checkStarted(now)
+}
+
+// checkStarted returns ErrNotStarted once a model that reports its
+// session has waited longer than StartWithin for it.
+func (c *Client) checkStarted(now time.Time) error {
+	r, ok := c.model.(interface{ Running() bool })
+	if !ok || c.started || c.startWithin < 0 {
+		return nil
+	}
+	if c.first.IsZero() {
+		c.first = now
+	}
+	if c.started = r.Running(); c.started {
+		return nil
+	}
+	if waited := now.Sub(c.first); waited > c.startWithin {
+		return fmt.Errorf("%w: connected to the server %v ago as slot %d and the session has not started: "+
+			"the server waits for players who have not joined (a lockstep session starts once Config.Players have joined)", ErrNotStarted, waited.Round(time.Millisecond), c.slot)
+	}
 	return nil
 }
 
@@ -138,9 +178,9 @@ func (c *Client) Cost() Cost { return c.cost }
 // Traffic returns the client's counts.
 func (c *Client) Traffic() netmodel.Traffic { return c.traffic }
 
-// Dropped counts payloads the inbox refused while the model goroutine was
-// behind, and datagrams the connection refused to send.
-func (c *Client) Dropped() (inbox, send uint64) { return c.dropped, c.sendErr }
+// Dropped counts payloads the driver's queue refused while the model
+// goroutine was behind, and datagrams the connection refused to send.
+func (c *Client) Dropped() (queue, send uint64) { return c.dropped, c.sendErr }
 
 // Close sends netcode's disconnect packets and closes the socket.
 func (c *Client) Close() error { return c.tc.Close() }

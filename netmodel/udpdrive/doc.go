@@ -8,7 +8,7 @@
 // callback; here the callback only queues it, stamped with the time it
 // arrived, and the model's goroutine takes the queue at the next frame:
 //
-//	transport goroutine:  payload ─► inbox (arrival time) ◄─ connect / disconnect
+//	transport goroutine:  payload ─► queue (arrival time) ◄─ connect / disconnect
 //	model goroutine, every frame (Run):
 //	    for each queued event, in order:  Join / Leave / Receive(arrival time, …)
 //	    Update(now, send)  ─► SendPayload, at once
@@ -20,20 +20,29 @@
 // time a model is given never goes backwards, and a Receive's time is when
 // the datagram came off the socket, not when the frame ran, so the
 // model's RTT and jitter figures are not quantized to frames. Arrival
-// times come from the transport's clock (its Config.Now); Step takes its
+// times come from the transport's clock (transport.ServerConfig.Now and
+// transport.ClientConfig.Now); Step takes its
 // time as an argument, so a test may step the sides itself on any clock,
 // while Run steps them on the wall clock.
 //
 // # Usage
 //
-//	srv, _ := udpdrive.NewServer(model, conn, udpdrive.DefaultServerConfig()) // conn: a bound *net.UDPConn
-//	cli, _ := udpdrive.Dial(ctx, token, func(slot int) (netmodel.Client, error) {
-//		return newPlayer(slot), nil // built once netcode has given the slot
+// The package's Example is a complete program: a lockstep server and two
+// players on loopback, with connect tokens and a clean shutdown. In short
+// (model is the server's netmodel.Server, newPlayer and draw the game's):
+//
+//	srv, err := udpdrive.NewServer(model, conn, cfg) // conn: a bound *net.UDPConn; cfg holds the private key
+//	cli, err := udpdrive.Dial(ctx, token, func(slot int) (netmodel.Client, error) {
+//		return newPlayer(slot) // built once netcode has given the slot
 //	}, udpdrive.DefaultClientConfig())
-//	err := udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
-//		draw(model) // the models are safe to read here, between frames
+//	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+//		draw() // the models are safe to read here, between frames
 //		return false, nil
 //	}, srv, cli)
+//
+// A client whose model has a Running() bool method (lockstep.Client) and
+// whose session has not started ClientConfig.StartWithin after its first
+// Step stops with ErrNotStarted instead of waiting quietly.
 //
 // A process normally drives one side (`netphys serve`, `netphys play`);
 // the demo runs the server and each player in a Run of its own, as

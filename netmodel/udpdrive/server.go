@@ -180,9 +180,9 @@ func (s *Server) Traffic(slot int) netmodel.Traffic {
 }
 
 // Dropped counts what never reached the model or the network: payloads
-// the inbox refused (the model goroutine was behind, or a client sent more
+// the driver's queue refused (the model goroutine was behind, or a client sent more
 // than its share of a frame), and datagrams to slots that had left.
-func (s *Server) Dropped() (inbox, send uint64) { return s.dropped, s.sendErr }
+func (s *Server) Dropped() (queue, send uint64) { return s.dropped, s.sendErr }
 
 // Close disconnects every client and closes the socket. The model sees no
 // Leave: it is not stepped again.
