@@ -381,15 +381,15 @@ func TestReleasedAfterTheDrop(t *testing.T) {
 		p.withhold = func(Tick, float64) bool { return true }
 	})
 	a.runUntilDropped(t, 10*time.Second)
-	if _, done := a.server.Released(3); done {
+	if _, _, done := a.server.Released(3); done {
 		t.Fatal("released before the player was told why")
 	}
 	a.run(t, tellDropped+frame)
-	reason, done := a.server.Released(3)
-	if !done || !strings.Contains(reason, "behind the session clock") {
+	code, reason, done := a.server.Released(3)
+	if !done || code != "lag" || !strings.Contains(reason, "behind the session clock") {
 		t.Fatalf("released %v: %q", done, reason)
 	}
-	if _, done := a.server.Released(0); done {
+	if _, _, done := a.server.Released(0); done {
 		t.Fatal("an honest player released")
 	}
 	if !errors.Is(a.players[3].err, ErrDropped) {

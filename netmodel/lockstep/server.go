@@ -141,22 +141,24 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 }
 
 // Released reports whether the server is done with the client in slot:
-// it is no player of the session (it left, or timed out in the lobby), or
-// it was dropped and has been told why. A driver may then close its
-// connection, with the reason given.
-func (s *Server[I, P]) Released(slot int) (reason string, done bool) {
+// it is no player of the session (it timed out in the lobby), it left,
+// or it was dropped and has been told why. A driver may then close its
+// connection and tell it reason; code is a short name for counters
+// (Reason.String(), "lobby" for a lobby timeout, "" for a player that
+// left by itself). It implements udpdrive.Releaser.
+func (s *Server[I, P]) Released(slot int) (code, reason string, done bool) {
 	_, m := s.member(slot)
 	switch {
 	case m == nil:
-		return "lockstep: not a player of the session (it timed out in the lobby)", true
+		return "lobby", "lockstep: not a player of the session: it was silent in the lobby for " + s.cfg.Timeout.String(), true
 	case m.connected:
-		return "", false
+		return "", "", false
 	case m.reason == ReasonNone:
-		return "lockstep: left the session", true
+		return "", "lockstep: left the session", true
 	case m.stats.Told:
-		return (&DroppedError{Reason: m.reason, Tick: m.reasonTick, cfg: &s.cfg}).Error(), true
+		return m.reason.String(), (&DroppedError{Reason: m.reason, Tick: m.reasonTick, cfg: &s.cfg}).Error(), true
 	}
-	return "", false
+	return "", "", false
 }
 
 // sessionTick is the tick the session clock is in (negative before 0).
