@@ -381,8 +381,8 @@ func TestReleasedAfterTheDrop(t *testing.T) {
 		p.withhold = func(Tick, float64) bool { return true }
 	})
 	a.runUntilDropped(t, 10*time.Second)
-	if _, _, done := a.server.Released(3); done {
-		t.Fatal("released before the player was told why")
+	if code, _, done := a.server.Released(3); done || code != "lag" {
+		t.Fatalf("released %v (code %q) before the player was told why", done, code)
 	}
 	a.run(t, tellDropped+frame)
 	code, reason, done := a.server.Released(3)

@@ -145,7 +145,8 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 // or it was dropped and has been told why. A driver may then close its
 // connection and tell it reason; code is a short name for counters
 // (Reason.String(), "lobby" for a lobby timeout, "" for a player that
-// left by itself). It implements udpdrive.Releaser.
+// left by itself), set as soon as the player is dropped, before done. It
+// implements udpdrive.Releaser.
 func (s *Server[I, P]) Released(slot int) (code, reason string, done bool) {
 	_, m := s.member(slot)
 	switch {
@@ -155,10 +156,8 @@ func (s *Server[I, P]) Released(slot int) (code, reason string, done bool) {
 		return "", "", false
 	case m.reason == ReasonNone:
 		return "", "lockstep: left the session", true
-	case m.stats.Told:
-		return m.reason.String(), (&DroppedError{Reason: m.reason, Tick: m.reasonTick, cfg: &s.cfg}).Error(), true
 	}
-	return "", "", false
+	return m.reason.String(), (&DroppedError{Reason: m.reason, Tick: m.reasonTick, cfg: &s.cfg}).Error(), m.stats.Told
 }
 
 // sessionTick is the tick the session clock is in (negative before 0).

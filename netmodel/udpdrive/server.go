@@ -40,7 +40,9 @@ type ServerConfig struct {
 // then sends the client a bye with the reason and closes its connection,
 // so that a client the match no longer counts cannot keep it alive.
 // code is a short name for the counters ("desync", "lag"; "" for a
-// player that left by itself, which is not counted).
+// player that left by itself, which is not counted); a model sets it as
+// soon as it has dropped the client, and done once it has told it, so
+// that a client that leaves in between is counted too.
 type Releaser interface {
 	Released(slot int) (code, reason string, done bool)
 }
@@ -245,6 +247,11 @@ func (s *Server) handle(e event) {
 		s.hello[e.slot] = time.Time{}
 		if s.joined[e.slot] {
 			s.joined[e.slot] = false
+			if r, ok := s.model.(Releaser); ok {
+				if code, _, _ := r.Released(e.slot); code != "" {
+					s.refused.add("dropped_" + code) // dropped, then gone before the bye
+				}
+			}
 			s.model.Leave(at, e.slot)
 		}
 	case evPayload:
