@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,8 +49,15 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	addr := freeUDPAddr(t)
 	match := []string{"--model", "lockstep", "--layout", "tower20", "--players", "4"}
 
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := ln.Addr().String()
+	ln.Close()
+
 	var serveBuf bytes.Buffer
-	serve := netphys(nil, append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0"}, match...)...)
+	serve := netphys(nil, append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0", "--metrics", metricsAddr}, match...)...)
 	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
@@ -177,6 +187,21 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	honestChecksums(outs, short)
 
 	serveRunning("after the third match")
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`netphys_match_refused_total{reason="config_mismatch"} 2`, `netphys_match_refused_total{reason="dropped_desync"} 1`,
+		`netphys_match_refused_total{reason="dropped_lag"} 1`, `netphys_match_refused_total{reason="join_refused"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 	if err := serve.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
