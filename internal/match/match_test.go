@@ -79,7 +79,7 @@ func (h *clockHost) Join(time.Time, int) error {
 	}
 	return nil
 }
-func (h *clockHost) Leave(time.Time, int)      {}
+func (h *clockHost) Leave(time.Time, int) {}
 func (h *clockHost) Receive(_ time.Time, _ int, d []byte) error {
 	if len(d) != 1 {
 		return errors.New("clock: want one byte of input")
