@@ -396,3 +396,26 @@ func TestReleasedAfterTheDrop(t *testing.T) {
 		t.Fatalf("the dropped player's client: %v", a.players[3].err)
 	}
 }
+
+// TestBufferStepBlamesTheWithholder: when what the session still needs
+// no longer fits in the buffer, the step that drops a player blames the
+// one whose inputs are missing, not the honest players whose acks wait
+// for those inputs (before issue 21 it dropped the three honest players
+// and kept the withholder). With a valid Config the MaxLag rule drops a
+// withholder first; this is the backstop, so it is asked directly.
+func TestBufferStepBlamesTheWithholder(t *testing.T) {
+	a := newArena(t, DefaultConfig(), false, func(p *player, _ *tally) {
+		p.withhold = func(Tick, float64) bool { return true }
+	})
+	a.run(t, 1500*time.Millisecond)
+	s := a.server
+	if s.state != stateRunning || s.connected() != 4 {
+		t.Fatalf("state %d, %d connected", s.state, s.connected())
+	}
+	if low := s.minAck(); s.members[3].ring.have > low {
+		t.Fatalf("the withholder has inputs up to %d, the oldest tick needed is %d", s.members[3].ring.have, low)
+	}
+	if got := s.laggard(); got != s.members[3] {
+		t.Fatalf("the buffer step blames slot %d, want the withholder (%d)", got.slot, s.members[3].slot)
+	}
+}
