@@ -162,15 +162,16 @@ func DefaultRollbackConfig() Config {
 
 // DefaultStreamConfig returns DefaultConfig over the TCP model (Transport
 // Stream), the article's baseline. TCP does not give up after 10 s without
-// progress, so neither does this session: Timeout and MaxLag are 2
-// minutes, and the buffer holds that many ticks.
+// progress, so neither does this session: Timeout, MaxLag and
+// StartTimeout (a round trip over a lossy TCP can take seconds to
+// measure) are 2 minutes, and the buffer holds that many ticks.
 func DefaultStreamConfig() Config { return DefaultConfig().OverStream() }
 
 // OverStream returns c over the TCP model with DefaultStreamConfig's
 // Timeout and Buffer: the way to run a rollback session over TCP.
 func (c Config) OverStream() Config {
 	c.Transport = Stream
-	c.Timeout, c.MaxLag, c.Buffer = 2*time.Minute, 2*time.Minute, 1<<14
+	c.Timeout, c.MaxLag, c.StartTimeout, c.Buffer = 2*time.Minute, 2*time.Minute, 2*time.Minute, 1<<14
 	return c
 }
 
