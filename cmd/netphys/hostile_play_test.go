@@ -148,13 +148,16 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	honestChecksums(outs, ticks)
 	serveRunning("after the first match")
 
-	// 2. A player killed mid-match; a fresh token knocks meanwhile.
+	// 2. A player killed mid-match; a fresh token knocks meanwhile. The
+	// match is long enough (6 s of ticks, and the 2 s the others wait for
+	// the dead player) that the knock comes while it runs.
+	const longer = 360
 	honest = honest[:0]
 	for id := 7; id <= 9; id++ {
-		honest = append(honest, play(id, ticks, nil))
+		honest = append(honest, play(id, longer, nil))
 	}
-	victim := play(10, ticks, nil)
-	time.Sleep(1500 * time.Millisecond)
+	victim := play(10, longer, nil)
+	time.Sleep(2500 * time.Millisecond)
 	if err := victim.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +165,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	// The server drops it 2 s after its inputs stop (MaxLag) and frees
 	// its slot a second later.
 	time.Sleep(3500 * time.Millisecond)
-	late := play(10, ticks, nil)
+	late := play(10, longer, nil)
 	out = wait("the late joiner", late, false)
 	if !strings.Contains(out, "is running (lockstep has no late join): try again when it is over") {
 		t.Errorf("the late joiner does not print why it was refused")
@@ -171,7 +174,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	for i, p := range honest {
 		outs = append(outs, wait(fmt.Sprintf("survivor %d", i+1), p, true))
 	}
-	honestChecksums(outs, ticks)
+	honestChecksums(outs, longer)
 	serveRunning("after the second match")
 
 	// 3. The next match takes the killed player's id again.
