@@ -2,6 +2,7 @@ package lockstep
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -418,4 +419,43 @@ func TestBufferStepBlamesTheWithholder(t *testing.T) {
 	if got := s.laggard(); got != s.members[3] {
 		t.Fatalf("the buffer step blames slot %d, want the withholder (%d)", got.slot, s.members[3].slot)
 	}
+}
+
+// TestNextMatchAfterASilentPlayer: a player that stays connected, sending
+// acks and no inputs, cannot keep a finished match alive. A driver that
+// closes what Released hands it (udpdrive does; here the test, in virtual
+// time) is left with no player once the honest ones finish, and a second
+// session takes four players, the hostile one's slot among them.
+func TestNextMatchAfterASilentPlayer(t *testing.T) {
+	a := newArena(t, DefaultConfig(), true, func(p *player, _ *tally) {
+		p.withhold = func(Tick, float64) bool { return true }
+	})
+	joined := []bool{true, true, true, true}
+	const finish = 600
+	for end := a.m.Elapsed() + time.Minute; a.m.Elapsed() < end && slices.Contains(joined, true); {
+		a.run(t, frame)
+		for slot, p := range a.players {
+			if !joined[slot] {
+				continue
+			}
+			_, _, done := a.server.Released(slot)
+			if done || slot < 3 && p.Tick() > finish {
+				a.m.Leave(slot) // the driver closes the connection, or the player is done
+				joined[slot] = false
+			}
+		}
+	}
+	if slices.Contains(joined, true) {
+		t.Fatalf("players still in the first match after a minute: %v", joined)
+	}
+	st := a.server.Stats(a.m.Now())
+	if st.Players[3].Reason != ReasonLag || st.Disconnected != 1 {
+		t.Fatalf("first match: %+v", st)
+	}
+	// The next session, on the same slots.
+	x := newMatch(t, DefaultConfig(), netsim.Conditions{Latency: 20 * time.Millisecond}, 22)
+	if err := x.m.Run(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	x.check(t)
 }
