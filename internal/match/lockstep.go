@@ -102,9 +102,13 @@ func (h *lockstepHost) Summary(now time.Time, dst []Line) []Line {
 	dst = append(dst,
 		Line{"session", fmt.Sprintf("tick %d, running %v", st.Tick, st.Running)},
 		Line{"checksums", fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
-		Line{"referee", fmt.Sprintf("%v, simulated up to tick %d", map[bool]string{true: "the server's own simulation judges", false: "the majority judges"}[st.Refereed], st.RefereeTick)},
 		Line{"disconnected", fmt.Sprint(st.Disconnected)},
 	)
+	if st.Refereed {
+		dst = append(dst, Line{"referee", fmt.Sprintf("the server's own world judges the checksums; simulated up to tick %d", st.RefereeTick)})
+	} else {
+		dst = append(dst, Line{"referee", "none: the majority of the players judges the checksums"})
+	}
 	if st.Disconnected > 0 {
 		var reasons []string
 		for r, n := range st.Drops {
