@@ -31,7 +31,9 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
 		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report, Status: out}
 	if metricsAddr != "" {
-		sc.Listening = func(srv *transport.Server) (func(), error) { return startMetrics(metricsAddr, srv) }
+		sc.Listening = func(srv *udpdrive.Server) (func(), error) {
+			return startMetrics(metricsAddr, srv.Transport(), refusalCollector(srv))
+		}
 	}
 	if httpAddr != "" {
 		v, url, stop, err := startViewer(httpAddr)

@@ -11,7 +11,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/metrics"
@@ -75,7 +80,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
 		if *metricsAddr != "" {
-			stop, err := startMetrics(*metricsAddr, srv)
+			stop, err := startMetrics(*metricsAddr, srv, nil)
 			if err != nil {
 				srv.Close()
 				return err
@@ -140,16 +145,43 @@ func logServerStats(st netcode.ServerStats) {
 	slog.Info("server stats", attrs...)
 }
 
-// startMetrics serves Prometheus /metrics of srv on addr until stop.
-func startMetrics(addr string, srv *transport.Server) (stop func(), err error) {
+// startMetrics serves Prometheus /metrics of srv on addr until stop,
+// with the collector extra if not nil.
+func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", metrics.Handler(srv))
+	if extra == nil {
+		mux.Handle("/metrics", metrics.Handler(srv))
+	} else {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(metrics.NewServerCollector(srv), extra, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	}
 	web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go web.Serve(ln)
 	slog.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	return func() { web.Close() }, nil
+}
+
+// refusals is a Prometheus collector of the clients a model server
+// refused or sent away, by reason (udpdrive.Server.Refusals).
+type refusals struct {
+	srv  *udpdrive.Server
+	desc *prometheus.Desc
+}
+
+func refusalCollector(srv *udpdrive.Server) prometheus.Collector {
+	return &refusals{srv: srv, desc: prometheus.NewDesc("netphys_match_refused_total",
+		"Clients refused at the door (config_mismatch, no_hello, join_refused) or sent away from a match (dropped_<reason>, match_failed).", []string{"reason"}, nil)}
+}
+
+func (r *refusals) Describe(ch chan<- *prometheus.Desc) { ch <- r.desc }
+
+func (r *refusals) Collect(ch chan<- prometheus.Metric) {
+	for _, x := range r.srv.Refusals() {
+		ch <- prometheus.MustNewConstMetric(r.desc, prometheus.CounterValue, float64(x.Count), x.Reason)
+	}
 }

@@ -3,6 +3,9 @@ package match
 import (
 	"flag"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/lockstep"
@@ -36,9 +39,20 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
+				// The referee: the server steps the cube world itself
+				// from the inputs it relays and drops the player whose
+				// checksum differs from its own.
+				world, err := scene.NewLockstep(s.Layout, scene.DefaultConfig(), s.Players)
+				if err != nil {
+					return nil, err
+				}
+				if err := srv.SetReferee(world); err != nil {
+					return nil, err
+				}
 				return &lockstepHost{Server: srv}, nil
 			},
 			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s) },
+			Config:    lockstepDescription(*rollback, *tcp),
 		}, nil
 	}
 }
@@ -58,7 +72,19 @@ func lockstepConfig(rollback, tcp bool) lockstep.Config {
 	return cfg
 }
 
-// lockstepHost is the relay: it simulates nothing, so it shows no world.
+// lockstepDescription is what of the flags server and players must agree on.
+func lockstepDescription(rollback, tcp bool) string {
+	d := "pure lockstep"
+	if rollback {
+		d = "rollback"
+	}
+	if tcp {
+		return d + ", over the TCP model"
+	}
+	return d + ", datagrams"
+}
+
+// lockstepHost is the relay and referee; it shows no world.
 type lockstepHost struct {
 	*lockstep.Server[scene.Input, *scene.Input]
 }
@@ -80,6 +106,20 @@ func (h *lockstepHost) Summary(now time.Time, dst []Line) []Line {
 		Line{"checksums", fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
 		Line{"disconnected", fmt.Sprint(st.Disconnected)},
 	)
+	if st.Refereed {
+		dst = append(dst, Line{"referee", fmt.Sprintf("the server's own world judges the checksums; simulated up to tick %d", st.RefereeTick)})
+	} else {
+		dst = append(dst, Line{"referee", "none: the majority of the players judges the checksums"})
+	}
+	if st.Disconnected > 0 {
+		var reasons []string
+		for r, n := range st.Drops {
+			if n > 0 {
+				reasons = append(reasons, fmt.Sprintf("%v %d", lockstep.Reason(r), n))
+			}
+		}
+		dst = append(dst, Line{"dropped", strings.Join(reasons, ", ")})
+	}
 	if st.Desync != nil {
 		dst = append(dst, Line{"desync", st.Desync.Error()})
 	}
@@ -105,7 +145,14 @@ func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup) (Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &lockstepPlayer{game: &recorder{Lockstep: world, at: s.Ticks}, ticks: s.Ticks}
+	p := &lockstepPlayer{game: &recorder{Lockstep: world, at: s.Ticks, lie: -1}, ticks: s.Ticks}
+	if at := os.Getenv("NETPHYS_TEST_LIE_AT"); at != "" {
+		// A hostile player for the process tests: it reports a false
+		// checksum of this tick (its world stays honest).
+		if p.game.lie, err = strconv.Atoi(at); err != nil {
+			return nil, fmt.Errorf("NETPHYS_TEST_LIE_AT=%q: %w", at, err)
+		}
+	}
 	// The input of tick t is sampled once, when the session clock reaches
 	// it, by which time the server has named the player.
 	input := func(t lockstep.Tick) scene.Input { return s.Controls.Input(p.Player(), int(t)) }
@@ -181,6 +228,14 @@ type recorder struct {
 	at    int
 	sum   uint64
 	have  bool
+	lie   int // report a false checksum of this tick (tests); -1: never
+}
+
+func (r *recorder) Checksum() uint64 {
+	if r.tick-1 == r.lie {
+		return ^r.Lockstep.Checksum()
+	}
+	return r.Lockstep.Checksum()
 }
 
 func (r *recorder) Step(inputs []scene.Input) {

@@ -75,6 +75,21 @@ func (m *Model) Clients(players int) int { return players - m.HostSeats }
 type Sides struct {
 	NewHost   func(Setup) (Host, error)
 	NewPlayer func(PlayerSetup) (Player, error)
+	// Config describes what of the model's own flags server and players
+	// must agree on, such as "rollback, datagrams"; "" if nothing.
+	Config string
+}
+
+// Agreement is the description of a match that server and players
+// compare before any state or input flows (udpdrive's hello): the
+// model, its config, the layout of the cube world and the players. A
+// player set up otherwise is refused with a message naming both.
+func Agreement(m *Model, sides Sides, setup Setup) string {
+	model := m.Name
+	if sides.Config != "" {
+		model += " (" + sides.Config + ")"
+	}
+	return fmt.Sprintf("%s on %v for %d players", model, setup.Layout, setup.Players)
 }
 
 // Setup is what the runtime tells a model about the match.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -29,6 +30,12 @@ type ClientConfig struct {
 	// ErrNotStarted. Default 60 s; negative waits forever.
 	StartWithin time.Duration
 	Logger      *slog.Logger // nil: slog.Default()
+	// Agree, when not empty, is the description of the match the client
+	// was set up for (ServerConfig.Agree): Dial sends it in a hello and
+	// waits for the server's welcome before it builds the model, and
+	// returns a *RefusedError naming the difference if the server runs
+	// another match. Empty: no hello, for a server without Agree.
+	Agree string
 }
 
 // ErrNotStarted is returned by Client.Step when the model's session has
@@ -59,6 +66,13 @@ type Client struct {
 	first       time.Time // the first Step; zero before it
 	started     bool      // the model reported its session running
 
+	// The server's verdict and last word, set by the transport's
+	// goroutine: a welcome, or a refusal or bye with its reason.
+	mu       sync.Mutex
+	welcomed bool
+	ended    *RefusedError
+	verdict  chan struct{} // closed at the first verdict
+
 	traffic netmodel.Traffic
 	sendErr uint64
 	dropped uint64
@@ -69,7 +83,7 @@ type Client struct {
 // given the client its slot, builds its model with newModel(slot). What
 // the server sends meanwhile waits for the model's first Step.
 func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot int) (netmodel.Client, error), cfg ClientConfig) (*Client, error) {
-	c := &Client{log: cfg.Logger}
+	c := &Client{log: cfg.Logger, verdict: make(chan struct{})}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
@@ -81,7 +95,13 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 	}
 	c.startWithin = cfg.StartWithin
 	tc := cfg.Transport
-	tc.OnPayload = func(b []byte) { c.in.push(evPayload, 0, b) }
+	tc.OnPayload = func(b []byte) {
+		if isControl(b) {
+			c.control(b)
+			return
+		}
+		c.in.push(evPayload, 0, b)
+	}
 	c.in.init(tc.Now, maxQueuedPayloads)
 	if tc.Logger == nil {
 		tc.Logger = c.log
@@ -97,11 +117,76 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 		return nil, err
 	}
 	c.tc, c.slot = t, int(t.ClientIndex())
+	if cfg.Agree != "" {
+		if err := c.hello(wait, cfg.Agree); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
 	if c.model, err = newModel(c.slot); err != nil {
 		t.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// hello sends the description of the match until the server answers: a
+// welcome, or a refusal with its reason.
+func (c *Client) hello(ctx context.Context, agree string) error {
+	msg := encodeControl(ctlHello, agree)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if err := c.tc.SendPayload(msg); err != nil {
+			c.log.Debug("udpdrive: hello", "err", err)
+		}
+		select {
+		case <-c.verdict:
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.ended != nil {
+				return c.ended
+			}
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("udpdrive: no answer to the hello: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// control takes a driver message from the server, on the transport's
+// goroutine.
+func (c *Client) control(b []byte) {
+	m, err := decodeControl(b)
+	if err != nil {
+		c.log.Debug("udpdrive: bad control message", "err", err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first := !c.welcomed && c.ended == nil
+	switch m.kind {
+	case ctlWelcome:
+		c.welcomed = true
+	case ctlRefuse, ctlBye:
+		if c.ended == nil {
+			c.ended = &RefusedError{Reason: m.text, Joined: m.kind == ctlBye || c.welcomed}
+		}
+	default:
+		return
+	}
+	if first {
+		close(c.verdict)
+	}
+}
+
+// Ended returns the server's reason for refusing or releasing this
+// client, nil if it gave none.
+func (c *Client) Ended() *RefusedError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended
 }
 
 // Slot is the netcode client index the server gave this client.
@@ -118,9 +203,6 @@ func (c *Client) Transport() *transport.Client { return c.tc }
 // ErrNotStarted.
 func (c *Client) Step(now time.Time) error {
 	defer c.cost.add(time.Now())
-	if st := c.tc.State(); st != netcode.StateConnected {
-		return fmt.Errorf("%w: %v", ErrDisconnected, st)
-	}
 	q, dropped := c.in.swap(c.spare)
 	if dropped > c.dropped {
 		c.log.Warn("udpdrive: model goroutine fell behind, payloads dropped", "total", dropped)
@@ -136,8 +218,16 @@ func (c *Client) Step(now time.Time) error {
 	}
 	clear(q)
 	c.spare = q
+	// The model first: its own last word (a lockstep player's reason
+	// for being dropped) says more than the driver's bye.
 	if err := c.model.Update(c.clock.at(now), c.send); err != nil {
 		return fmt.Errorf("%w: %w", ErrUpdate, err)
+	}
+	if e := c.Ended(); e != nil {
+		return e
+	}
+	if st := c.tc.State(); st != netcode.StateConnected {
+		return fmt.Errorf("%w: %v (the server gave no reason: it stopped, or the network failed)", ErrDisconnected, st)
 	}
 	return c.checkStarted(now)
 }

@@ -54,4 +54,17 @@
 // model's CPU per frame as the clock sees it) and what it dropped
 // (Dropped). Server.Replace hands the netcode server to a new model for
 // the next match once every client of the last one has left.
+//
+// # Agreement, refusals and byes
+//
+// With ServerConfig.Agree and ClientConfig.Agree (a description of the
+// match: model, config, game and layout, players) the client opens with a
+// hello and the model sees it only if the descriptions are equal; else
+// the client is refused with a message naming both ("server runs X; you
+// asked for Y"), before any state or input flows. A model that implements
+// Releaser has the clients it is done with (dropped, and told why) sent a
+// bye and disconnected, so that they cannot keep a finished match alive;
+// Server.EndMatch does the same for every client after a model failed.
+// Every refusal and bye carries its reason, which the client's Dial or
+// Step return as a *RefusedError, and is counted (Server.Refusals).
 package udpdrive
