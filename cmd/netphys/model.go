@@ -15,7 +15,7 @@ import (
 
 // serveModel is `netphys serve --model M` for a network model: the
 // model's server side on the netcode server cfg describes.
-func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration) error {
+func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration, listened ...func(*transport.Server) (func(), error)) error {
 	m, sides, setup, err := resolveModel(models)
 	if err != nil {
 		return err
@@ -31,7 +31,10 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
 		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report, Status: out}
 	if metricsAddr != "" {
-		sc.Listening = func(srv *transport.Server) (func(), error) { return startMetrics(metricsAddr, srv) }
+		listened = append(listened, func(srv *transport.Server) (func(), error) { return startMetrics(metricsAddr, srv) })
+	}
+	if len(listened) > 0 {
+		sc.Listening = chainListening(listened)
 	}
 	if httpAddr != "" {
 		v, url, stop, err := startViewer(httpAddr)

@@ -38,6 +38,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
 	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
+	life := declareLifecycle(fs)
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
 		if err != nil {
@@ -58,8 +59,13 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		} else {
 			return errors.New("--listen is not a concrete ip:port: give --public, the address tokens list")
 		}
+		ctx, lc, err := life.start(ctx) // Agones, and the drain on SIGTERM
+		if err != nil {
+			return err
+		}
+		defer lc.done()
 		if models.Model() != "echo" {
-			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report)
+			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report, lc.listened)
 		}
 		var srv *transport.Server
 		// The server's goroutine may deliver a payload before ListenServer
@@ -78,6 +84,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			return err
 		}
 		close(listening)
+		lc.listened(srv)
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
 		if *metricsAddr != "" {

@@ -15,8 +15,14 @@ import (
 // GameServerAllocation with status state, gameServerName, address and
 // ports, or state UnAllocated when the game server is not Ready.
 type Allocator struct {
-	// Fake is the one game server of the fleet.
-	Fake *Fake
+	// GameServer is the one game server of the fleet: a *Fake or a *Real.
+	GameServer interface {
+		Allocate(labels, annotations map[string]string) error
+	}
+	// Name and Labels are the game server's, for the answer and for the
+	// selectors to match.
+	Name   string
+	Labels map[string]string
 	// Address is where players reach it (serve's UDP address).
 	Address netip.AddrPort
 
@@ -60,18 +66,17 @@ func (a *Allocator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.requests = append(a.requests, req)
 	a.mu.Unlock()
-	gs := a.Fake.GameServer()
 	selected := len(req.Spec.Selectors) == 0
 	for _, s := range req.Spec.Selectors {
 		all := true
 		for k, v := range s.MatchLabels {
-			all = all && gs.ObjectMeta.Labels[k] == v
+			all = all && a.Labels[k] == v
 		}
 		selected = selected || all
 	}
 	status := map[string]any{"state": "UnAllocated"}
-	if selected && a.Fake.Allocate(req.Spec.Metadata.Labels, req.Spec.Metadata.Annotations) == nil {
-		status = map[string]any{"state": "Allocated", "gameServerName": gs.ObjectMeta.Name,
+	if selected && a.GameServer.Allocate(req.Spec.Metadata.Labels, req.Spec.Metadata.Annotations) == nil {
+		status = map[string]any{"state": "Allocated", "gameServerName": a.Name,
 			"address": a.Address.Addr().String(), "nodeName": "node-1",
 			"ports": []map[string]any{{"name": "default", "port": a.Address.Port()}}}
 	}

@@ -50,7 +50,6 @@ func StartReal(sdkDir, dir string, players int64, labels map[string]string, extr
 	script := filepath.Join(sdkDir, "run-sdk-server.sh")
 	args := append([]string{strconv.Itoa(grpcPort), strconv.Itoa(httpPort), "-f", r.file}, extra...)
 	cmd := exec.Command(script, args...)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
@@ -63,7 +62,13 @@ func StartReal(sdkDir, dir string, players int64, labels map[string]string, extr
 		return nil, fmt.Errorf("agonestest: %s printed %q, not a PID", script, out)
 	}
 	r.url = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
-	r.log = filepath.Join(dir, "cache", "netphys-agones", fmt.Sprintf("sdk-server.%d.log", httpPort))
+	// The script unpacks the binary once into the cache and logs there.
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache")
+	}
+	r.log = filepath.Join(cache, "netphys-agones", fmt.Sprintf("sdk-server.%d.log", httpPort))
 	return r, nil
 }
 

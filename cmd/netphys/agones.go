@@ -1,0 +1,392 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/agones"
+	"github.com/netphys/netphys/transport/netcode"
+)
+
+// Annotations and labels serve --agones reads from the GameServer Agones
+// allocated: the match to host, as the token service's GameServerAllocation
+// sets it (see transport/tokenservice.Allocator).
+const (
+	matchAnnotation = "netphys.dev/match"
+	modelLabel      = "netphys.dev/model"
+)
+
+// lifecycleFlags are serve's flags for the process's life around its
+// matches: Agones, and the drain on SIGTERM.
+type lifecycleFlags struct {
+	agones     bool
+	sdk        string
+	health     time.Duration
+	afterMatch string
+	list       string
+	drain      time.Duration
+}
+
+func declareLifecycle(fs *flag.FlagSet) *lifecycleFlags {
+	f := &lifecycleFlags{}
+	fs.BoolVar(&f.agones, "agones", false, "run as an Agones game server: Ready once listening, Health, watch for the allocation, Shutdown after the match")
+	fs.StringVar(&f.sdk, "agones-sdk", "", "base URL of the Agones SDK server's HTTP gateway (default: http://127.0.0.1:$AGONES_SDK_HTTP_PORT, port 9358 if unset)")
+	fs.DurationVar(&f.health, "agones-health", 2*time.Second, "period of the Agones health pings; keep it under the GameServer's spec.health.periodSeconds")
+	fs.StringVar(&f.afterMatch, "agones-after-match", "shutdown", "when a match ends: shutdown (Agones deletes the pod) or ready (take the next match)")
+	fs.StringVar(&f.list, "agones-players-list", "players", "the GameServer's List (Counters and Lists, beta) that holds the connected players' client ids; empty: none")
+	fs.DurationVar(&f.drain, "drain", 25*time.Second, "on SIGTERM or SIGINT, let the running match finish for at most this long before exiting (0: exit at once; a second signal always does)")
+	return f
+}
+
+// lifecycle runs beside serve's loop: it follows the netcode server's
+// clients to see matches begin and end, speaks to Agones, and ends serve
+// when the match is over after a shutdown or a drain.
+//
+// Hook: match.Serve offers none for "a player joined" or "the match is
+// over", so lifecycle reads the netcode server's slots (every 100 ms) and
+// calls a match over when every client that connected has left, the rule
+// match.Serve itself applies.
+type lifecycle struct {
+	f         *lifecycleFlags
+	sdk       *agones.Client // nil without --agones
+	log       *slog.Logger
+	serve     context.CancelFunc
+	listening chan *transport.Server
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+// start validates the flags and starts the lifecycle; serve runs with the
+// context it returns (which outlives ctx by the drain) and calls done when
+// it has returned.
+func (f *lifecycleFlags) start(ctx context.Context) (serveCtx context.Context, lc *lifecycle, err error) {
+	if f.afterMatch != "shutdown" && f.afterMatch != "ready" {
+		return nil, nil, fmt.Errorf("--agones-after-match %q: want shutdown or ready", f.afterMatch)
+	}
+	if f.drain < 0 {
+		return nil, nil, fmt.Errorf("--drain %v: want 0 or more", f.drain)
+	}
+	lc = &lifecycle{f: f, log: slog.Default(), listening: make(chan *transport.Server, 1)}
+	if f.agones {
+		if f.health <= 0 {
+			return nil, nil, fmt.Errorf("--agones-health %v: want a period above 0", f.health)
+		}
+		if f.sdk != "" {
+			lc.sdk = agones.New(f.sdk)
+		} else if lc.sdk, err = agones.FromEnv(); err != nil {
+			return nil, nil, err
+		}
+	}
+	serveCtx, lc.serve = context.WithCancel(context.Background())
+	var loopCtx context.Context
+	loopCtx, lc.stop = context.WithCancel(context.Background())
+	lc.wg.Add(1)
+	go func() {
+		defer lc.wg.Done()
+		lc.loop(ctx, loopCtx)
+	}()
+	return serveCtx, lc, nil
+}
+
+// listened hands the lifecycle serve's netcode server once it is up.
+func (lc *lifecycle) listened(srv *transport.Server) (func(), error) {
+	lc.listening <- srv
+	return func() {}, nil
+}
+
+// done ends the lifecycle after serve has returned.
+func (lc *lifecycle) done() {
+	lc.stop()
+	lc.serve()
+	lc.wg.Wait()
+}
+
+// session is the lifecycle's view of the clients: per slot, whether a
+// client is connected and its id.
+type session struct {
+	up      []bool
+	ids     []netcode.ClientID
+	players int  // connected now
+	joined  bool // a client connected since the last match ended
+	matches int
+}
+
+func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
+	var srv *transport.Server
+	select {
+	case srv = <-lc.listening:
+	case <-ctx.Done():
+		return
+	}
+	n := srv.MaxClients()
+	s := session{up: make([]bool, n), ids: make([]netcode.ClientID, n)}
+	ag := &agonesSide{lc: lc}
+	if lc.sdk != nil {
+		ag.start(ctx, sigCtx.Done(), &lc.wg)
+	}
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	signals := sigCtx.Done()
+	var drainTimeout <-chan time.Time
+	draining := false
+	var second chan os.Signal
+	defer func() {
+		if second != nil {
+			signal.Stop(second)
+		}
+	}()
+	// step reads the clients and acts on a match that ended.
+	step := func() {
+		if over := lc.pollClients(ctx, srv, &s, ag); !over {
+			return
+		}
+		s.matches++
+		lc.log.Info("lifecycle: match over", "match", s.matches, "match_id", ag.matchID)
+		switch {
+		case draining:
+			lc.log.Info("drain: the match is over: exiting")
+			lc.serve()
+		case lc.sdk != nil:
+			ag.matchOver(ctx)
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case gs := <-ag.events:
+			ag.observe(ctx, gs)
+		case <-signals:
+			signals = nil
+			step() // the clients as they are now, not as of the last poll
+			draining = true
+			if s.players == 0 || lc.f.drain == 0 {
+				lc.log.Info("drain: exiting", "reason", "signal", "players_cut_off", s.players)
+				lc.serve()
+				continue
+			}
+			lc.log.Info("drain: no new matches; the running match may finish", "players", s.players, "timeout", lc.f.drain)
+			drainTimeout = time.After(lc.f.drain)
+			second = make(chan os.Signal, 1)
+			signal.Notify(second, os.Interrupt, syscall.SIGTERM)
+		case <-second:
+			lc.log.Warn("drain: a second signal: exiting now", "players_cut_off", s.players)
+			lc.serve()
+		case <-drainTimeout:
+			lc.log.Warn("drain: timed out: exiting", "players_cut_off", s.players, "timeout", lc.f.drain)
+			lc.serve()
+		case <-poll.C:
+			step()
+		}
+	}
+}
+
+// pollClients reads the server's slots into s, tells Agones of players
+// joining and leaving, and reports a match over: every client that
+// connected since the last one has left.
+func (lc *lifecycle) pollClients(ctx context.Context, srv *transport.Server, s *session, ag *agonesSide) (over bool) {
+	for i := range s.up {
+		ci := netcode.ClientIndex(i)
+		up := srv.Connected(ci)
+		var id netcode.ClientID
+		if up {
+			id = srv.ClientID(ci)
+		}
+		if s.up[i] && (!up || id != s.ids[i]) {
+			s.up[i] = false
+			s.players--
+			ag.left(ctx, s.ids[i])
+		}
+		if up && !s.up[i] {
+			s.up[i], s.ids[i] = true, id
+			s.players++
+			s.joined = true
+			ag.joined(ctx, id)
+		}
+	}
+	if s.joined && s.players == 0 {
+		s.joined = false
+		return true
+	}
+	return false
+}
+
+// agonesSide is what serve --agones says to Agones and hears from it. Its
+// methods run on the lifecycle's goroutine (a nil lc.sdk makes them no-ops).
+type agonesSide struct {
+	lc      *lifecycle
+	events  chan agones.GameServer
+	state   string
+	matchID string
+	list    string // "" once the List turned out missing
+}
+
+const sdkCallTimeout = 5 * time.Second
+
+// start sends Ready (retrying while the SDK server is not up yet: it is a
+// sidecar starting beside us), then starts the health pings and the watch.
+func (a *agonesSide) start(ctx context.Context, signaled <-chan struct{}, wg *sync.WaitGroup) {
+	sdk, log := a.lc.sdk, a.lc.log
+	a.list = a.lc.f.list
+	for attempt := 1; ; attempt++ {
+		cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+		err := sdk.Ready(cctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		log.Warn("agones: Ready failed; retrying every second", "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-signaled:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	log.Info("agones: ready", "sdk", sdk.URL, "health_every", a.lc.f.health)
+	a.events = make(chan agones.GameServer, 16)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		sdk.HealthLoop(ctx, a.lc.f.health, func(err error) { log.Warn("agones: health ping failed", "err", err) })
+	}()
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			err := sdk.Watch(ctx, func(gs agones.GameServer) {
+				select {
+				case a.events <- gs:
+				case <-ctx.Done():
+				}
+			})
+			if err != nil {
+				log.Warn("agones: watch failed; watching again in a second", "err", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		}
+	}()
+}
+
+// observe follows the GameServer: its allocation names the match.
+func (a *agonesSide) observe(ctx context.Context, gs agones.GameServer) {
+	prev := a.state
+	a.state = gs.Status.State
+	if a.state == prev {
+		return
+	}
+	if a.state == agones.StateAllocated {
+		a.matchID = gs.ObjectMeta.Annotations[matchAnnotation]
+		a.lc.log.Info("agones: allocated", "gameserver", gs.ObjectMeta.Name, "match_id", a.matchID,
+			"model", gs.ObjectMeta.Labels[modelLabel])
+		return
+	}
+	a.lc.log.Info("agones: state", "state", a.state, "was", prev)
+}
+
+func (a *agonesSide) joined(ctx context.Context, id netcode.ClientID) {
+	if a.lc.sdk == nil {
+		return
+	}
+	a.lc.log.Info("agones: player joined", "client_id", id, "match_id", a.matchID)
+	if a.state == agones.StateReady {
+		// Players came without an allocation (a token minted by hand):
+		// allocate ourselves so that Agones neither scales this server
+		// down nor hands it to another match.
+		a.call(ctx, "self-allocate", func(c context.Context) error { return a.lc.sdk.Allocate(c) })
+	}
+	a.updateList(ctx, id, true)
+}
+
+func (a *agonesSide) left(ctx context.Context, id netcode.ClientID) {
+	if a.lc.sdk == nil {
+		return
+	}
+	a.lc.log.Info("agones: player left", "client_id", id)
+	a.updateList(ctx, id, false)
+}
+
+func (a *agonesSide) updateList(ctx context.Context, id netcode.ClientID, add bool) {
+	if a.list == "" {
+		return
+	}
+	value := strconv.FormatUint(uint64(id), 10)
+	cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+	defer cancel()
+	var err error
+	if add {
+		_, err = a.lc.sdk.AddListValue(cctx, a.list, value)
+	} else {
+		_, err = a.lc.sdk.RemoveListValue(cctx, a.list, value)
+	}
+	if err == nil {
+		return
+	}
+	if _, lerr := a.lc.sdk.List(cctx, a.list); lerr != nil && errors.Is(lerr, agones.ErrStatus) {
+		a.lc.log.Warn("agones: the GameServer has no such List: players are not tracked (declare it under spec.lists, or --agones-players-list '')", "list", a.list, "err", lerr)
+		a.list = ""
+		return
+	}
+	a.lc.log.Warn("agones: player list", "list", a.list, "client_id", id, "add", add, "err", err)
+}
+
+// matchOver shuts the server down (Agones deletes the pod; serve ends
+// here) or makes it Ready for the next match.
+func (a *agonesSide) matchOver(ctx context.Context) {
+	a.matchID = ""
+	if a.lc.f.afterMatch == "ready" {
+		if a.call(ctx, "ready", a.lc.sdk.Ready) {
+			a.lc.log.Info("agones: ready for the next match")
+		}
+		return
+	}
+	if a.call(ctx, "shutdown", a.lc.sdk.Shutdown) {
+		a.lc.log.Info("agones: shutdown: exiting")
+	}
+	a.lc.serve()
+}
+
+func (a *agonesSide) call(ctx context.Context, what string, fn func(context.Context) error) bool {
+	cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+	defer cancel()
+	if err := fn(cctx); err != nil {
+		a.lc.log.Error("agones: "+what+" failed", "err", err)
+		return false
+	}
+	return true
+}
+
+// chainListening calls every fn in order; a failure stops the ones
+// already started.
+func chainListening(fns []func(*transport.Server) (func(), error)) func(*transport.Server) (func(), error) {
+	return func(srv *transport.Server) (func(), error) {
+		var stops []func()
+		stopAll := func() {
+			for i := len(stops) - 1; i >= 0; i-- {
+				stops[i]()
+			}
+		}
+		for _, fn := range fns {
+			stop, err := fn(srv)
+			if err != nil {
+				stopAll()
+				return nil, err
+			}
+			stops = append(stops, stop)
+		}
+		return stopAll, nil
+	}
+}

@@ -1,0 +1,46 @@
+//go:build agonesreal
+
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/netphys/netphys/transport/agones/agonestest"
+)
+
+// TestAgonesReal runs the serve --agones scenarios against Agones' own
+// sdk-server (local mode; its GameServer file rewritten in place plays
+// the controller's allocation): Ready, Allocated for a match by the token
+// service, players with its tokens, Shutdown; then Ready again after a
+// match, and SIGTERM draining the next. It exists only with -tags
+// agonesreal and needs NETPHYS_AGONES_SDK, the directory of
+// run-sdk-server.sh (.ci/run sets both when ../shared/agones is there).
+func TestAgonesReal(t *testing.T) {
+	dir := os.Getenv("NETPHYS_AGONES_SDK")
+	if dir == "" {
+		t.Fatal("NETPHYS_AGONES_SDK is unset: give the directory holding run-sdk-server.sh")
+	}
+	for _, sc := range []struct {
+		name string
+		run  func(*testing.T, sdkGateway)
+	}{
+		{"ShutdownAfterTheMatch", agonesShutdownScenario},
+		{"ReadyAgainAndSIGTERMDrains", agonesReadyDrainScenario},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			r, err := agonestest.StartReal(dir, t.TempDir(), 4, testFleet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			sc.run(t, r)
+			if t.Failed() || testing.Verbose() {
+				t.Logf("sdk-server's log:\n%s", r.Log())
+			}
+			if st := r.State(); (sc.name == "ShutdownAfterTheMatch") != (st == "Shutdown") {
+				t.Errorf("the sdk-server ends with state %s", st)
+			}
+		})
+	}
+}
