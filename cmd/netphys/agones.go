@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -33,6 +34,7 @@ type lifecycleFlags struct {
 	sdk        string
 	health     time.Duration
 	afterMatch string
+	port       string
 	list       string
 	drain      time.Duration
 }
@@ -43,6 +45,7 @@ func declareLifecycle(fs *flag.FlagSet) *lifecycleFlags {
 	fs.StringVar(&f.sdk, "agones-sdk", "", "base URL of the Agones SDK server's HTTP gateway (default: http://127.0.0.1:$AGONES_SDK_HTTP_PORT, port 9358 if unset)")
 	fs.DurationVar(&f.health, "agones-health", 2*time.Second, "period of the Agones health pings; keep it under the GameServer's spec.health.periodSeconds")
 	fs.StringVar(&f.afterMatch, "agones-after-match", "shutdown", "when a match ends: shutdown (Agones deletes the pod) or ready (take the next match)")
+	fs.StringVar(&f.port, "agones-port", "default", "the GameServer port players reach (its name under spec.ports): with the GameServer's address, the public address tokens list unless --public is given")
 	fs.StringVar(&f.list, "agones-players-list", "players", "the GameServer's List (Counters and Lists, beta) that holds the connected players' client ids; empty: none")
 	fs.DurationVar(&f.drain, "drain", 25*time.Second, "on SIGTERM or SIGINT, let the running match finish for at most this long before exiting (0: exit at once; a second signal always does)")
 	return f
@@ -69,7 +72,12 @@ type lifecycle struct {
 // start validates the flags and starts the lifecycle; serve runs with the
 // context it returns (which outlives ctx by the drain) and calls done when
 // it has returned.
-func (f *lifecycleFlags) start(ctx context.Context) (serveCtx context.Context, lc *lifecycle, err error) {
+//
+// With --agones and without --public (public false), start first waits
+// for the SDK server to report the GameServer's address and port (it has
+// them once the pod is scheduled) and sets *addr to them: the address
+// tokens list, which netcode requires to be its own.
+func (f *lifecycleFlags) start(ctx context.Context, addr *netip.AddrPort, public bool) (serveCtx context.Context, lc *lifecycle, err error) {
 	if f.afterMatch != "shutdown" && f.afterMatch != "ready" {
 		return nil, nil, fmt.Errorf("--agones-after-match %q: want shutdown or ready", f.afterMatch)
 	}
@@ -86,6 +94,11 @@ func (f *lifecycleFlags) start(ctx context.Context) (serveCtx context.Context, l
 		} else if lc.sdk, err = agones.FromEnv(); err != nil {
 			return nil, nil, err
 		}
+		if !public {
+			if *addr, err = lc.publicAddress(ctx); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	serveCtx, lc.serve = context.WithCancel(context.Background())
 	var loopCtx context.Context
@@ -96,6 +109,36 @@ func (f *lifecycleFlags) start(ctx context.Context) (serveCtx context.Context, l
 		lc.loop(ctx, loopCtx)
 	}()
 	return serveCtx, lc, nil
+}
+
+// publicAddress waits for the GameServer's address and port, retrying
+// every second while the SDK server is not up yet (a sidecar starting
+// beside us) or the pod is not scheduled.
+func (lc *lifecycle) publicAddress(ctx context.Context) (netip.AddrPort, error) {
+	for attempt := 1; ; attempt++ {
+		cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+		gs, err := lc.sdk.GameServer(cctx)
+		cancel()
+		if err == nil {
+			port, ok := gs.Status.Port(lc.f.port)
+			ip, perr := netip.ParseAddr(gs.Status.Address)
+			switch {
+			case ok && perr == nil && port > 0 && port < 65536:
+				ap := netip.AddrPortFrom(ip, uint16(port))
+				lc.log.Info("agones: public address", "addr", ap, "gameserver", gs.ObjectMeta.Name, "state", gs.Status.State)
+				return ap, nil
+			case gs.Status.Address != "" && perr != nil:
+				return netip.AddrPort{}, fmt.Errorf("agones: the GameServer's address %q is not an IP: give --public", gs.Status.Address)
+			}
+			err = fmt.Errorf("the GameServer (state %s) has no address or no port %q yet", gs.Status.State, lc.f.port)
+		}
+		lc.log.Warn("agones: waiting for the GameServer's address; retrying every second", "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return netip.AddrPort{}, fmt.Errorf("agones: interrupted while waiting for the GameServer's address: %w", err)
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // listened hands the lifecycle serve's netcode server once it is up.

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"net/netip"
 	"os"
 	"testing"
 
@@ -23,18 +24,19 @@ func TestAgonesReal(t *testing.T) {
 	}
 	for _, sc := range []struct {
 		name string
-		run  func(*testing.T, sdkGateway)
+		run  func(*testing.T, string, sdkGateway)
 	}{
 		{"ShutdownAfterTheMatch", agonesShutdownScenario},
 		{"ReadyAgainAndSIGTERMDrains", agonesReadyDrainScenario},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
-			r, err := agonestest.StartReal(dir, t.TempDir(), 4, testFleet)
+			addr := freeUDPAddr(t)
+			r, err := agonestest.StartReal(dir, t.TempDir(), 4, testFleet, netip.MustParseAddrPort(addr))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			sc.run(t, r)
+			sc.run(t, addr, r)
 			if t.Failed() || testing.Verbose() {
 				t.Logf("sdk-server's log:\n%s", r.Log())
 			}

@@ -41,7 +41,9 @@ func TestServeAgonesShutdownAfterTheMatch(t *testing.T) {
 	t.Parallel()
 	f := agonestest.New(4, testFleet)
 	defer f.Close()
-	agonesShutdownScenario(t, f)
+	addr := freeUDPAddr(t)
+	f.SetAddress(netip.MustParseAddrPort(addr))
+	agonesShutdownScenario(t, addr, f)
 	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Shutdown"}) {
 		t.Errorf("GameServer states: %v", h)
 	}
@@ -54,7 +56,9 @@ func TestServeAgonesReadyAgainAndSIGTERMDrains(t *testing.T) {
 	t.Parallel()
 	f := agonestest.New(4, testFleet)
 	defer f.Close()
-	agonesReadyDrainScenario(t, f)
+	addr := freeUDPAddr(t)
+	f.SetAddress(netip.MustParseAddrPort(addr))
+	agonesReadyDrainScenario(t, addr, f)
 	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Ready", "Allocated"}) {
 		t.Errorf("GameServer states: %v", h)
 	}
@@ -64,7 +68,7 @@ func TestServeAgonesReadyAgainAndSIGTERMDrains(t *testing.T) {
 // the running match at most --drain, then exits 0 all the same.
 func TestServeDrainTimesOut(t *testing.T) {
 	t.Parallel()
-	h := startServe(t, nil, "--drain", "300ms")
+	h := startServe(t, freeUDPAddr(t), nil, "--drain", "300ms")
 	tok := h.token(t, "")
 	player := h.player(t, tok, 1000) // 10 s of echoes: far longer than the drain
 	h.waitConnected(t)
@@ -107,9 +111,9 @@ func (b *lockedBuffer) String() string {
 // startServe starts `serve` on a free port with args, and a token
 // service: with a gateway, one that allocates through a fake of Agones'
 // allocation endpoint; without, one naming the server directly.
-func startServe(t *testing.T, gw sdkGateway, args ...string) *serveHarness {
+func startServe(t *testing.T, addr string, gw sdkGateway, args ...string) *serveHarness {
 	t.Helper()
-	h := &serveHarness{bin: buildProgram(t), key: strings.Repeat("5a", 32), addr: freeUDPAddr(t), dir: t.TempDir(),
+	h := &serveHarness{bin: buildProgram(t), key: strings.Repeat("5a", 32), addr: addr, dir: t.TempDir(),
 		out: &lockedBuffer{}, gw: gw, exited: make(chan error, 1)}
 	args = append([]string{"serve", "--listen", h.addr, "--key", h.key, "--report", "0"}, args...)
 	th := &tokenservice.Handler{Params: netcode.DefaultTokenParams(),
@@ -122,17 +126,17 @@ func startServe(t *testing.T, gw sdkGateway, args ...string) *serveHarness {
 	if _, err := fmt.Sscan(defaultProtocolID, &th.Params.ProtocolID); err != nil {
 		t.Fatal(err)
 	}
-	addr := netip.MustParseAddrPort(h.addr)
+	ap := netip.MustParseAddrPort(h.addr)
 	if gw != nil {
 		args = append(args, "--agones", "--agones-sdk", gw.URL(), "--agones-health", "100ms")
 		h.sdk = agones.New(gw.URL())
-		allocSrv := httptest.NewServer(&agonestest.Allocator{GameServer: gw, Name: "netphys-test", Labels: testFleet, Address: addr})
+		allocSrv := httptest.NewServer(&agonestest.Allocator{GameServer: gw, Name: "netphys-test", Labels: testFleet, Address: ap})
 		t.Cleanup(allocSrv.Close)
 		alloc := &tokenservice.Allocator{URL: allocSrv.URL + "/apis/allocation.agones.dev/v1/namespaces/default/gameserverallocations",
 			Selectors: []map[string]string{{"agones.dev/fleet": "netphys"}}}
 		th.Servers = alloc.ForMatch(func(r *http.Request) (string, error) { return r.URL.Query().Get("match"), nil })
 	} else {
-		th.Params.ServerAddresses = []netip.AddrPort{addr}
+		th.Params.ServerAddresses = []netip.AddrPort{ap}
 	}
 	h.tokens = httptest.NewServer(th)
 	t.Cleanup(h.tokens.Close)
@@ -273,9 +277,10 @@ func (h *serveHarness) wantLog(t *testing.T, want ...string) {
 
 // agonesShutdownScenario: Ready, allocated for m-1 by the token service,
 // two players, Shutdown, exit 0.
-func agonesShutdownScenario(t *testing.T, gw sdkGateway) {
-	h := startServe(t, gw)
+func agonesShutdownScenario(t *testing.T, addr string, gw sdkGateway) {
+	h := startServe(t, addr, gw)
 	h.waitLog(t, "agones: ready")
+	h.wantLog(t, `msg="agones: public address" addr=`+addr)
 	healths := gw.Healths()
 	t1, t2 := h.token(t, "m-1"), h.token(t, "m-1")
 	p1, p2 := h.player(t, t1, 150), h.player(t, t2, 150)
@@ -295,8 +300,8 @@ func agonesShutdownScenario(t *testing.T, gw sdkGateway) {
 
 // agonesReadyDrainScenario: match m-1, Ready again, match m-2 with
 // SIGTERM in its middle: it finishes, serve exits 0.
-func agonesReadyDrainScenario(t *testing.T, gw sdkGateway) {
-	h := startServe(t, gw, "--agones-after-match", "ready", "--drain", "20s")
+func agonesReadyDrainScenario(t *testing.T, addr string, gw sdkGateway) {
+	h := startServe(t, addr, gw, "--agones-after-match", "ready", "--drain", "20s")
 	h.waitLog(t, "agones: ready")
 	p := h.player(t, h.token(t, "m-1"), 100)
 	h.waitPlayers(t, p)

@@ -56,10 +56,12 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			}
 		} else if ap, err := netip.ParseAddrPort(*listen); err == nil && !ap.Addr().IsUnspecified() {
 			cfg.Netcode.PublicAddress = ap
-		} else {
+		} else if !life.agones {
 			return errors.New("--listen is not a concrete ip:port: give --public, the address tokens list")
 		}
-		ctx, lc, err := life.start(ctx) // Agones, and the drain on SIGTERM
+		// Agones, and the drain on SIGTERM; without --public, Agones names
+		// the public address.
+		ctx, lc, err := life.start(ctx, &cfg.Netcode.PublicAddress, *public != "")
 		if err != nil {
 			return err
 		}

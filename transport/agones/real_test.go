@@ -3,6 +3,7 @@
 package agones_test
 
 import (
+	"net/netip"
 	"os"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestAgonesReal(t *testing.T) {
 	if dir == "" {
 		t.Fatal("NETPHYS_AGONES_SDK is unset: give the directory holding run-sdk-server.sh")
 	}
-	r, err := agonestest.StartReal(dir, t.TempDir(), 4, map[string]string{"netphys.dev/model": "echo"})
+	r, err := agonestest.StartReal(dir, t.TempDir(), 4, map[string]string{"netphys.dev/model": "echo"}, netip.MustParseAddrPort("127.0.0.1:7777"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,10 +21,11 @@ import (
 // player of a match, annotates it with the match id, and every token of
 // that match names its address; with no Ready server the answer is 503.
 func TestTokensNameTheAllocatedGameServer(t *testing.T) {
-	gs := agonestest.New(4, map[string]string{"agones.dev/fleet": "netphys"})
+	fleet := map[string]string{"agones.dev/fleet": "netphys"}
+	gs := agonestest.New(4, fleet)
 	defer gs.Close()
 	served := netip.MustParseAddrPort("10.1.2.3:7654")
-	fakeAlloc := &agonestest.Allocator{Fake: gs, Address: served}
+	fakeAlloc := &agonestest.Allocator{GameServer: gs, Name: "netphys-test", Labels: fleet, Address: served}
 	allocSrv := httptest.NewServer(fakeAlloc)
 	defer allocSrv.Close()
 

@@ -18,6 +18,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -60,6 +61,16 @@ func New(players int64, labels map[string]string) *Fake {
 	f.capacity = players
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	return f
+}
+
+// SetAddress sets the GameServer's status.address and its port
+// "default": where players reach it, and serve --agones's public address.
+func (f *Fake) SetAddress(ap netip.AddrPort) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.gs.Status.Address = ap.Addr().String()
+	f.gs.Status.Ports = []agones.Port{{Name: "default", Port: int32(ap.Port())}}
+	f.notifyLocked()
 }
 
 // URL is the gateway's base URL, for agones.New or --agones-sdk.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,15 +28,16 @@ type Real struct {
 	url, file, log string
 	pid            int
 	players        int64
+	addr           netip.AddrPort
 	labels         map[string]string
 }
 
 // StartReal starts the sdk-server of sdkDir with its GameServer in a file
 // under dir: state Scheduled, the given labels, a List "players" of
-// capacity players. extra flags go to the sdk-server (such as
+// capacity players, address and port "default" addr. extra flags go to the sdk-server (such as
 // --feature-gates PlayerTracking=true).
-func StartReal(sdkDir, dir string, players int64, labels map[string]string, extra ...string) (*Real, error) {
-	r := &Real{file: filepath.Join(dir, "gameserver.yaml"), players: players, labels: labels}
+func StartReal(sdkDir, dir string, players int64, labels map[string]string, addr netip.AddrPort, extra ...string) (*Real, error) {
+	r := &Real{file: filepath.Join(dir, "gameserver.yaml"), players: players, labels: labels, addr: addr}
 	if err := os.WriteFile(r.file, r.yaml(agones.StateScheduled, nil, nil), 0o644); err != nil {
 		return nil, err
 	}
@@ -104,7 +106,10 @@ func (r *Real) Allocate(labels, annotations map[string]string) error {
 	if s := r.State(); s != agones.StateReady {
 		return fmt.Errorf("agonestest: allocate: the game server is %s, not Ready", s)
 	}
-	f, err := os.OpenFile(r.file, os.O_WRONLY|os.O_TRUNC, 0)
+	// One write over the file in place, without truncating it: every
+	// version is fileSize bytes, so the sdk-server never reads an empty
+	// or shortened file between two events.
+	f, err := os.OpenFile(r.file, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -139,6 +144,9 @@ func (r *Real) Log() string {
 	return string(b)
 }
 
+// fileSize is the size of every version of the GameServer file.
+const fileSize = 4096
+
 // yaml is the GameServer file: state, the labels of StartReal and
 // labels, annotations, and the List "players".
 func (r *Real) yaml(state string, labels, annotations map[string]string) []byte {
@@ -147,8 +155,11 @@ func (r *Real) yaml(state string, labels, annotations map[string]string) []byte 
 	writeMap(&b, "labels", r.labels, labels)
 	writeMap(&b, "annotations", annotations)
 	fmt.Fprintf(&b, "spec:\n  health:\n    periodSeconds: 5\n    failureThreshold: 3\n    initialDelaySeconds: 5\n")
-	fmt.Fprintf(&b, "status:\n  state: %s\n  address: 127.0.0.1\n  ports:\n  - name: default\n    port: 7777\n", state)
+	fmt.Fprintf(&b, "status:\n  state: %s\n  address: %s\n  ports:\n  - name: default\n    port: %d\n", state, r.addr.Addr(), r.addr.Port())
 	fmt.Fprintf(&b, "  lists:\n    players:\n      capacity: %d\n", r.players)
+	if pad := fileSize - b.Len() - 1; pad > 0 {
+		b.WriteString("#" + strings.Repeat(" ", pad-1) + "\n")
+	}
 	return []byte(b.String())
 }
 
