@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -325,5 +327,69 @@ func agonesReadyDrainScenario(t *testing.T, addr string, gw sdkGateway) {
 	}
 	if out := p.Stdout.(*bytes.Buffer).String(); !strings.Contains(out, "300") {
 		t.Errorf("the drained match's player did not report its 300 payloads:\n%s", out)
+	}
+}
+
+// TestServeAgonesInProcess runs serve --agones and a player through run,
+// in this process, so that the race detector (.ci/run's -race over
+// ./cmd/...) sees the lifecycle's goroutines: Ready, allocation, the
+// player in the List, Shutdown, and run returning nil by itself.
+func TestServeAgonesInProcess(t *testing.T) {
+	addr := freeUDPAddr(t)
+	f := agonestest.New(2, testFleet)
+	defer f.Close()
+	f.SetAddress(netip.MustParseAddrPort(addr))
+	key := strings.Repeat("3c", 32)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		served <- run(ctx, []string{"serve", "--agones", "--agones-sdk", f.URL(), "--agones-health", "50ms",
+			"--listen", addr, "--key", key, "--report", "0"}, io.Discard)
+	}()
+	for f.State() != agones.StateReady {
+		select {
+		case <-f.Changed():
+		case err := <-served:
+			t.Fatalf("serve ended before Ready: %v", err)
+		}
+	}
+	if err := f.Allocate(nil, map[string]string{tokenservice.MatchAnnotation: "m-9"}); err != nil {
+		t.Fatal(err)
+	}
+	tok := filepath.Join(t.TempDir(), "p.token")
+	if err := run(ctx, []string{"token", "--key", key, "--servers", addr, "--client-id", "77", "--out", tok}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	sawPlayer := make(chan bool, 1)
+	go func() { // the List holds the player while it plays
+		for {
+			ch := f.Changed()
+			if slices.Contains(f.GameServer().Status.Lists["players"].Values, "77") {
+				sawPlayer <- true
+				return
+			}
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				sawPlayer <- false
+				return
+			}
+		}
+	}()
+	if err := run(ctx, []string{"connect", "--token-file", tok, "--count", "30", "--rate", "100"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if !<-sawPlayer {
+		t.Error("the player never appeared in the List players")
+	}
+	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Shutdown"}) {
+		t.Errorf("GameServer states: %v", h)
+	}
+	if v := f.GameServer().Status.Lists["players"].Values; len(v) != 0 {
+		t.Errorf("List players after the match: %v", v)
 	}
 }
