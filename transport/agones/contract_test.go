@@ -103,6 +103,16 @@ func exerciseClient(t *testing.T, g gateway) {
 	if _, err := c.PlayerConnect(ctx, "11"); !errors.Is(err, agones.ErrStatus) {
 		t.Fatalf("player tracking without its feature gate: %v", err)
 	}
+	// Counters: set within capacity, read back, refused beyond it.
+	if ct, err := c.SetCounter(ctx, "matches", 3); err != nil || ct.Count != 3 || ct.Capacity != 1000 {
+		t.Fatalf("SetCounter matches 3: %+v %v", ct, err)
+	}
+	if ct, err := c.Counter(ctx, "matches"); err != nil || ct.Count != 3 {
+		t.Fatalf("Counter matches: %+v %v", ct, err)
+	}
+	if _, err := c.SetCounter(ctx, "matches", 1001); !errors.Is(err, agones.ErrStatus) {
+		t.Fatalf("a Counter beyond its capacity: %v", err)
+	}
 
 	before := g.Healths()
 	hctx, hstop := context.WithCancel(ctx)
@@ -126,6 +136,47 @@ func exerciseClient(t *testing.T, g gateway) {
 	if err := <-watchDone; err != nil {
 		t.Fatalf("watch ended with %v, want nil when its context ends", err)
 	}
+}
+
+// exercisePlayerTracking: the alpha player tracking API, on a server
+// with the PlayerTracking feature gate on.
+func exercisePlayerTracking(t *testing.T, url string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := agones.New(url)
+	if err := c.SetPlayerCapacity(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range []struct {
+		connect bool
+		id      string
+		want    bool
+	}{{true, "a", true}, {true, "a", false}, {true, "b", true}, {false, "a", true}, {false, "a", false}} {
+		var got bool
+		var err error
+		if tt.connect {
+			got, err = c.PlayerConnect(ctx, tt.id)
+		} else {
+			got, err = c.PlayerDisconnect(ctx, tt.id)
+		}
+		if err != nil || got != tt.want {
+			t.Fatalf("step %d (connect %v %s): %v %v, want %v", i, tt.connect, tt.id, got, err, tt.want)
+		}
+	}
+	if n, err := c.PlayerCount(ctx); err != nil || n != 1 {
+		t.Fatalf("PlayerCount: %d %v, want 1", n, err)
+	}
+	c.PlayerConnect(ctx, "c")
+	if _, err := c.PlayerConnect(ctx, "d"); !errors.Is(err, agones.ErrStatus) {
+		t.Fatalf("a third player over capacity 2: %v", err)
+	}
+}
+
+func TestPlayerTrackingAgainstFake(t *testing.T) {
+	f := agonestest.New(4, nil)
+	f.PlayerTracking = true
+	defer f.Close()
+	exercisePlayerTracking(t, f.URL())
 }
 
 func waitState(t *testing.T, events <-chan agones.GameServer, state string) agones.GameServer {

@@ -28,4 +28,12 @@ func TestAgonesReal(t *testing.T) {
 	if t.Failed() {
 		t.Logf("sdk-server log:\n%s", r.Log())
 	}
+	t.Run("PlayerTracking", func(t *testing.T) {
+		r, err := agonestest.StartReal(dir, t.TempDir(), 4, nil, netip.MustParseAddrPort("127.0.0.1:7777"), "--feature-gates", "PlayerTracking=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		exercisePlayerTracking(t, r.URL())
+	})
 }

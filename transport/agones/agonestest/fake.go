@@ -44,7 +44,8 @@ type Fake struct {
 }
 
 // New starts a fake whose GameServer is "netphys-test" in state Scheduled,
-// with a List "players" of capacity players and the given labels.
+// with a List "players" of capacity players, a Counter "matches" of
+// capacity 1000 and the given labels.
 func New(players int64, labels map[string]string) *Fake {
 	f := &Fake{changed: make(chan struct{})}
 	f.gs.ObjectMeta = agones.ObjectMeta{Name: "netphys-test", Namespace: "default", UID: "1234",
@@ -55,7 +56,7 @@ func New(players int64, labels map[string]string) *Fake {
 	f.gs.Spec.Health = agones.Health{PeriodSeconds: 5, FailureThreshold: 3, InitialDelaySeconds: 5}
 	f.gs.Status = agones.Status{State: agones.StateScheduled, Address: "127.0.0.1",
 		Ports:    []agones.Port{{Name: "default", Port: 7777}},
-		Counters: map[string]agones.Counter{},
+		Counters: map[string]agones.Counter{"matches": {Capacity: 1000}},
 		Lists:    map[string]agones.List{"players": {Capacity: agones.Int64(players), Values: []string{}}}}
 	f.history = []string{agones.StateScheduled}
 	f.capacity = players

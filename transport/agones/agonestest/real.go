@@ -34,7 +34,8 @@ type Real struct {
 
 // StartReal starts the sdk-server of sdkDir with its GameServer in a file
 // under dir: state Scheduled, the given labels, a List "players" of
-// capacity players, address and port "default" addr. extra flags go to the sdk-server (such as
+// capacity players, a Counter "matches" of capacity 1000, address and
+// port "default" addr. extra flags go to the sdk-server (such as
 // --feature-gates PlayerTracking=true).
 func StartReal(sdkDir, dir string, players int64, labels map[string]string, addr netip.AddrPort, extra ...string) (*Real, error) {
 	r := &Real{file: filepath.Join(dir, "gameserver.yaml"), players: players, labels: labels, addr: addr}
@@ -156,6 +157,7 @@ func (r *Real) yaml(state string, labels, annotations map[string]string) []byte 
 	writeMap(&b, "annotations", annotations)
 	fmt.Fprintf(&b, "spec:\n  health:\n    periodSeconds: 5\n    failureThreshold: 3\n    initialDelaySeconds: 5\n")
 	fmt.Fprintf(&b, "status:\n  state: %s\n  address: %s\n  ports:\n  - name: default\n    port: %d\n", state, r.addr.Addr(), r.addr.Port())
+	fmt.Fprintf(&b, "  counters:\n    matches:\n      capacity: 1000\n")
 	fmt.Fprintf(&b, "  lists:\n    players:\n      capacity: %d\n", r.players)
 	if pad := fileSize - b.Len() - 1; pad > 0 {
 		b.WriteString("#" + strings.Repeat(" ", pad-1) + "\n")
