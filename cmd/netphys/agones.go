@@ -188,6 +188,15 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 			signal.Stop(second)
 		}
 	}()
+	// exit ends serve, once, saying why.
+	exiting := false
+	exit := func(level slog.Level, msg string, args ...any) {
+		if !exiting {
+			exiting = true
+			lc.log.Log(context.Background(), level, msg, args...)
+			lc.serve()
+		}
+	}
 	// step reads the clients and acts on a match that ended.
 	step := func() {
 		if over := lc.pollClients(ctx, srv, &s, ag); !over {
@@ -197,10 +206,11 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 		lc.log.Info("lifecycle: match over", "match", s.matches, "match_id", ag.matchID)
 		switch {
 		case draining:
-			lc.log.Info("drain: the match is over: exiting")
-			lc.serve()
+			exit(slog.LevelInfo, "drain: the match is over: exiting")
 		case lc.sdk != nil:
-			ag.matchOver(ctx)
+			if ag.matchOver(ctx) {
+				exit(slog.LevelInfo, "agones: shutdown: exiting")
+			}
 		}
 	}
 	for {
@@ -211,11 +221,10 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 			ag.observe(ctx, gs)
 		case <-signals:
 			signals = nil
-			step() // the clients as they are now, not as of the last poll
 			draining = true
+			step() // the clients as they are now, not as of the last poll
 			if s.players == 0 || lc.f.drain == 0 {
-				lc.log.Info("drain: exiting", "reason", "signal", "players_cut_off", s.players)
-				lc.serve()
+				exit(slog.LevelInfo, "drain: exiting", "reason", "signal", "players_cut_off", s.players)
 				continue
 			}
 			lc.log.Info("drain: no new matches; the running match may finish", "players", s.players, "timeout", lc.f.drain)
@@ -223,11 +232,9 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 			second = make(chan os.Signal, 1)
 			signal.Notify(second, os.Interrupt, syscall.SIGTERM)
 		case <-second:
-			lc.log.Warn("drain: a second signal: exiting now", "players_cut_off", s.players)
-			lc.serve()
+			exit(slog.LevelWarn, "drain: a second signal: exiting now", "players_cut_off", s.players)
 		case <-drainTimeout:
-			lc.log.Warn("drain: timed out: exiting", "players_cut_off", s.players, "timeout", lc.f.drain)
-			lc.serve()
+			exit(slog.LevelWarn, "drain: timed out: exiting", "players_cut_off", s.players, "timeout", lc.f.drain)
 		case <-poll.C:
 			step()
 		}
@@ -386,20 +393,18 @@ func (a *agonesSide) updateList(ctx context.Context, id netcode.ClientID, add bo
 	a.lc.log.Warn("agones: player list", "list", a.list, "client_id", id, "add", add, "err", err)
 }
 
-// matchOver shuts the server down (Agones deletes the pod; serve ends
-// here) or makes it Ready for the next match.
-func (a *agonesSide) matchOver(ctx context.Context) {
+// matchOver shuts the server down (Agones deletes the pod) and reports
+// that serve ends, or makes it Ready for the next match.
+func (a *agonesSide) matchOver(ctx context.Context) (exit bool) {
 	a.matchID = ""
 	if a.lc.f.afterMatch == "ready" {
 		if a.call(ctx, "ready", a.lc.sdk.Ready) {
 			a.lc.log.Info("agones: ready for the next match")
 		}
-		return
+		return false
 	}
-	if a.call(ctx, "shutdown", a.lc.sdk.Shutdown) {
-		a.lc.log.Info("agones: shutdown: exiting")
-	}
-	a.lc.serve()
+	a.call(ctx, "shutdown", a.lc.sdk.Shutdown) // a failure is logged: serve ends all the same
+	return true
 }
 
 func (a *agonesSide) call(ctx context.Context, what string, fn func(context.Context) error) bool {

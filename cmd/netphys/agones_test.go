@@ -81,6 +81,28 @@ func TestServeDrainTimesOut(t *testing.T) {
 	h.wantLog(t, `msg="drain: no new matches; the running match may finish" players=1`, `msg="drain: timed out: exiting" players_cut_off=1`)
 }
 
+// TestServeSIGTERMIdleAndSecondSignal: with no match running SIGTERM
+// exits at once; during a drain a second signal does too; both exit 0.
+func TestServeSIGTERMIdleAndSecondSignal(t *testing.T) {
+	t.Parallel()
+	idle := startServe(t, freeUDPAddr(t), nil)
+	idle.waitLog(t, "msg=serving")
+	idle.signal(t, syscall.SIGTERM)
+	idle.waitExit(t)
+	idle.wantLog(t, `msg="drain: exiting" reason=signal players_cut_off=0`)
+
+	h := startServe(t, freeUDPAddr(t), nil, "--drain", "1m")
+	player := h.player(t, h.token(t, ""), 1000)
+	h.waitConnected(t)
+	h.signal(t, syscall.SIGTERM)
+	h.waitLog(t, "drain: no new matches")
+	h.signal(t, os.Interrupt)
+	h.waitExit(t)
+	player.Process.Kill()
+	player.Wait()
+	h.wantLog(t, `msg="drain: a second signal: exiting now" players_cut_off=1`)
+}
+
 // serveHarness is one `serve` process with its token service.
 type serveHarness struct {
 	bin, key, addr string
