@@ -28,6 +28,7 @@ func TestAgonesReal(t *testing.T) {
 	}{
 		{"ShutdownAfterTheMatch", agonesShutdownScenario},
 		{"ReadyAgainAndSIGTERMDrains", agonesReadyDrainScenario},
+		{"LockstepMatch", agonesLockstepScenario},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			addr := freeUDPAddr(t)
@@ -40,7 +41,7 @@ func TestAgonesReal(t *testing.T) {
 			if t.Failed() || testing.Verbose() {
 				t.Logf("sdk-server's log:\n%s", r.Log())
 			}
-			if st := r.State(); (sc.name == "ShutdownAfterTheMatch") != (st == "Shutdown") {
+			if st := r.State(); (sc.name != "ReadyAgainAndSIGTERMDrains") != (st == "Shutdown") {
 				t.Errorf("the sdk-server ends with state %s", st)
 			}
 		})

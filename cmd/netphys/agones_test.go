@@ -66,6 +66,21 @@ func TestServeAgonesReadyAgainAndSIGTERMDrains(t *testing.T) {
 	}
 }
 
+// TestServeAgonesLockstepMatch: the same with a network model: serve
+// --agones --model lockstep hosts two `play --bot` processes whose tokens
+// come from the token service's allocation, then Shutdown and exit 0.
+func TestServeAgonesLockstepMatch(t *testing.T) {
+	t.Parallel()
+	f := agonestest.New(4, testFleet)
+	defer f.Close()
+	addr := freeUDPAddr(t)
+	f.SetAddress(netip.MustParseAddrPort(addr))
+	agonesLockstepScenario(t, addr, f)
+	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Shutdown"}) {
+		t.Errorf("GameServer states: %v", h)
+	}
+}
+
 // TestServeDrainTimesOut: plain serve (no Agones) on SIGTERM waits for
 // the running match at most --drain, then exits 0 all the same.
 func TestServeDrainTimesOut(t *testing.T) {
@@ -413,5 +428,38 @@ func TestServeAgonesInProcess(t *testing.T) {
 	}
 	if v := f.GameServer().Status.Lists["players"].Values; len(v) != 0 {
 		t.Errorf("List players after the match: %v", v)
+	}
+}
+
+// agonesLockstepScenario: a lockstep match of two bots on an allocated
+// server, their checksums verified by the server, then Shutdown.
+func agonesLockstepScenario(t *testing.T, addr string, gw sdkGateway) {
+	match := []string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}
+	h := startServe(t, addr, gw, match...)
+	h.waitLog(t, "agones: ready")
+	var plays []*exec.Cmd
+	for range 2 {
+		c := exec.Command(h.bin, append([]string{"play", "--token-file", h.token(t, "m-lock"), "--bot", "--http", "",
+			"--ticks", "120", "--linger", "1s", "--report", "0"}, match...)...)
+		c.Env = append(os.Environ(), "NETPHYS_LOG=warn")
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if c.ProcessState == nil {
+				c.Process.Kill()
+				c.Wait()
+			}
+		})
+		plays = append(plays, c)
+	}
+	h.waitPlayers(t, plays...)
+	h.waitExit(t)
+	h.wantLog(t, `msg="agones: allocated" gameserver=netphys-test match_id=m-lock`,
+		`msg="agones: shutdown: exiting"`, "verified equal")
+	if n := strings.Count(h.out.String(), `msg="agones: player joined"`); n != 2 {
+		t.Errorf("%d players joined, want 2", n)
 	}
 }
