@@ -15,7 +15,7 @@ import (
 
 // serveModel is `netphys serve --model M` for a network model: the
 // model's server side on the netcode server cfg describes.
-func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration) error {
+func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration, listened ...func(*transport.Server) (func(), error)) error {
 	m, sides, setup, err := resolveModel(models)
 	if err != nil {
 		return err
@@ -30,10 +30,19 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	}
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
 		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report, Status: out}
+	// The lifecycle's hooks take the netcode server; the metrics also
+	// read the driver's refusals.
+	var onListen []func(*udpdrive.Server) (func(), error)
+	for _, fn := range listened {
+		onListen = append(onListen, func(srv *udpdrive.Server) (func(), error) { return fn(srv.Transport()) })
+	}
 	if metricsAddr != "" {
-		sc.Listening = func(srv *udpdrive.Server) (func(), error) {
+		onListen = append(onListen, func(srv *udpdrive.Server) (func(), error) {
 			return startMetrics(metricsAddr, srv.Transport(), refusalCollector(srv))
-		}
+		})
+	}
+	if len(onListen) > 0 {
+		sc.Listening = chainListening(onListen)
 	}
 	if httpAddr != "" {
 		v, url, stop, err := startViewer(httpAddr)

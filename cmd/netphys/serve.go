@@ -43,6 +43,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
 	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
+	life := declareLifecycle(fs)
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
 		if err != nil {
@@ -54,11 +55,18 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		if cfg.Netcode.ProtocolID, err = parseProtocolID(*protocol); err != nil {
 			return err
 		}
-		if cfg.Netcode.PublicAddress, err = publicAddress(*listen, *public); err != nil {
+		if cfg.Netcode.PublicAddress, err = publicAddress(*listen, *public, life.agones); err != nil {
 			return err
 		}
+		// Agones, and the drain on SIGTERM; without --public, Agones names
+		// the public address.
+		ctx, lc, err := life.start(ctx, &cfg.Netcode.PublicAddress, *public != "")
+		if err != nil {
+			return err
+		}
+		defer lc.done()
 		if models.Model() != "echo" {
-			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report)
+			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report, lc.listened)
 		}
 		var srv *transport.Server
 		// The server's goroutine may deliver a payload before ListenServer
@@ -77,6 +85,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			return err
 		}
 		close(listening)
+		lc.listened(srv)
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
 		if *metricsAddr != "" {
@@ -107,8 +116,9 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 
 // publicAddress checks --listen and returns the address the tokens list:
 // --public if given, else --listen, which must then be a concrete IP and
-// port.
-func publicAddress(listen, public string) (netip.AddrPort, error) {
+// port; under Agones without --public it is left for the GameServer to
+// name.
+func publicAddress(listen, public string, fromAgones bool) (netip.AddrPort, error) {
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
 		return netip.AddrPort{}, fmt.Errorf("--listen %s: want ip:port, such as 127.0.0.1:40000", listen)
@@ -125,6 +135,8 @@ func publicAddress(listen, public string) (netip.AddrPort, error) {
 	}
 	ip, err := netip.ParseAddr(host)
 	switch {
+	case fromAgones:
+		return netip.AddrPort{}, nil // the GameServer's address, once Agones names it
 	case err != nil:
 		return netip.AddrPort{}, fmt.Errorf("--listen %s: give an IP address and port (the tokens list the server's address, and a host name is not one), or give --public", listen)
 	case ip.IsUnspecified():
