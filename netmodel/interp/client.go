@@ -203,12 +203,34 @@ func (c *Client) advanceClock(now time.Time) {
 	c.last = now
 	// The server's timeline runs at 1/(1+slope) of the client's clock
 	// (slope: the drift of the delivery delays); on top of that rate, 1 %
-	// faster or slower per 10 ms off, all within the bound, so the clock
+	// faster or slower per 10 ms off, within ±MaxTimeScale, so the clock
 	// settles in about a second without trailing a drifting target.
 	off := (target - c.clock) / rate
 	base := 1 / (1 + c.est.slope)
-	c.scale = math.Max(1-c.cfg.MaxTimeScale, math.Min(1+c.cfg.MaxTimeScale, base+off))
+	c.scale = base * (1 + math.Max(-c.cfg.MaxTimeScale, math.Min(c.cfg.MaxTimeScale, off)))
+	// Data running short: no snapshot for SlowGap intervals, and those
+	// buffered ahead of the clock cover less than SlowBelow (a stall, a
+	// run of losses longer than the delay covers). The clock slows in
+	// proportion, down to MinScale: the
+	// objects move slower for a moment instead of stopping, and the
+	// clock is that much further behind when data comes back, which the
+	// rule above then takes back within MaxTimeScale.
+	gap := c.seconds(now) - c.est.lastArrive
+	if below := c.cfg.SlowBelow.Seconds(); below > 0 && gap > SlowGap*iv {
+		if newest, ok := c.recv.Newest(); ok {
+			ahead := (float64(int64(newest)*int64(c.cfg.interval())) - c.clock) / rate
+			if ahead < below {
+				c.scale = math.Min(c.scale, base*math.Max(c.cfg.MinScale, ahead/below))
+			}
+		}
+	}
 }
+
+// SlowGap is how long, in send intervals, no snapshot must have arrived
+// before the render clock slows down (Config.SlowBelow): more than one
+// lost packet's gap and its jitter, so that the losses and jitter the
+// delay covers never slow the clock.
+const SlowGap = 2.5
 
 // at returns buffered snapshot n as a keyframe.
 func (c *Client) at(n Number) (keyframe, bool) {
