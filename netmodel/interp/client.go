@@ -37,6 +37,7 @@ type Client struct {
 	blendPos            []vecmath.Vec3
 	blendRot            []vecmath.Quat
 	blendFrom, blendFor float64 // local s; 0 length: no blend
+	extrapBase          float64 // ticks: the snapshot extrapolated from
 
 	counters ClientCounters
 }
@@ -241,7 +242,7 @@ func (c *Client) at(n Number) (keyframe, bool) {
 	if s == nil {
 		return keyframe{}, false
 	}
-	return keyframe{t: float64(int64(n) * int64(c.cfg.interval())), cubes: s.Cubes}, true
+	return keyframe{t: float64(int64(n) * int64(c.cfg.interval())), cubes: s.Cubes, reset: c.recv.Resets(n)}, true
 }
 
 // around finds the buffered snapshots at or before the clock (a) and
@@ -298,9 +299,24 @@ func (c *Client) draw(now time.Time) {
 			sent = float64(c.cfg.TickRate)
 		}
 		for i := range c.view {
-			if c.cfg.Interpolation == Hermite {
-				c.view[i] = hermiteCube(prev, a, b, next, i, u, sent)
-			} else {
+			switch {
+			case b.resetAfter(i, a.t):
+				// Reset between a and b: a until the reset, b from it.
+				if c.clock < float64(b.reset[i]) {
+					c.view[i] = a.cubes[i]
+				} else {
+					c.view[i] = b.cubes[i]
+				}
+			case c.cfg.Interpolation == Hermite:
+				p, q := prev, next
+				if a.resetAfter(i, prevT(prev)) {
+					p = nil // no tangent from before a reset
+				}
+				if next.resetAfter(i, b.t) {
+					q = nil
+				}
+				c.view[i] = hermiteCube(p, a, b, q, i, u, sent)
+			default:
 				c.view[i] = lerpCube(&a.cubes[i], &b.cubes[i], u)
 			}
 		}
@@ -309,9 +325,13 @@ func (c *Client) draw(now time.Time) {
 		limit := c.cfg.ExtrapolationLimit.Seconds() * float64(c.cfg.TickRate)
 		if c.cfg.Extrapolate && prev != nil {
 			c.counters.Extrapolated++
-			extrapolating = true
+			extrapolating, c.extrapBase = true, a.t
 			ahead := math.Min(c.clock-a.t, limit)
 			for i := range c.view {
+				if a.resetAfter(i, prev.t) {
+					c.view[i] = a.cubes[i] // no velocity across a reset
+					continue
+				}
 				c.view[i] = extrapolateCube(prev, a, i, ahead)
 			}
 		} else {
@@ -320,14 +340,29 @@ func (c *Client) draw(now time.Time) {
 	default:
 		copy(c.view, b.cubes) // the clock is before the first snapshot
 	}
-	c.blend(now, extrapolating)
+	latest := b
+	if latest == nil {
+		latest = a
+	}
+	c.blend(now, extrapolating, latest)
 	c.drawn = true
+}
+
+// prevT returns the time of keyframe k, +Inf for none.
+func prevT(k *keyframe) float64 {
+	if k == nil {
+		return math.Inf(1)
+	}
+	return k.t
 }
 
 // blend eases the view back from an extrapolation to the data that came
 // in: the offset between the last extrapolated frame and the new one
 // fades over BlendTime.
-func (c *Client) blend(now time.Time, extrapolating bool) {
+//
+// An object reset since the snapshot extrapolated from is not blended:
+// it jumps, as without the extrapolation.
+func (c *Client) blend(now time.Time, extrapolating bool, latest *keyframe) {
 	t := c.seconds(now)
 	if c.extrapolating && !extrapolating && c.drawn && c.cfg.BlendTime > 0 {
 		// The last view is still in c.blendPos's partner: recompute
@@ -347,6 +382,9 @@ func (c *Client) blend(now time.Time, extrapolating bool) {
 			c.blendFor = 0
 		} else {
 			for i := range c.view {
+				if latest.resetAfter(i, c.extrapBase) {
+					c.blendPos[i], c.blendRot[i] = vecmath.Vec3{}, vecmath.QuatIdentity
+				}
 				v := &c.view[i]
 				v.Position = v.Position.Add(c.blendPos[i].Scale(w))
 				v.Orientation = nlerp(vecmath.QuatIdentity, c.blendRot[i], w).Mul(v.Orientation).Normalize()
