@@ -151,13 +151,13 @@ func (e *Encoder) Encode(b *Baselines, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	h := Header{Seq: Seq(e.n)}
-	since := e.tick(e.n) - int64(Ring*e.interval)
+	since, maxAge := e.tick(e.n)-int64(Ring*e.interval), Ring*e.interval-1
 	if key.base >= 0 {
 		h.BaseAge = int(e.n - key.base)
 		if key.prev >= 0 {
 			h.PrevAge = int(key.base - key.prev)
 		}
-		since = e.tick(key.base)
+		since, maxAge = e.tick(key.base), h.BaseAge*e.interval-1
 	}
 	e.resets.since(&e.sec, since, e.tick(e.n))
 	h.Resets = len(e.sec.Resets) > 0
@@ -166,7 +166,7 @@ func (e *Encoder) Encode(b *Baselines, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	if h.Resets {
-		if err := e.sec.Serialize(w, len(e.truth.Cubes), Ring*e.interval-1); err != nil {
+		if err := e.sec.Serialize(w, len(e.truth.Cubes), maxAge); err != nil {
 			return nil, err
 		}
 	}

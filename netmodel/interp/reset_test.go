@@ -78,8 +78,8 @@ func puckError(t *testing.T, game interp.Game, cfg interp.Config) (worst float64
 		tr := int64(tick) // the state after tick ⌊tick⌋
 		worst = max(worst, view[0].Position.Sub(puck(tr)).Length())
 	}
-	if frames < 1000 {
-		t.Fatalf("%d frames drawn", frames)
+	if k := c.Counters(); frames < 1000 || k.Dropped != 0 {
+		t.Fatalf("%d frames drawn, counters %+v, last error %v", frames, k, m.LastReceiveError)
 	}
 	return worst, srv
 }
