@@ -217,7 +217,7 @@ func (c *Client) advanceClock(now time.Time) {
 	// clock is that much further behind when data comes back, which the
 	// rule above then takes back within MaxTimeScale.
 	gap := c.seconds(now) - c.est.lastArrive
-	if below := c.cfg.SlowBelow.Seconds(); below > 0 && gap > SlowGap*iv {
+	if below := c.cfg.SlowBelow.Seconds(); below > 0 && gap > SlowGap*iv && gap <= MaxSlow.Seconds() {
 		if newest, ok := c.recv.Newest(); ok {
 			ahead := (float64(int64(newest)*int64(c.cfg.interval())) - c.clock) / rate
 			if ahead < below {
@@ -232,6 +232,12 @@ func (c *Client) advanceClock(now time.Time) {
 // lost packet's gap and its jitter, so that the losses and jitter the
 // delay covers never slow the clock.
 const SlowGap = 2.5
+
+// MaxSlow is the longest gap the render clock slows through: past it (a
+// link down, a server gone) it runs on at its rate, dry, so that it is
+// never more than (1 − MinScale)·MaxSlow (0.4 s) further behind when data
+// comes back, which it takes back at MaxTimeScale.
+const MaxSlow = 500 * time.Millisecond
 
 // at returns buffered snapshot n as a keyframe.
 func (c *Client) at(n Number) (keyframe, bool) {
