@@ -128,3 +128,70 @@ func TestClientClockDrift(t *testing.T) {
 		})
 	}
 }
+
+// TestLongGap: the link goes down for 3 s. The clock slows through the
+// first MaxSlow of it, then runs on dry; it never jumps, and within the
+// 8 s MaxTimeScale needs after the link is back the delay is where it
+// was before.
+func TestLongGap(t *testing.T) {
+	cfg := interp.DefaultConfig()
+	srv, err := interp.NewServer(cfg, &orbits{n: orbitObjects}, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := netsim.Conditions{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
+	down := up
+	down.Loss = 1
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 2, Conditions: up}}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := interp.NewClient(cfg, orbitObjects, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Join(c)
+	frame := 1.0 // ticks per frame at 60 Hz
+	last, slowest, fastest := -1.0, 2.0, 0.0
+	var before, after, worst time.Duration
+	for i := range 20 * 60 {
+		switch i {
+		case 5 * 60:
+			m.Sim().SetConditions(down)
+		case 8 * 60:
+			m.Sim().SetConditions(up)
+		}
+		if err := m.Run(time.Second / 60); err != nil {
+			t.Fatal(err)
+		}
+		_, tick, ok := c.View()
+		if !ok {
+			continue
+		}
+		if last >= 0 {
+			step := (tick - last) / frame
+			slowest, fastest = min(slowest, step), max(fastest, step)
+		}
+		last = tick
+		behind := m.Elapsed() - time.Duration(tick/60*float64(time.Second))
+		worst = max(worst, behind)
+		switch i {
+		case 5*60 - 1:
+			before = behind
+		case 20*60 - 1:
+			after = behind
+		}
+	}
+	t.Logf("behind the server %v before the gap, %v at worst, %v 12 s after; clock rate %.3f to %.3f", before, worst, after, slowest, fastest)
+	if slowest < cfg.MinScale*0.99 || fastest > (1+cfg.MaxTimeScale)*1.01 {
+		t.Errorf("the clock ran at %.3f to %.3f of real time", slowest, fastest)
+	}
+	// The clock ran on through the gap: it fell behind only while it
+	// slowed, (1 - MinScale)·MaxSlow at most.
+	if lag := worst - before; lag < 100*time.Millisecond || lag > 420*time.Millisecond {
+		t.Errorf("%v further behind in the gap: want at most (1 - MinScale)·MaxSlow = 400 ms", lag)
+	}
+	if after > before+30*time.Millisecond {
+		t.Errorf("%v behind 12 s after the gap, %v before it", after, before)
+	}
+}
