@@ -130,7 +130,8 @@ type Config struct {
 	// MinScale times the server's rate, so that a stall of the link
 	// shows as a moment of slow motion instead of a frozen world, and
 	// then takes the time back within MaxTimeScale. Default 100 ms and
-	// 0.2; SlowBelow 0 turns it off.
+	// 0.2; SlowBelow 0 turns it off (`bench interp` and `--buffering`
+	// do for the Fixed and Mirror anchors, to show them as they are).
 	SlowBelow time.Duration
 	MinScale  float64
 	// MaxAhead is how far past the snapshot the client expects now, in
