@@ -251,6 +251,9 @@ func FuzzClientReceive(f *testing.F) {
 	fd := newFeed(f)
 	var seeds [][]byte
 	for i := range 8 {
+		if i == 5 {
+			fd.enc.Reset(3, int64(2*fd.n+1)) // packets from here on carry a reset section
+		}
 		for _, d := range fd.next(f, i%2 == 0) {
 			seeds = append(seeds, d)
 			f.Add(d)
