@@ -13,7 +13,9 @@ import (
 // The arena is the shooter world of the client-prediction model (seed
 // 002): up to 16 upright capsule characters that walk, jump, push cubes
 // and fire hitscan shots, in a walled square with pillars and ramps. It
-// implements predict.Game; server and clients step it bit-identically.
+// implements predict.Game[ArenaInput] and the optional predict.Shooter,
+// Joiner, Toucher, Stepper, Relayer and Escaper; server and clients step
+// it bit-identically.
 //
 // A character is a dynamic capsule whose velocity the input steers each
 // tick (accelerating towards the wished speed, slower in the air), kept
@@ -84,7 +86,15 @@ type Arena struct {
 	spec     wire.StateSpec
 }
 
-var _ predict.Game = (*Arena)(nil)
+var (
+	_ predict.Game[ArenaInput]    = (*Arena)(nil)
+	_ predict.Shooter[ArenaInput] = (*Arena)(nil)
+	_ predict.Joiner              = (*Arena)(nil)
+	_ predict.Toucher             = (*Arena)(nil)
+	_ predict.Stepper[ArenaInput] = (*Arena)(nil)
+	_ predict.Relayer[ArenaInput] = (*Arena)(nil)
+	_ predict.Escaper             = (*Arena)(nil)
+)
 
 // NewArena builds the arena with every player parked.
 func NewArena(cfg ArenaConfig) (*Arena, error) {
@@ -279,24 +289,24 @@ func (a *Arena) SetBody(i int, s wire.CubeState) error {
 	return a.World.SetState(a.bodies[i], st)
 }
 
-// Spawn implements predict.Game.
+// Spawn implements predict.Joiner.
 func (a *Arena) Spawn(p int) {
 	a.present[p] = true
 	a.World.SetState(a.bodies[p], physics.BodyState{Position: spawnPoint(p, a.cfg), Rotation: vecmath.QuatIdentity})
 }
 
-// Park implements predict.Game.
+// Park implements predict.Joiner.
 func (a *Arena) Park(p int) {
 	a.present[p], a.touching[p] = false, false
 	a.World.SetState(a.bodies[p], physics.BodyState{Position: parking(p), Rotation: vecmath.QuatIdentity, AtRest: true})
 }
 
-// Touching implements predict.Game.
+// Touching implements predict.Toucher.
 func (a *Arena) Touching(p int) bool { return a.touching[p] }
 
 // Step implements predict.Game: steer every present character, step the
 // world, stand the characters up again and note who touched whom.
-func (a *Arena) Step(in []predict.Input) {
+func (a *Arena) Step(in []ArenaInput) {
 	for p, on := range a.present {
 		if on {
 			a.steer(p, in[p])
@@ -335,11 +345,11 @@ func (a *Arena) player(id physics.BodyID) int {
 }
 
 // steer turns player p's input into its velocity for the next step.
-func (a *Arena) steer(p int, in predict.Input) {
+func (a *Arena) steer(p int, in ArenaInput) {
 	cfg, id := a.cfg, a.bodies[p]
 	st := a.state(id)
 	grounded := a.grounded(p, st.Position)
-	k := cfg.MoveSpeed / predict.MoveMax
+	k := cfg.MoveSpeed / ArenaMoveMax
 	wish := vecmath.V3(float64(float64(in.MoveX)*k), 0, float64(float64(in.MoveZ)*k))
 	if st.AtRest && wish == (vecmath.Vec3{}) && !in.Jump {
 		return // standing still: leave it asleep
@@ -370,18 +380,18 @@ func (a *Arena) grounded(p int, pos vecmath.Vec3) bool {
 
 // Aim returns the origin and unit direction of player p's shot with in's
 // aim, from where the arena has the player now.
-func (a *Arena) Aim(p int, in predict.Input) (origin, dir vecmath.Vec3) {
+func (a *Arena) Aim(p int, in ArenaInput) (origin, dir vecmath.Vec3) {
 	sy, cy := vecmath.SinCos(in.YawRadians())
 	sp, cp := vecmath.SinCos(in.PitchRadians())
 	origin = a.state(a.bodies[p]).Position.Add(vecmath.V3(0, a.cfg.EyeHeight, 0))
 	return origin, vecmath.V3(float64(cp*sy), sp, float64(cp*cy))
 }
 
-// Shot implements predict.Game: a hitscan ray from player p's eye along
-// its aim, stopped by walls, pillars, ramps and the ground (which never
-// move, so the present world answers for them), against the other
+// Shot implements predict.Shooter: a hitscan ray from player p's eye
+// along its aim, stopped by walls, pillars, ramps and the ground (which
+// never move, so the present world answers for them), against the other
 // players' capsules at the given states.
-func (a *Arena) Shot(p int, in predict.Input, targets []wire.CubeState, present []bool) (int, bool) {
+func (a *Arena) Shot(p int, in ArenaInput, targets []wire.CubeState, present []bool) (int, predict.ShotOutcome) {
 	origin, dir := a.Aim(p, in)
 	ray := dir.Scale(a.cfg.ShotRange)
 	best := 1.0
@@ -398,5 +408,24 @@ func (a *Arena) Shot(p int, in predict.Input, targets []wire.CubeState, present 
 			best, target, found = frac, i, true
 		}
 	}
-	return target, found
+	if !found {
+		return 0, predict.ShotMissed
+	}
+	return target, predict.ShotHit
+}
+
+// Escaped implements predict.Escaper: a body the spec cannot hold (flung
+// out of the arena, or faster than ±32 m/s) starts again at rest where it
+// started: a player at its spawn point, a cube at its starting place.
+func (a *Arena) Escaped(i int, _ error) {
+	var pos vecmath.Vec3
+	switch {
+	case i >= a.cfg.Players:
+		pos = cubeStart(i-a.cfg.Players, a.cfg)
+	case a.present[i]:
+		pos = spawnPoint(i, a.cfg)
+	default:
+		pos = parking(i)
+	}
+	a.World.SetState(a.bodies[i], physics.BodyState{Position: pos, Rotation: vecmath.QuatIdentity, AtRest: true})
 }

@@ -20,7 +20,7 @@ func TestArenaPredictsAndRegistersHits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := predict.NewServer(cfg, sg, simmatch.Epoch)
+	srv, err := predict.NewServer[ArenaInput](cfg, sg, simmatch.Epoch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,13 +28,13 @@ func TestArenaPredictsAndRegistersHits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var clients []*predict.Client
+	var clients []*predict.Client[ArenaInput, *ArenaInput]
 	for p := 0; p < acfg.Players; p++ {
 		g, err := NewArena(acfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := predict.NewClient(cfg, g, NewBot(p, 5, acfg).Input, simmatch.Epoch)
+		c, err := predict.NewClient[ArenaInput](cfg, g, NewBot(p, 5, acfg).Input, simmatch.Epoch)
 		if err != nil {
 			t.Fatal(err)
 		}

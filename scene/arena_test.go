@@ -25,8 +25,8 @@ func newTestArena(t *testing.T, players int) *Arena {
 func TestArenaCharactersWalkJumpAndStayUpright(t *testing.T) {
 	a := newTestArena(t, 2)
 	start := a.Body(0).Position
-	in := make([]predict.Input, 2)
-	in[0], _ = predict.MakeInput(1, 0, 0, 0, false, false)
+	in := make([]ArenaInput, 2)
+	in[0], _ = MakeArenaInput(1, 0, 0, 0, false, false)
 	for i := 0; i < 60; i++ {
 		a.Step(in)
 	}
@@ -37,7 +37,7 @@ func TestArenaCharactersWalkJumpAndStayUpright(t *testing.T) {
 	if b.Orientation != vecmath.QuatIdentity {
 		t.Fatalf("character tilted: %v", b.Orientation)
 	}
-	in[0], _ = predict.MakeInput(0, 0, 0, 0, true, false)
+	in[0], _ = MakeArenaInput(0, 0, 0, 0, true, false)
 	top := 0.0
 	for i := 0; i < 60; i++ {
 		a.Step(in)
@@ -55,7 +55,7 @@ func TestArenaIsDeterministic(t *testing.T) {
 		for p := range bots {
 			bots[p] = NewBot(p, 9, a.Config())
 		}
-		in := make([]predict.Input, 4)
+		in := make([]ArenaInput, 4)
 		view := predict.View{Present: []bool{true, true, true, true}}
 		for tick := predict.Tick(0); tick < 300; tick++ {
 			view.Bodies = view.Bodies[:0]
@@ -79,13 +79,13 @@ func TestArenaShotHitsTheTargetAndNotThroughWalls(t *testing.T) {
 	a := newTestArena(t, 2)
 	targets := []wire.CubeState{a.Body(0), a.Body(1)}
 	present := []bool{true, true}
-	aimAt := func(from, to vecmath.Vec3) predict.Input {
+	aimAt := func(from, to vecmath.Vec3) ArenaInput {
 		d := to.Sub(from.Add(vecmath.V3(0, a.cfg.EyeHeight, 0)))
-		in, _ := predict.MakeInput(0, 0, vecmath.Atan2(d.X, d.Z), vecmath.Atan2(d.Y, vecmath.V3(d.X, 0, d.Z).Length()), false, true)
+		in, _ := MakeArenaInput(0, 0, vecmath.Atan2(d.X, d.Z), vecmath.Atan2(d.Y, vecmath.V3(d.X, 0, d.Z).Length()), false, true)
 		return in
 	}
 	in := aimAt(targets[0].Position, targets[1].Position)
-	if who, hit := a.Shot(0, in, targets, present); !hit || who != 1 {
+	if who, hit := a.Shot(0, in, targets, present); hit != predict.ShotHit || who != 1 {
 		t.Fatalf("aimed shot: %v %v", who, hit)
 	}
 	// Behind a pillar: move the target to the far side of one.
@@ -93,13 +93,13 @@ func TestArenaShotHitsTheTargetAndNotThroughWalls(t *testing.T) {
 	targets[1].Position = vecmath.V3(h/2+2.5, 1, h/2+2.5)
 	a.SetBody(0, wire.CubeState{Position: vecmath.V3(h/2-3, 0.9, h/2-3), Orientation: vecmath.QuatIdentity})
 	in = aimAt(a.Body(0).Position, targets[1].Position)
-	if _, hit := a.Shot(0, in, targets, present); hit {
+	if _, hit := a.Shot(0, in, targets, present); hit != predict.ShotMissed {
 		t.Fatal("shot through a pillar")
 	}
 	present[1] = false
 	targets[1].Position = vecmath.V3(h/2-1, 1, h/2-5)
 	in = aimAt(a.Body(0).Position, targets[1].Position)
-	if _, hit := a.Shot(0, in, targets, present); hit {
+	if _, hit := a.Shot(0, in, targets, present); hit != predict.ShotMissed {
 		t.Fatal("hit an absent player")
 	}
 }

@@ -72,7 +72,7 @@ type timedArena struct {
 	resim  time.Duration
 }
 
-func (g *timedArena) Step(in []predict.Input) {
+func (g *timedArena) Step(in []scene.ArenaInput) {
 	start := time.Now()
 	g.Arena.Step(in)
 	if t := g.World.Tick(); t > g.newest {
@@ -169,7 +169,7 @@ func predictMatch(ctx context.Context, progress io.Writer, rate int, pc predictC
 	if err != nil {
 		return row, err
 	}
-	srv, err := predict.NewServer(cfg, sg, simmatch.Epoch)
+	srv, err := predict.NewServer[scene.ArenaInput](cfg, sg, simmatch.Epoch)
 	if err != nil {
 		return row, err
 	}
@@ -177,14 +177,14 @@ func predictMatch(ctx context.Context, progress io.Writer, rate int, pc predictC
 	if err != nil {
 		return row, err
 	}
-	clients := make([]*predict.Client, players)
+	clients := make([]*predict.Client[scene.ArenaInput, *scene.ArenaInput], players)
 	games := make([]*timedArena, players)
 	for p := range clients {
 		if games[p], err = newGame(); err != nil {
 			return row, err
 		}
 		bot := scene.NewBot(p, seed, acfg)
-		if clients[p], err = predict.NewClient(cfg, games[p], bot.Input, simmatch.Epoch); err != nil {
+		if clients[p], err = predict.NewClient[scene.ArenaInput](cfg, games[p], bot.Input, simmatch.Epoch); err != nil {
 			return row, err
 		}
 		if _, err := m.Join(clients[p]); err != nil {

@@ -47,7 +47,7 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				srv, err := predict.NewServer(cfg, a, s.Now)
+				srv, err := predict.NewServer[scene.ArenaInput](cfg, a, s.Now)
 				if err != nil {
 					return nil, err
 				}
@@ -66,7 +66,7 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 
 // predictHost is the authority: it shows the world as the server has it.
 type predictHost struct {
-	*predict.Server
+	*predict.Server[scene.ArenaInput, *scene.ArenaInput]
 	arena   *scene.Arena
 	hits    []predict.Hit
 	kills   uint64 // committed hits
@@ -112,15 +112,16 @@ func (h *predictHost) Summary(_ time.Time, dst []Line) []Line {
 	return append(dst,
 		Line{"ticks", fmt.Sprint(c.Ticks)},
 		Line{"rewinds", fmt.Sprintf("%d, %d ticks re-simulated, %d refused over budget", c.Rewinds, c.ResimTicks, c.RewindsDenied)},
-		Line{"inputs", fmt.Sprintf("%d late, %d guessed, %d too old, %d too far ahead, %d clamped", c.InputsLate, c.InputsGuessed, c.InputsTooOld, c.InputsTooNew, c.InputsClamped)},
-		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claims over the cap", c.Shots, h.kills, c.BehindClamped)},
+		Line{"inputs", fmt.Sprintf("%d late, %d guessed, %d too old, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsTooOld, c.InputsTooNew)},
+		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claims over the cap, %d refused by the game", c.Shots, h.kills, c.BehindClamped, c.ShotsRefused)},
+		Line{"bodies out of the arena's spec", fmt.Sprint(c.OutOfSpec)},
 		Line{"packets", fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
 	)
 }
 
 // predictPlayer is one player: a predicting client with its own arena.
 type predictPlayer struct {
-	*predict.Client
+	*predict.Client[scene.ArenaInput, *scene.ArenaInput]
 	arena  *scene.Arena
 	slot   int
 	ticks  int
@@ -138,7 +139,7 @@ func newPredictPlayer(cfg predict.Config, a *scene.Arena, s PlayerSetup) (*predi
 		// plays instead.
 		p.bot = scene.NewBot(s.Slot, uint64(s.Slot)+1, a.Config())
 	}
-	c, err := predict.NewClient(cfg, a, p.control, s.Now)
+	c, err := predict.NewClient[scene.ArenaInput](cfg, a, p.control, s.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -146,10 +147,10 @@ func newPredictPlayer(cfg predict.Config, a *scene.Arena, s PlayerSetup) (*predi
 	return p, nil
 }
 
-// control is the player's predict.Control: the arena bot, or the keys:
+// control is the player's predict.Control[scene.ArenaInput]: the arena bot, or the keys:
 // arrows move, space jumps, z fires at the nearest player shown (the
 // viewer has no mouse to aim with).
-func (p *predictPlayer) control(t predict.Tick, v *predict.View) predict.Input {
+func (p *predictPlayer) control(t predict.Tick, v *predict.View) scene.ArenaInput {
 	if p.bot != nil {
 		return p.bot.Input(t, v)
 	}
@@ -177,9 +178,9 @@ func (p *predictPlayer) control(t predict.Tick, v *predict.View) predict.Input {
 			yaw, pitch = vecmath.Atan2(d.X, d.Z), vecmath.Atan2(d.Y, vecmath.V3(d.X, 0, d.Z).Length())
 		}
 	}
-	in, err := predict.MakeInput(mx, mz, yaw, pitch, k.Space, k.Z && best >= 0)
+	in, err := scene.MakeArenaInput(mx, mz, yaw, pitch, k.Space, k.Z && best >= 0)
 	if err != nil {
-		return predict.Input{}
+		return scene.ArenaInput{}
 	}
 	return in
 }

@@ -23,7 +23,7 @@ type Config struct {
 	// client predicts beyond the newest server state.
 	Window time.Duration
 	// MaxRewind caps a shot's lag compensation, since a client can claim
-	// any Input.Behind. Default 300 ms; at most Window.
+	// anything (Shooter.Trigger's behind). Default 300 ms; at most Window.
 	MaxRewind time.Duration
 	// MaxAhead bounds how far in the future an input may be stamped;
 	// inputs beyond are dropped. Default 1 s.
@@ -89,7 +89,7 @@ func (c *Config) ticks(d time.Duration) int {
 // tickDuration is the length of one tick.
 func (c *Config) tickDuration() time.Duration { return time.Second / time.Duration(c.TickRate) }
 
-func (c *Config) validate(g Game) error {
+func (c *Config) validate(players, bodies int) error {
 	switch {
 	case c.TickRate < 1 || c.TickRate > 1000:
 		return fmt.Errorf("%w: tick rate %d Hz", ErrConfig, c.TickRate)
@@ -110,8 +110,8 @@ func (c *Config) validate(g Game) error {
 	case c.SendEvery < 1 || c.InterpExtra < 0 || c.SmoothTime < 0 || c.MaxTicksPerUpdate < 1:
 		return fmt.Errorf("%w: send every %d, interp extra %d, smooth %v, %d ticks per update",
 			ErrConfig, c.SendEvery, c.InterpExtra, c.SmoothTime, c.MaxTicksPerUpdate)
-	case g.Players() < 1 || g.Players() > MaxPlayers || g.Bodies() < g.Players() || g.Bodies() > MaxBodies:
-		return fmt.Errorf("%w: game of %d players and %d bodies", ErrConfig, g.Players(), g.Bodies())
+	case players < 1 || players > MaxPlayers || bodies < players || bodies > MaxBodies:
+		return fmt.Errorf("%w: game of %d players and %d bodies", ErrConfig, players, bodies)
 	}
 	return nil
 }

@@ -12,17 +12,17 @@ import (
 
 // tinyControl walks player p in a square, jumps now and then, and shoots
 // at the next player as the client shows it every 20 ticks.
-func tinyControl(p int) Control {
-	return func(t Tick, v *View) Input {
+func tinyControl(p int) Control[tinyInput] {
+	return func(t Tick, v *View) tinyInput {
 		dirs := [...][2]float64{{1, 0}, {0, 1}, {-1, 0}, {0, -1}}
 		d := dirs[(int(t)/45+p)%4]
-		in, _ := MakeInput(d[0], d[1], 0, 0, int(t)%97 == 0, false)
+		in := makeTinyInput(d[0], d[1], 0, 0, int(t)%97 == 0, false)
 		target := (p + 1) % len(v.Present)
 		if int(t)%20 == p && v.Present[target] {
 			to := v.Bodies[target].Position.Sub(v.Own.Position)
 			yaw := vecmath.Atan2(to.X, to.Z)
 			pitch := vecmath.Atan2(to.Y, vecmath.V3(to.X, 0, to.Z).Length())
-			in, _ = MakeInput(d[0], d[1], yaw, pitch, false, true)
+			in = makeTinyInput(d[0], d[1], yaw, pitch, false, true)
 		}
 		return in
 	}
@@ -30,13 +30,13 @@ func tinyControl(p int) Control {
 
 type tinyMatch struct {
 	m       *simmatch.Match
-	server  *Server
-	clients []*Client
+	server  *Server[tinyInput, *tinyInput]
+	clients []*Client[tinyInput, *tinyInput]
 }
 
 func newTinyMatch(t *testing.T, cfg Config, players int, c netsim.Conditions) *tinyMatch {
 	t.Helper()
-	srv, err := NewServer(cfg, newTinyGame(players), simmatch.Epoch)
+	srv, err := NewServer[tinyInput, *tinyInput](cfg, newTinyGame(players), simmatch.Epoch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func newTinyMatch(t *testing.T, cfg Config, players int, c netsim.Conditions) *t
 	}
 	tm := &tinyMatch{m: m, server: srv}
 	for p := 0; p < players; p++ {
-		cl, err := NewClient(cfg, newTinyGame(players), tinyControl(p), simmatch.Epoch)
+		cl, err := NewClient[tinyInput, *tinyInput](cfg, newTinyGame(players), tinyControl(p), simmatch.Epoch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,7 @@ func TestClientStartingBehindTheNewestStateCatchesUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := NewClient(DefaultConfig(), newTinyGame(2), tinyControl(0), t0)
+	c, err := NewClient[tinyInput, *tinyInput](DefaultConfig(), newTinyGame(2), tinyControl(0), t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,16 +47,17 @@ type ServerCounters struct {
 	InputsLate      uint64 // inputs that arrived after their tick was stepped
 	InputsTooOld    uint64 // inputs dropped: older than the window
 	InputsTooNew    uint64 // inputs dropped: further ahead than MaxAhead
-	InputsClamped   uint64 // inputs with a field clamped (move, pitch)
 	BehindClamped   uint64 // shots whose lag-compensation claim was capped
 	InputsGuessed   uint64 // player ticks stepped with a guessed input
 	Shots, ShotHits uint64 // shots resolved (including again by rewinds) and hits committed
+	ShotsRefused    uint64 // shots the game's rules refused (Shooter.Shot), including again by rewinds
 	HitsDropped     uint64 // committed hits dropped: TakeCommitted was not called in time
+	OutOfSpec       uint64 // bodies found outside the game's spec after a step (Escaper)
 }
 
 // frame is one tick of the server's ring: the inputs of every player for
 // that tick and, once the world has reached it, the saved state.
-type frame struct {
+type frame[I any] struct {
 	tick  Tick
 	saved bool // state, bodies, present, touching hold tick's values
 	state State
@@ -68,7 +69,7 @@ type frame struct {
 	spawn    []bool // presence changes made when the world entered the tick
 	park     []bool
 
-	inputs   []Input
+	inputs   []I
 	received []bool
 	// arrival and lead of each received input: when it first came and how
 	// many ticks early, for the clock sync of its client.
@@ -104,9 +105,10 @@ type peer struct {
 }
 
 // Server is the authoritative side of the model: a netmodel.Server.
-type Server struct {
+type Server[I comparable, PI Input[I]] struct {
 	cfg     Config
-	game    Game
+	game    Game[I]
+	caps    caps[I]
 	spec    wire.StateSpec
 	start   time.Time
 	dt      time.Duration
@@ -114,37 +116,43 @@ type Server struct {
 	ahead   int // ticks of MaxAhead
 	behind  int // ticks of MaxRewind
 	tick    Tick
-	ring    []frame
+	ring    []frame[I]
 	peers   []*peer // by slot, which is the player
 	present []bool
 	pending []int8 // per player: +1 spawn, -1 park at the next tick
 
-	inputs    []Input
+	inputs    []I
 	versions  uint64 // frame versions handed out
 	committed []Hit
 	counters  ServerCounters
-	pkt       *statePacket
-	in        inputPacket
+	pkt       *statePacket[I, PI]
+	in        inputPacket[I, PI]
 	reader    wire.Reader
 	writer    wire.Writer
 	buf       []byte
 }
 
 // NewServer starts the authority at tick 0 at time now. The game must be
-// in its starting state with every player parked.
-func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
-	if err := cfg.validate(game); err != nil {
+// in its starting state, with every player parked if it is a Joiner.
+func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Time) (*Server[I, PI], error) {
+	players, bodies := game.Players(), game.Bodies()
+	if err := cfg.validate(players, bodies); err != nil {
 		return nil, err
 	}
-	players, bodies := game.Players(), game.Bodies()
-	s := &Server{
-		cfg: cfg, game: game, spec: game.Spec(), start: now, dt: cfg.tickDuration(),
+	s := &Server[I, PI]{
+		cfg: cfg, game: game, caps: capsOf(game), spec: game.Spec(), start: now, dt: cfg.tickDuration(),
 		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind),
 		peers: make([]*peer, players), present: make([]bool, players), pending: make([]int8, players),
-		inputs: make([]Input, players), pkt: newStatePacket(players, bodies),
-		buf: make([]byte, cfg.Reliable.MaxPacketSize),
+		inputs: make([]I, players),
+		buf:    make([]byte, cfg.Reliable.MaxPacketSize),
 	}
-	s.ring = make([]frame, s.window+s.ahead+1)
+	s.pkt = newStatePacket[I, PI](players, bodies, s.caps.relayer)
+	if s.caps.joiner == nil {
+		for p := range s.present {
+			s.present[p] = true // always in the world
+		}
+	}
+	s.ring = make([]frame[I], s.window+s.ahead+1)
 	for i := range s.ring {
 		f := &s.ring[i]
 		f.tick = Tick(i) + 1 // never the tick of its own slot: stale until claimed
@@ -152,7 +160,7 @@ func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
 		f.bodies = make([]wire.CubeState, bodies)
 		f.present, f.touching = make([]bool, players), make([]bool, players)
 		f.spawn, f.park = make([]bool, players), make([]bool, players)
-		f.inputs, f.received = make([]Input, players), make([]bool, players)
+		f.inputs, f.received = make([]I, players), make([]bool, players)
 		f.arrival, f.epoch, f.lead = make([]time.Time, players), make([]uint8, players), make([]float64, players)
 	}
 	if err := s.enter(false); err != nil {
@@ -162,28 +170,28 @@ func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
 }
 
 // Tick returns the tick the world is at: every tick before it is stepped.
-func (s *Server) Tick() Tick { return s.tick }
+func (s *Server[I, PI]) Tick() Tick { return s.tick }
 
 // Counters returns the running totals.
-func (s *Server) Counters() ServerCounters { return s.counters }
+func (s *Server[I, PI]) Counters() ServerCounters { return s.counters }
 
 // Game returns the authoritative game, for a viewer (between calls only).
-func (s *Server) Game() Game { return s.game }
+func (s *Server[I, PI]) Game() Game[I] { return s.game }
 
 // Present reports whether player p is in the game.
-func (s *Server) Present(p int) bool { return p >= 0 && p < len(s.present) && s.present[p] }
+func (s *Server[I, PI]) Present(p int) bool { return p >= 0 && p < len(s.present) && s.present[p] }
 
 // TakeCommitted appends the hits committed since the last call to dst:
 // the outcomes that left the window and can no longer be rewritten. The
 // server holds at most maxCommitted of them between calls.
-func (s *Server) TakeCommitted(dst []Hit) []Hit {
+func (s *Server[I, PI]) TakeCommitted(dst []Hit) []Hit {
 	dst = append(dst, s.committed...)
 	s.committed = s.committed[:0]
 	return dst
 }
 
 // Endpoint returns slot's packet-ack endpoint (its RTT and loss), or nil.
-func (s *Server) Endpoint(slot int) *reliable.Endpoint {
+func (s *Server[I, PI]) Endpoint(slot int) *reliable.Endpoint {
 	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
 		return nil
 	}
@@ -192,7 +200,7 @@ func (s *Server) Endpoint(slot int) *reliable.Endpoint {
 
 // frameAt returns tick t's frame, claiming the slot if it held an older
 // tick. Callers keep t within [tick-window, tick+ahead].
-func (s *Server) frameAt(t Tick) *frame {
+func (s *Server[I, PI]) frameAt(t Tick) *frame[I] {
 	f := &s.ring[int(t)%len(s.ring)]
 	if f.tick != t {
 		f.tick, f.saved, f.hits = t, false, f.hits[:0]
@@ -206,7 +214,7 @@ func (s *Server) frameAt(t Tick) *frame {
 
 // saved returns tick t's frame if the world has been at t and the frame
 // still holds it, or nil: a lookup into the past that claims nothing.
-func (s *Server) saved(t Tick) *frame {
+func (s *Server[I, PI]) saved(t Tick) *frame[I] {
 	f := &s.ring[int(t)%len(s.ring)]
 	if f.tick != t || !f.saved {
 		return nil
@@ -215,10 +223,10 @@ func (s *Server) saved(t Tick) *frame {
 }
 
 // offset returns t - s.tick as a signed distance.
-func (s *Server) offset(t Tick) int64 { return int64(int32(t - s.tick)) }
+func (s *Server[I, PI]) offset(t Tick) int64 { return int64(int32(t - s.tick)) }
 
 // Join puts a client's player in the game at the next tick.
-func (s *Server) Join(now time.Time, slot int) error {
+func (s *Server[I, PI]) Join(now time.Time, slot int) error {
 	if slot < 0 || slot >= len(s.peers) {
 		return fmt.Errorf("%w: %d of %d", ErrSlot, slot, len(s.peers))
 	}
@@ -233,14 +241,15 @@ func (s *Server) Join(now time.Time, slot int) error {
 		sent: make([]sentState, s.cfg.Reliable.SentPacketsBufferSize)}
 	s.pending[slot] = 1
 	// Inputs a previous client of the slot sent must not move this one.
+	var zero I
 	for i := range s.ring {
-		s.ring[i].received[slot], s.ring[i].inputs[slot] = false, Input{}
+		s.ring[i].received[slot], s.ring[i].inputs[slot] = false, zero
 	}
 	return nil
 }
 
 // Leave takes the client's player out of the game at the next tick.
-func (s *Server) Leave(now time.Time, slot int) {
+func (s *Server[I, PI]) Leave(now time.Time, slot int) {
 	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
 		return
 	}
@@ -265,7 +274,7 @@ const (
 
 // Receive takes one datagram from slot's client: its inputs go into the
 // ring; one that arrives for a tick already stepped marks a rewind.
-func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
+func (s *Server[I, PI]) Receive(now time.Time, slot int, datagram []byte) error {
 	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
 		return fmt.Errorf("%w: %d", ErrSlot, slot)
 	}
@@ -308,7 +317,7 @@ func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
 }
 
 // takeInput files one received input.
-func (s *Server) takeInput(now time.Time, slot int, p *peer, t Tick, raw Input, timed bool) {
+func (s *Server[I, PI]) takeInput(now time.Time, slot int, p *peer, t Tick, in I, timed bool) {
 	d := s.offset(t)
 	switch {
 	case d < -int64(s.window):
@@ -322,19 +331,12 @@ func (s *Server) takeInput(now time.Time, slot int, p *peer, t Tick, raw Input, 
 	if f.received[slot] {
 		return // a redundant copy
 	}
-	in, _ := raw.sanitize(uint8(s.behind))
-	if raw.Shoot && raw.Behind > uint8(s.behind) {
+	if fire, behind := s.caps.fires(in); fire && int(behind) > s.behind {
 		s.counters.BehindClamped++
-	}
-	// Anything else clamped is the move or the pitch.
-	other := in
-	other.Behind = raw.Behind
-	if other != raw {
-		s.counters.InputsClamped++
 	}
 	if d < 0 {
 		s.counters.InputsLate++
-		if !sameStep(in, f.inputs[slot]) && (!p.late || s.offset(t) < s.offset(p.lateFrom)) {
+		if !sameStep(&s.caps, in, f.inputs[slot]) && (!p.late || s.offset(t) < s.offset(p.lateFrom)) {
 			p.late, p.lateFrom = true, t
 		}
 	}
@@ -346,18 +348,18 @@ func (s *Server) takeInput(now time.Time, slot int, p *peer, t Tick, raw Input, 
 }
 
 // deadline is when tick t is stepped.
-func (s *Server) deadline(t Tick) time.Time { return s.start.Add(time.Duration(t) * s.dt) }
+func (s *Server[I, PI]) deadline(t Tick) time.Time { return s.start.Add(time.Duration(t) * s.dt) }
 
 // leadOf is how many ticks before its tick's deadline an input arriving
 // now is.
-func (s *Server) leadOf(now time.Time, t Tick) float64 {
+func (s *Server[I, PI]) leadOf(now time.Time, t Tick) float64 {
 	return float64(s.deadline(t).Sub(now)) / float64(s.dt)
 }
 
 // Update steps every tick due by now (at most MaxTicksPerUpdate), doing a
 // rewind first when late inputs changed history, and sends each client
 // the newest state.
-func (s *Server) Update(now time.Time, send func(slot int, datagram []byte)) error {
+func (s *Server[I, PI]) Update(now time.Time, send func(slot int, datagram []byte)) error {
 	stepped := false
 	for n := 0; n < s.cfg.MaxTicksPerUpdate && !now.Before(s.deadline(s.tick)); n++ {
 		if err := s.rewind(); err != nil {
@@ -392,7 +394,7 @@ func (s *Server) Update(now time.Time, send func(slot int, datagram []byte)) err
 
 // rewind re-simulates from the oldest tick a late input changed, for the
 // clients whose budget allows it.
-func (s *Server) rewind() error {
+func (s *Server[I, PI]) rewind() error {
 	from, found := s.tick, false
 	for _, p := range s.peers {
 		if p == nil || !p.late {
@@ -424,6 +426,8 @@ func (s *Server) rewind() error {
 	}
 	copy(s.present, s.frameAt(from).present)
 	s.tick = from
+	s.caps.resimulating(true)
+	defer s.caps.resimulating(false)
 	for s.tick != now {
 		if err := s.step(true); err != nil {
 			return err
@@ -434,15 +438,16 @@ func (s *Server) rewind() error {
 
 // step advances the world one tick: the inputs of tick (received or
 // guessed), the shots, the game's step, then entering the next tick.
-func (s *Server) step(resim bool) error {
+func (s *Server[I, PI]) step(resim bool) error {
 	t := s.tick
 	f := s.frameAt(t)
 	prev := s.saved(t - 1)
 	for p := range s.inputs {
 		if !f.received[p] {
-			f.inputs[p] = Input{}
+			var zero I
+			f.inputs[p] = zero
 			if prev != nil {
-				f.inputs[p] = guess(prev.inputs[p])
+				f.inputs[p] = s.caps.guess(prev.inputs[p])
 			}
 			if !resim && s.present[p] {
 				s.counters.InputsGuessed++
@@ -452,8 +457,8 @@ func (s *Server) step(resim bool) error {
 	}
 	f.hits = f.hits[:0]
 	for p, in := range s.inputs {
-		if in.Shoot && s.present[p] {
-			s.shoot(t, f, p, in)
+		if fire, behind := s.caps.fires(in); fire && s.present[p] {
+			s.shoot(t, f, p, in, behind)
 		}
 	}
 	s.game.Step(s.inputs)
@@ -468,24 +473,26 @@ func (s *Server) step(resim bool) error {
 }
 
 // shoot resolves player p's shot at tick t against the states the shooter
-// saw, in.Behind ticks ago (capped by the window still held).
-func (s *Server) shoot(t Tick, f *frame, p int, in Input) {
+// saw, behind ticks ago (capped by MaxRewind and the window still held).
+func (s *Server[I, PI]) shoot(t Tick, f *frame[I], p int, in I, behind uint8) {
 	s.counters.Shots++
-	back := Tick(min(int(in.Behind), s.window))
+	back := Tick(min(int(behind), s.behind))
 	for back > 0 && (back > t || s.saved(t-back) == nil) {
-		back-- // the server started less than Behind ago
+		back-- // the server started less than behind ago
 	}
 	seen := s.saved(t - back)
-	target, hit := s.game.Shot(p, in, seen.bodies, seen.present)
-	if hit {
+	switch target, outcome := s.caps.shooter.Shot(p, in, seen.bodies, seen.present); outcome {
+	case ShotHit:
 		f.hits = append(f.hits, Hit{Tick: t, Shooter: p, Target: target})
+	case ShotRefused:
+		s.counters.ShotsRefused++
 	}
 }
 
 // enter finishes the step into s.tick: presence changes (pending ones
 // now, the recorded ones again when re-simulating), quantization of every
 // body, and the saved state.
-func (s *Server) enter(resim bool) error {
+func (s *Server[I, PI]) enter(resim bool) error {
 	f := s.frameAt(s.tick)
 	for p := range s.present {
 		if !resim {
@@ -493,17 +500,18 @@ func (s *Server) enter(resim bool) error {
 			s.pending[p] = 0
 		}
 		switch {
+		case s.caps.joiner == nil:
 		case f.spawn[p]:
-			s.game.Spawn(p)
+			s.caps.joiner.Spawn(p)
 			s.present[p] = true
 		case f.park[p]:
-			s.game.Park(p)
+			s.caps.joiner.Park(p)
 			s.present[p] = false
 		}
-		f.touching[p] = s.present[p] && s.game.Touching(p)
+		f.touching[p] = s.present[p] && s.caps.touching(p)
 	}
-	if err := settle(s.game, s.spec, f.bodies); err != nil {
-		return err
+	if err := settle(s.game, &s.caps, s.spec, f.bodies, &s.counters.OutOfSpec); err != nil {
+		return fmt.Errorf("predict: tick %d: %w", s.tick, err)
 	}
 	copy(f.present, s.present)
 	s.game.Save(f.state)
@@ -515,7 +523,7 @@ func (s *Server) enter(resim bool) error {
 
 // commit moves the hits of the tick that just left the window to the
 // committed list.
-func (s *Server) commit() {
+func (s *Server[I, PI]) commit() {
 	if int(s.tick) <= s.window {
 		return
 	}
@@ -537,7 +545,7 @@ func (s *Server) commit() {
 
 // minLead is the worst lead of slot's inputs that arrived within the lead
 // window in its current epoch, if any did.
-func (s *Server) minLead(now time.Time, slot int, p *peer) (float64, bool) {
+func (s *Server[I, PI]) minLead(now time.Time, slot int, p *peer) (float64, bool) {
 	lead, found := 0.0, false
 	since := now.Add(-s.cfg.LeadWindow)
 	for i := range s.ring {
@@ -553,7 +561,7 @@ func (s *Server) minLead(now time.Time, slot int, p *peer) (float64, bool) {
 }
 
 // sendState sends slot's client the world at the current tick.
-func (s *Server) sendState(now time.Time, slot int, p *peer, send func(int, []byte)) error {
+func (s *Server[I, PI]) sendState(now time.Time, slot int, p *peer, send func(int, []byte)) error {
 	f, prev := s.saved(s.tick), s.saved(s.tick-1)
 	m := s.pkt
 	m.tick, m.you, m.epoch = s.tick, slot, p.epoch
@@ -562,15 +570,14 @@ func (s *Server) sendState(now time.Time, slot int, p *peer, send func(int, []by
 		m.lead = int32(max(leadUnknown+1, min(leadLimit*leadScale-1, lead*leadScale)))
 	}
 	for i := range m.players {
-		m.players[i] = playerInfo{present: f.present[i], touching: f.touching[i]}
+		m.players[i] = playerInfo[I]{present: f.present[i], touching: f.touching[i]}
 		if f.present[i] && prev != nil {
-			in := prev.inputs[i]
-			m.players[i].input = Input{MoveX: in.MoveX, MoveZ: in.MoveZ, Jump: in.Jump}
+			m.players[i].input = prev.inputs[i]
 		}
 	}
 	copy(m.bodies, f.bodies)
 	m.hasBase, m.base = false, 0
-	var base *frame
+	var base *frame[I]
 	if p.base.ok && after(s.tick, p.base.tick) && int(s.tick-p.base.tick) <= s.window {
 		if b := s.saved(p.base.tick); b != nil && b.version == p.base.version {
 			base, m.hasBase, m.base = b, true, s.tick-b.tick
