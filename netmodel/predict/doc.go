@@ -38,10 +38,15 @@
 //     TakeCommitted) only when their tick leaves the window, since until
 //     then a late input can rewrite them.
 //   - In a game that shoots (a Shooter), a shot carries a claim: how many
-//     ticks behind its own tick the shooter saw the others. The server,
-//     capped at Config.MaxRewind, resolves it against the bodies it had
-//     then; both sides call the same Shooter.Shot, so they agree whenever
-//     they agree on the states.
+//     ticks behind its own tick the shooter saw the others. The server
+//     resolves it against the bodies it had then; both sides call the
+//     same Shooter.Shot, so they agree whenever they agree on the states.
+//     The rewind a shot gets, the server's tick when the shot arrived (or
+//     the shot's own tick, if it came early) minus the tick it is judged
+//     at, is capped at Config.MaxRewind whatever the stamp: a claim
+//     beyond is judged at the cap (ServerCounters.BehindClamped), a shot
+//     that arrives more than MaxRewind after its tick is refused
+//     (ShotsTooLate).
 //
 // # Usage contract
 //

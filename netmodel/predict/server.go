@@ -47,7 +47,8 @@ type ServerCounters struct {
 	InputsLate      uint64 // inputs that arrived after their tick was stepped
 	InputsTooOld    uint64 // inputs dropped: older than the window
 	InputsTooNew    uint64 // inputs dropped: further ahead than MaxAhead
-	BehindClamped   uint64 // shots whose lag-compensation claim was capped
+	BehindClamped   uint64 // shots whose lag-compensation claim was capped: judged MaxRewind before the server's tick
+	ShotsTooLate    uint64 // shots refused: they arrived more than MaxRewind after their tick
 	InputsGuessed   uint64 // player ticks stepped with a guessed input
 	Shots, ShotHits uint64 // shots resolved (including again by rewinds) and hits committed
 	ShotsRefused    uint64 // shots the game's rules refused (Shooter.Shot), including again by rewinds
@@ -71,6 +72,12 @@ type frame[I any] struct {
 
 	inputs   []I
 	received []bool
+	// back is how many ticks before the frame's tick a received shot is
+	// judged at, shotOK whether it may be judged at all: fixed when it
+	// arrives, from the server's tick then (the cap holds from the
+	// server's clock, whatever the stamp).
+	back   []uint8
+	shotOK []bool
 	// arrival and lead of each received input: when it first came and how
 	// many ticks early, for the clock sync of its client.
 	arrival []time.Time
@@ -161,6 +168,7 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 		f.present, f.touching = make([]bool, players), make([]bool, players)
 		f.spawn, f.park = make([]bool, players), make([]bool, players)
 		f.inputs, f.received = make([]I, players), make([]bool, players)
+		f.back, f.shotOK = make([]uint8, players), make([]bool, players)
 		f.arrival, f.epoch, f.lead = make([]time.Time, players), make([]uint8, players), make([]float64, players)
 	}
 	if err := s.enter(false); err != nil {
@@ -331,8 +339,21 @@ func (s *Server[I, PI]) takeInput(now time.Time, slot int, p *peer, t Tick, in I
 	if f.received[slot] {
 		return // a redundant copy
 	}
-	if fire, behind := s.caps.fires(in); fire && int(behind) > s.behind {
-		s.counters.BehindClamped++
+	if fire, behind := s.caps.fires(in); fire {
+		// The rewind a shot gets is the server's tick now (or its own
+		// tick, if it came early) minus the tick it is judged at: at most
+		// MaxRewind, whatever the stamp and the claim.
+		late := int(max(0, -d))
+		f.back[slot], f.shotOK[slot] = 0, late <= s.behind
+		switch {
+		case !f.shotOK[slot]:
+			s.counters.ShotsTooLate++
+		case int(behind) > s.behind-late:
+			s.counters.BehindClamped++
+			f.back[slot] = uint8(s.behind - late)
+		default:
+			f.back[slot] = behind
+		}
 	}
 	if d < 0 {
 		s.counters.InputsLate++
@@ -457,8 +478,9 @@ func (s *Server[I, PI]) step(resim bool) error {
 	}
 	f.hits = f.hits[:0]
 	for p, in := range s.inputs {
-		if fire, behind := s.caps.fires(in); fire && s.present[p] {
-			s.shoot(t, f, p, in, behind)
+		// A guess never fires: a shot is always a received input's.
+		if fire, _ := s.caps.fires(in); fire && s.present[p] && f.shotOK[p] {
+			s.shoot(t, f, p, in, Tick(f.back[p]))
 		}
 	}
 	s.game.Step(s.inputs)
@@ -473,10 +495,9 @@ func (s *Server[I, PI]) step(resim bool) error {
 }
 
 // shoot resolves player p's shot at tick t against the states the shooter
-// saw, behind ticks ago (capped by MaxRewind and the window still held).
-func (s *Server[I, PI]) shoot(t Tick, f *frame[I], p int, in I, behind uint8) {
+// saw, back ticks ago (capped when it arrived).
+func (s *Server[I, PI]) shoot(t Tick, f *frame[I], p int, in I, back Tick) {
 	s.counters.Shots++
-	back := Tick(min(int(behind), s.behind))
 	for back > 0 && (back > t || s.saved(t-back) == nil) {
 		back-- // the server started less than behind ago
 	}

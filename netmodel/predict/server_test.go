@@ -365,3 +365,69 @@ func TestABodyOutsideTheSpecIsAnErrorOrPutBackNeverClamped(t *testing.T) {
 		}
 	}
 }
+
+// lagCompServer is a tiny-game server with both players in; player 1
+// walks away along +Z from tick 14, so that a shot along +X from player
+// 0's spawn hits it only if judged at tick 14 or before (at tick 22 it is
+// 0.53 m from the aim, beyond its 0.5 m radius).
+func lagCompServer(t *testing.T, cfg Config) *Server[tinyInput, *tinyInput] {
+	t.Helper()
+	s, err := NewServer[tinyInput](cfg, newTinyGame(2), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := 0; p < 2; p++ {
+		if err := s.Join(t0, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := newRawClient(t).send(t, s, t0, 1, inputs(14, tinyInput{MoveZ: MoveMax})); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Issue 21, case 6: shots stamped long before they arrive, claiming the
+// whole cap, used to be judged the cap before their stamp: window + cap
+// in all. The rewind a shot gets is now capped from the server's tick.
+func TestLateShotsAreNeverJudgedFurtherBackThanTheCapFromTheServersTick(t *testing.T) {
+	cfg := DefaultConfig()
+	cap := cfg.ticks(cfg.MaxRewind) // 18 ticks
+	// Twenty shots stamped 13..32, each claiming the full cap (so judged
+	// at ticks up to 14, where the target still stood), sent at tick 70:
+	// 38 to 57 ticks late, inside the window.
+	s := lagCompServer(t, cfg)
+	now := runTo(t, s, 70)
+	var shots []tinyInput
+	for i := 0; i < 20; i++ {
+		shots = append(shots, tinyInput{Shoot: true, Yaw: 1 << 14, Behind: uint8(cap)})
+	}
+	if err := newRawClient(t).send(t, s, now, 0, inputs(13, shots...)); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 72+Tick(s.window))
+	got := s.TakeCommitted(nil)
+	if c := s.Counters(); len(got) != 0 || c.ShotsTooLate != 20 || c.InputsLate != 20 {
+		t.Fatalf("committed %v; %+v", got, c)
+	}
+	// A shot stamped 30 that arrives at tick 40 claiming the cap is judged
+	// 18 ticks before 40, at 22, not at 12: a miss.
+	s = lagCompServer(t, cfg)
+	now = runTo(t, s, 40)
+	if err := newRawClient(t).send(t, s, now, 0, inputs(30, tinyInput{Shoot: true, Yaw: 1 << 14, Behind: uint8(cap)})); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 42+Tick(s.window))
+	if got, c := s.TakeCommitted(nil), s.Counters(); len(got) != 0 || c.BehindClamped != 1 || c.Shots != 1 {
+		t.Fatalf("committed %v; %+v", got, c)
+	}
+	// The same shot sent on time, claiming 16 ticks, is judged at 14: a hit.
+	s = lagCompServer(t, cfg)
+	if err := newRawClient(t).send(t, s, t0, 0, inputs(30, tinyInput{Shoot: true, Yaw: 1 << 14, Behind: 16})); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 32+Tick(s.window))
+	if got := s.TakeCommitted(nil); len(got) != 1 || got[0] != (Hit{Tick: 30, Shooter: 0, Target: 1}) {
+		t.Fatalf("on time: committed %v", got)
+	}
+}
