@@ -2,6 +2,7 @@ package scene
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/netphys/netphys/netmodel/predict"
 	"github.com/netphys/netphys/physics"
@@ -43,6 +44,12 @@ type ArenaConfig struct {
 	JumpSpeed        float64 // upward speed of a jump, m/s
 	EyeHeight        float64 // shots start this far above the capsule's centre, m
 	ShotRange        float64 // m
+	// FireInterval is the rate of fire, a game rule: at least this long,
+	// s, between two shots of a player (rounded to whole ticks; 0: every
+	// tick). The cooldown is part of the simulated state, so the client
+	// predicts it and the server enforces it; a shot during it is
+	// predict.ShotRefused.
+	FireInterval float64
 
 	CubeSize float64 // m
 	CubeMass float64 // kg
@@ -58,7 +65,7 @@ func DefaultArenaConfig(tickRate int) ArenaConfig {
 		Physics: p, Players: 16, Cubes: 24, Half: 20,
 		PlayerRadius: 0.4, PlayerHalfHeight: 0.5, PlayerMass: 80,
 		MoveSpeed: 6, GroundAccel: 50, AirAccel: 10, JumpSpeed: 5,
-		EyeHeight: 0.6, ShotRange: 60,
+		EyeHeight: 0.6, ShotRange: 60, FireInterval: 0.1,
 		CubeSize: 1, CubeMass: 20,
 	}
 }
@@ -82,6 +89,8 @@ type Arena struct {
 	bodies   []physics.BodyID
 	present  []bool
 	touching []bool
+	cooldown []uint16 // ticks before the player may fire again
+	reload   uint16   // FireInterval in ticks
 	capsule  collide.Shape
 	spec     wire.StateSpec
 }
@@ -99,7 +108,8 @@ var (
 // NewArena builds the arena with every player parked.
 func NewArena(cfg ArenaConfig) (*Arena, error) {
 	if cfg.Players < 1 || cfg.Players > MaxArenaPlayers || cfg.Cubes < 0 || cfg.Players+cfg.Cubes > predict.MaxBodies ||
-		!(cfg.Half >= 8 && cfg.Half <= 28) || !(cfg.PlayerRadius > 0) || !(cfg.PlayerMass > 0) || !(cfg.CubeMass > 0) {
+		!(cfg.Half >= 8 && cfg.Half <= 28) || !(cfg.PlayerRadius > 0) || !(cfg.PlayerMass > 0) || !(cfg.CubeMass > 0) ||
+		!(cfg.FireInterval >= 0 && cfg.FireInterval <= 60) {
 		return nil, fmt.Errorf("%w: arena of %d players, %d cubes, half side %v m", ErrSetup, cfg.Players, cfg.Cubes, cfg.Half)
 	}
 	w, err := physics.NewWorld(cfg.Physics)
@@ -108,6 +118,7 @@ func NewArena(cfg ArenaConfig) (*Arena, error) {
 	}
 	a := &Arena{
 		cfg: cfg, World: w, present: make([]bool, cfg.Players), touching: make([]bool, cfg.Players),
+		cooldown: make([]uint16, cfg.Players), reload: uint16(math.Round(cfg.FireInterval / cfg.Physics.TimeStep)),
 		capsule: collide.Shape{Kind: collide.Capsule, Radius: cfg.PlayerRadius, HalfHeight: cfg.PlayerHalfHeight},
 		spec:    arenaSpec(),
 	}
@@ -245,6 +256,7 @@ type arenaState struct {
 	world    physics.Snapshot
 	present  []bool
 	touching []bool
+	cooldown []uint16
 }
 
 // NewState implements predict.Game.
@@ -256,6 +268,7 @@ func (a *Arena) Save(dst predict.State) {
 	a.World.Snapshot(&d.world)
 	d.present = append(d.present[:0], a.present...)
 	d.touching = append(d.touching[:0], a.touching...)
+	d.cooldown = append(d.cooldown[:0], a.cooldown...)
 }
 
 // Load implements predict.Game.
@@ -266,6 +279,7 @@ func (a *Arena) Load(src predict.State) error {
 	}
 	copy(a.present, s.present)
 	copy(a.touching, s.touching)
+	copy(a.cooldown, s.cooldown)
 	return nil
 }
 
@@ -291,25 +305,33 @@ func (a *Arena) SetBody(i int, s wire.CubeState) error {
 
 // Spawn implements predict.Joiner.
 func (a *Arena) Spawn(p int) {
-	a.present[p] = true
+	a.present[p], a.cooldown[p] = true, 0
 	a.World.SetState(a.bodies[p], physics.BodyState{Position: spawnPoint(p, a.cfg), Rotation: vecmath.QuatIdentity})
 }
 
 // Park implements predict.Joiner.
 func (a *Arena) Park(p int) {
-	a.present[p], a.touching[p] = false, false
+	a.present[p], a.touching[p], a.cooldown[p] = false, false, 0
 	a.World.SetState(a.bodies[p], physics.BodyState{Position: parking(p), Rotation: vecmath.QuatIdentity, AtRest: true})
 }
 
 // Touching implements predict.Toucher.
 func (a *Arena) Touching(p int) bool { return a.touching[p] }
 
-// Step implements predict.Game: steer every present character, step the
-// world, stand the characters up again and note who touched whom.
+// Step implements predict.Game: steer every present character, start or
+// count down its cooldown after a shot, step the world, stand the
+// characters up again and note who touched whom.
 func (a *Arena) Step(in []ArenaInput) {
 	for p, on := range a.present {
-		if on {
-			a.steer(p, in[p])
+		if !on {
+			continue
+		}
+		a.steer(p, in[p])
+		switch {
+		case a.cooldown[p] > 0:
+			a.cooldown[p]--
+		case in[p].Shoot && a.reload > 0:
+			a.cooldown[p] = a.reload - 1
 		}
 	}
 	a.World.Step()
@@ -390,8 +412,12 @@ func (a *Arena) Aim(p int, in ArenaInput) (origin, dir vecmath.Vec3) {
 // Shot implements predict.Shooter: a hitscan ray from player p's eye
 // along its aim, stopped by walls, pillars, ramps and the ground (which
 // never move, so the present world answers for them), against the other
-// players' capsules at the given states.
+// players' capsules at the given states. A shot during the player's
+// cooldown (FireInterval) is refused.
 func (a *Arena) Shot(p int, in ArenaInput, targets []wire.CubeState, present []bool) (int, predict.ShotOutcome) {
+	if a.cooldown[p] > 0 {
+		return 0, predict.ShotRefused
+	}
 	origin, dir := a.Aim(p, in)
 	ray := dir.Scale(a.cfg.ShotRange)
 	best := 1.0
