@@ -25,6 +25,12 @@ type Config struct {
 	// MaxRewind caps a shot's lag compensation, since a client can claim
 	// anything (Shooter.Trigger's behind). Default 300 ms; at most Window.
 	MaxRewind time.Duration
+	// Grace is how long the server repeats a silent player's last
+	// controls (its guess for inputs that have not arrived); after it the
+	// player steps with the zero input, standing still, so that a
+	// disconnected player's ghost does not run on until the connection
+	// times out. Default 250 ms; at most Window.
+	Grace time.Duration
 	// MaxAhead bounds how far in the future an input may be stamped;
 	// inputs beyond are dropped. Default 1 s.
 	MaxAhead time.Duration
@@ -69,6 +75,7 @@ func DefaultConfig() Config {
 		Window:            time.Second,
 		MaxRewind:         300 * time.Millisecond,
 		MaxAhead:          time.Second,
+		Grace:             250 * time.Millisecond,
 		TargetLead:        1,
 		LeadWindow:        time.Second,
 		ResimBudget:       0.5,
@@ -97,6 +104,8 @@ func (c *Config) validate(players, bodies int) error {
 		return fmt.Errorf("%w: window %v is %d ticks, want 2..%d", ErrConfig, c.Window, c.ticks(c.Window), 4*MaxInputs)
 	case c.MaxRewind < 0 || c.MaxRewind > c.Window || c.ticks(c.MaxRewind) > 255:
 		return fmt.Errorf("%w: max rewind %v, want 0..window and at most 255 ticks", ErrConfig, c.MaxRewind)
+	case c.Grace < 0 || c.Grace > c.Window:
+		return fmt.Errorf("%w: grace %v, want 0..window", ErrConfig, c.Grace)
 	case c.ticks(c.MaxAhead) < 1 || c.ticks(c.MaxAhead) > 4*MaxInputs:
 		return fmt.Errorf("%w: max ahead %v", ErrConfig, c.MaxAhead)
 	case !(c.TargetLead >= 0 && c.TargetLead <= 16):

@@ -29,8 +29,12 @@
 //   - The others are shown as the server had them, a few ticks in the
 //     past (Client.Delay: the worst recent age of the newest state plus
 //     Config.InterpExtra), interpolated across lost states.
+//   - An input that has not arrived when its tick is stepped is guessed:
+//     the player's previous controls, without a shot, for at most
+//     Config.Grace (250 ms); then the zero input, so that a dead client's
+//     ghost stands still instead of running on until it times out.
 //   - An input that reaches the server after its tick was stepped with a
-//     guess (the player's previous controls) makes the server restore
+//     guess makes the server restore
 //     that tick and step forward again, within the window and within the
 //     client's Config.ResimBudget. A late input whose rewind the budget
 //     refuses still stays in history: it costs nothing more to use it when

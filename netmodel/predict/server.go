@@ -50,6 +50,7 @@ type ServerCounters struct {
 	BehindClamped   uint64 // shots whose lag-compensation claim was capped: judged MaxRewind before the server's tick
 	ShotsTooLate    uint64 // shots refused: they arrived more than MaxRewind after their tick
 	InputsGuessed   uint64 // player ticks stepped with a guessed input
+	InputsIdle      uint64 // of those, ticks stepped with the zero input: the player was silent longer than Grace
 	Shots, ShotHits uint64 // shots resolved (including again by rewinds) and hits committed
 	ShotsRefused    uint64 // shots the game's rules refused (Shooter.Shot), including again by rewinds
 	HitsDropped     uint64 // committed hits dropped: TakeCommitted was not called in time
@@ -78,6 +79,9 @@ type frame[I any] struct {
 	// server's clock, whatever the stamp).
 	back   []uint8
 	shotOK []bool
+	// silent counts the ticks up to this one whose input was guessed, 0
+	// if this one's arrived.
+	silent []uint16
 	// arrival and lead of each received input: when it first came and how
 	// many ticks early, for the clock sync of its client.
 	arrival []time.Time
@@ -122,6 +126,7 @@ type Server[I comparable, PI Input[I]] struct {
 	window  int // ticks of history P
 	ahead   int // ticks of MaxAhead
 	behind  int // ticks of MaxRewind
+	grace   int // ticks of Grace
 	tick    Tick
 	ring    []frame[I]
 	peers   []*peer // by slot, which is the player
@@ -148,7 +153,7 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 	}
 	s := &Server[I, PI]{
 		cfg: cfg, game: game, caps: capsOf(game), spec: game.Spec(), start: now, dt: cfg.tickDuration(),
-		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind),
+		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind), grace: cfg.ticks(cfg.Grace),
 		peers: make([]*peer, players), present: make([]bool, players), pending: make([]int8, players),
 		inputs: make([]I, players),
 		buf:    make([]byte, cfg.Reliable.MaxPacketSize),
@@ -168,7 +173,7 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 		f.present, f.touching = make([]bool, players), make([]bool, players)
 		f.spawn, f.park = make([]bool, players), make([]bool, players)
 		f.inputs, f.received = make([]I, players), make([]bool, players)
-		f.back, f.shotOK = make([]uint8, players), make([]bool, players)
+		f.back, f.shotOK, f.silent = make([]uint8, players), make([]bool, players), make([]uint16, players)
 		f.arrival, f.epoch, f.lead = make([]time.Time, players), make([]uint8, players), make([]float64, players)
 	}
 	if err := s.enter(false); err != nil {
@@ -464,14 +469,22 @@ func (s *Server[I, PI]) step(resim bool) error {
 	f := s.frameAt(t)
 	prev := s.saved(t - 1)
 	for p := range s.inputs {
+		f.silent[p] = 0
 		if !f.received[p] {
+			// The last controls, for at most Grace: then stand still.
 			var zero I
-			f.inputs[p] = zero
+			f.inputs[p], f.silent[p] = zero, 1
 			if prev != nil {
-				f.inputs[p] = s.caps.guess(prev.inputs[p])
+				f.silent[p] = prev.silent[p] + min(1, ^prev.silent[p])
+				if int(f.silent[p]) <= s.grace {
+					f.inputs[p] = s.caps.guess(prev.inputs[p])
+				}
 			}
 			if !resim && s.present[p] {
 				s.counters.InputsGuessed++
+				if int(f.silent[p]) > s.grace {
+					s.counters.InputsIdle++
+				}
 			}
 		}
 		s.inputs[p] = f.inputs[p]

@@ -431,3 +431,31 @@ func TestLateShotsAreNeverJudgedFurtherBackThanTheCapFromTheServersTick(t *testi
 		t.Fatalf("on time: committed %v", got)
 	}
 }
+
+// Issue 21, case 9: a player whose client went silent (dead, not yet
+// timed out) used to run on with its last controls until the timeout.
+// Now its ghost repeats them for Grace, then stands still.
+func TestASilentPlayersGhostStopsAfterTheGrace(t *testing.T) {
+	s := testServer(t)
+	held := make([]tinyInput, 30)
+	for i := range held {
+		held[i] = right
+	}
+	if err := newRawClient(t).send(t, s, t0, 0, inputs(1, held...)); err != nil {
+		t.Fatal(err)
+	}
+	grace := Tick(s.grace) // 15 ticks
+	runTo(t, s, 31)
+	last := s.Game().Body(0).Position
+	runTo(t, s, 31+grace)
+	coasted := s.Game().Body(0).Position
+	runTo(t, s, 31+grace+1)
+	stopped := s.Game().Body(0).Position
+	runTo(t, s, 600)
+	if end := s.Game().Body(0).Position; coasted.X <= last.X || end != stopped || stopped.X-last.X > float64(grace+1)*tinySpeed*tinyDT+1e-9 {
+		t.Fatalf("last input at x = %v, %v after the grace, %v a tick later, %v ten seconds later", last.X, coasted.X, stopped.X, end.X)
+	}
+	if c := s.Counters(); c.InputsIdle != 600-31-uint64(grace) {
+		t.Fatalf("counters %+v", c)
+	}
+}
