@@ -112,7 +112,7 @@ func (h *predictHost) Summary(_ time.Time, dst []Line) []Line {
 	return append(dst,
 		Line{"ticks", fmt.Sprint(c.Ticks)},
 		Line{"rewinds", fmt.Sprintf("%d, %d ticks re-simulated, %d refused over budget", c.Rewinds, c.ResimTicks, c.RewindsDenied)},
-		Line{"inputs", fmt.Sprintf("%d late, %d guessed (%d standing still after the grace), %d too old, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
+		Line{"inputs", fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d later than the max late, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
 		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claims judged at the cap; refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
 		Line{"bodies out of the arena's spec", fmt.Sprint(c.OutOfSpec)},
 		Line{"packets", fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},

@@ -22,6 +22,17 @@ type Config struct {
 	// waits before it is committed. Default 1 s. Also bounds how far a
 	// client predicts beyond the newest server state.
 	Window time.Duration
+	// MaxLate is how late an input may arrive, after its tick was
+	// stepped with a guess, and still rewrite that tick (a rewind); a
+	// later one is dropped and counted (ServerCounters.InputsTooOld). It
+	// bounds what a lag switch gains: a player who holds its packets back
+	// and sends them in a burst moves, in the states the others receive,
+	// as the guess had it (its last controls for Grace, then standing
+	// still) but for the last MaxLate, instead of jumping to where the
+	// held inputs took it. Legitimate inputs arrive before their tick (the
+	// clients run ahead) or a tick or two late after a loss. Default
+	// 100 ms; at most Window.
+	MaxLate time.Duration
 	// MaxRewind caps a shot's lag compensation, since a client can claim
 	// anything (Shooter.Trigger's behind). Default 300 ms; at most Window.
 	MaxRewind time.Duration
@@ -74,6 +85,7 @@ func DefaultConfig() Config {
 		TickRate:          60,
 		Window:            time.Second,
 		MaxRewind:         300 * time.Millisecond,
+		MaxLate:           100 * time.Millisecond,
 		MaxAhead:          time.Second,
 		Grace:             250 * time.Millisecond,
 		TargetLead:        1,
@@ -104,6 +116,8 @@ func (c *Config) validate(players, bodies int) error {
 		return fmt.Errorf("%w: window %v is %d ticks, want 2..%d", ErrConfig, c.Window, c.ticks(c.Window), 4*MaxInputs)
 	case c.MaxRewind < 0 || c.MaxRewind > c.Window || c.ticks(c.MaxRewind) > 255:
 		return fmt.Errorf("%w: max rewind %v, want 0..window and at most 255 ticks", ErrConfig, c.MaxRewind)
+	case c.MaxLate < 0 || c.MaxLate > c.Window:
+		return fmt.Errorf("%w: max late %v, want 0..window", ErrConfig, c.MaxLate)
 	case c.Grace < 0 || c.Grace > c.Window:
 		return fmt.Errorf("%w: grace %v, want 0..window", ErrConfig, c.Grace)
 	case c.ticks(c.MaxAhead) < 1 || c.ticks(c.MaxAhead) > 4*MaxInputs:

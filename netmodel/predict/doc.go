@@ -34,13 +34,15 @@
 //     Config.Grace (250 ms); then the zero input, so that a dead client's
 //     ghost stands still instead of running on until it times out.
 //   - An input that reaches the server after its tick was stepped with a
-//     guess makes the server restore
-//     that tick and step forward again, within the window and within the
-//     client's Config.ResimBudget. A late input whose rewind the budget
-//     refuses still stays in history: it costs nothing more to use it when
-//     another client's rewind replays that tick anyway. Hits are committed (Server.
-//     TakeCommitted) only when their tick leaves the window, since until
-//     then a late input can rewrite them.
+//     guess, by at most Config.MaxLate (100 ms), makes the server restore
+//     that tick and step forward again, within the client's
+//     Config.ResimBudget. A later input is dropped: a lag switch (packets
+//     held back, then a burst) cannot rewrite more than MaxLate of its
+//     character's path in what the others see. A late input whose rewind
+//     the budget refuses still stays in history: it costs nothing more to
+//     use it when another client's rewind replays that tick anyway. Hits
+//     are committed (Server.TakeCommitted) only when their tick leaves the
+//     window, since until then a late input can rewrite them.
 //   - In a game that shoots (a Shooter), a shot carries a claim: how many
 //     ticks behind its own tick the shooter saw the others. The server
 //     resolves it against the bodies it had then; both sides call the

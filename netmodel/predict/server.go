@@ -45,7 +45,7 @@ type ServerCounters struct {
 	FloodPackets uint64 // input packets dropped over the rate limit
 
 	InputsLate      uint64 // inputs that arrived after their tick was stepped
-	InputsTooOld    uint64 // inputs dropped: older than the window
+	InputsTooOld    uint64 // inputs dropped: arrived more than MaxLate after their tick
 	InputsTooNew    uint64 // inputs dropped: further ahead than MaxAhead
 	BehindClamped   uint64 // shots whose lag-compensation claim was capped: judged MaxRewind before the server's tick
 	ShotsTooLate    uint64 // shots refused: they arrived more than MaxRewind after their tick
@@ -127,6 +127,7 @@ type Server[I comparable, PI Input[I]] struct {
 	ahead   int // ticks of MaxAhead
 	behind  int // ticks of MaxRewind
 	grace   int // ticks of Grace
+	late    int // ticks of MaxLate
 	tick    Tick
 	ring    []frame[I]
 	peers   []*peer // by slot, which is the player
@@ -153,7 +154,7 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 	}
 	s := &Server[I, PI]{
 		cfg: cfg, game: game, caps: capsOf(game), spec: game.Spec(), start: now, dt: cfg.tickDuration(),
-		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind), grace: cfg.ticks(cfg.Grace),
+		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind), grace: cfg.ticks(cfg.Grace), late: cfg.ticks(cfg.MaxLate),
 		peers: make([]*peer, players), present: make([]bool, players), pending: make([]int8, players),
 		inputs: make([]I, players),
 		buf:    make([]byte, cfg.Reliable.MaxPacketSize),
@@ -333,7 +334,8 @@ func (s *Server[I, PI]) Receive(now time.Time, slot int, datagram []byte) error 
 func (s *Server[I, PI]) takeInput(now time.Time, slot int, p *peer, t Tick, in I, timed bool) {
 	d := s.offset(t)
 	switch {
-	case d < -int64(s.window):
+	case d < -int64(s.late):
+		// Too late to rewrite history with: a lag switch's burst.
 		s.counters.InputsTooOld++
 		return
 	case d > int64(s.ahead):

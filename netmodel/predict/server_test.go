@@ -47,10 +47,19 @@ func inputs(first Tick, in ...tinyInput) *inputPacket[tinyInput, *tinyInput] {
 	return p
 }
 
-// testServer is a 60 Hz server of the tiny game with player 0 joined.
+// testConfig is the default but for MaxLate: the whole window, so that
+// the tests can rewind as far as the window goes.
+func testConfig() Config {
+	cfg := DefaultConfig()
+	cfg.MaxLate = cfg.Window
+	return cfg
+}
+
+// testServer is a 60 Hz server of the tiny game with player 0 joined,
+// configured by testConfig.
 func testServer(t *testing.T) *Server[tinyInput, *tinyInput] {
 	t.Helper()
-	s, err := NewServer[tinyInput, *tinyInput](DefaultConfig(), newTinyGame(2), t0)
+	s, err := NewServer[tinyInput, *tinyInput](testConfig(), newTinyGame(2), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +400,7 @@ func lagCompServer(t *testing.T, cfg Config) *Server[tinyInput, *tinyInput] {
 // whole cap, used to be judged the cap before their stamp: window + cap
 // in all. The rewind a shot gets is now capped from the server's tick.
 func TestLateShotsAreNeverJudgedFurtherBackThanTheCapFromTheServersTick(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cap := cfg.ticks(cfg.MaxRewind) // 18 ticks
 	// Twenty shots stamped 13..32, each claiming the full cap (so judged
 	// at ticks up to 14, where the target still stood), sent at tick 70:
