@@ -3,6 +3,7 @@ package match
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/predict"
@@ -115,8 +116,29 @@ func (h *predictHost) Summary(_ time.Time, dst []Line) []Line {
 		Line{"inputs", fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d later than the max late, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
 		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claims judged at the cap; refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
 		Line{"bodies out of the arena's spec", fmt.Sprint(c.OutOfSpec)},
+		Line{"refusals", refusals(h.Refusals(nil))},
 		Line{"packets", fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
 	)
+}
+
+// refusals prints the server's refusals by reason, the non-zero ones.
+// The same counters, zeros included, are what a metrics exporter would
+// serve as netphys_predict_refusals_total{reason} (Server.Refusals).
+func refusals(rs []predict.Refusal) string {
+	var b strings.Builder
+	for _, r := range rs {
+		if r.Count == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", r.Reason, r.Count)
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
 }
 
 // predictPlayer is one player: a predicting client with its own arena.

@@ -57,6 +57,30 @@ type ServerCounters struct {
 	OutOfSpec       uint64 // bodies found outside the game's spec after a step (Escaper)
 }
 
+// Refusal is how many times the server refused something for one reason,
+// for a summary or a metrics exporter (a counter labelled by Reason).
+type Refusal struct {
+	Reason string // snake_case, stable: a metric label
+	Count  uint64
+}
+
+// Refusals appends every refusal the counters hold, one per reason, in a
+// fixed order, zeros included: what a client sent or did that the server
+// did not take as it came.
+func (c ServerCounters) Refusals(dst []Refusal) []Refusal {
+	return append(dst,
+		Refusal{"malformed_packet", c.BadPackets},       // undecodable, stale, duplicate, or an input the game rejects
+		Refusal{"packet_flood", c.FloodPackets},         // over the packet rate limit
+		Refusal{"input_too_late", c.InputsTooOld},       // arrived more than MaxLate after its tick
+		Refusal{"input_too_far_ahead", c.InputsTooNew},  // stamped more than MaxAhead ahead
+		Refusal{"rewind_over_budget", c.RewindsDenied},  // the client's ResimBudget was spent
+		Refusal{"shot_too_late", c.ShotsTooLate},        // arrived more than MaxRewind after its tick
+		Refusal{"shot_claim_capped", c.BehindClamped},   // judged at MaxRewind from the server's tick, not where it claimed
+		Refusal{"shot_refused_by_game", c.ShotsRefused}, // the game's rules (the arena's rate of fire)
+		Refusal{"input_idle_after_grace", c.InputsIdle}, // silent past Grace: stepped standing still
+	)
+}
+
 // frame is one tick of the server's ring: the inputs of every player for
 // that tick and, once the world has reached it, the saved state.
 type frame[I any] struct {
@@ -188,6 +212,9 @@ func (s *Server[I, PI]) Tick() Tick { return s.tick }
 
 // Counters returns the running totals.
 func (s *Server[I, PI]) Counters() ServerCounters { return s.counters }
+
+// Refusals appends the refusals by reason (ServerCounters.Refusals).
+func (s *Server[I, PI]) Refusals(dst []Refusal) []Refusal { return s.counters.Refusals(dst) }
 
 // Game returns the authoritative game, for a viewer (between calls only).
 func (s *Server[I, PI]) Game() Game[I] { return s.game }

@@ -468,3 +468,20 @@ func TestASilentPlayersGhostStopsAfterTheGrace(t *testing.T) {
 		t.Fatalf("counters %+v", c)
 	}
 }
+
+func TestRefusalsNameEveryCounterOnce(t *testing.T) {
+	c := ServerCounters{BadPackets: 1, FloodPackets: 2, InputsTooOld: 3, InputsTooNew: 4, RewindsDenied: 5,
+		ShotsTooLate: 6, BehindClamped: 7, ShotsRefused: 8, InputsIdle: 9}
+	seen := map[string]bool{}
+	var sum uint64
+	for _, r := range c.Refusals(nil) {
+		if seen[r.Reason] || r.Reason == "" {
+			t.Fatalf("reason %q twice or empty", r.Reason)
+		}
+		seen[r.Reason] = true
+		sum += r.Count
+	}
+	if len(seen) != 9 || sum != 45 {
+		t.Fatalf("%d reasons summing to %d", len(seen), sum)
+	}
+}
