@@ -17,10 +17,11 @@ type Config struct {
 	// TickRate is the simulation rate, Hz (30 or 60 typically); it must
 	// match the game's fixed step.
 	TickRate int
-	// Window is the server's history P: how far back a late input may
-	// rewind the world (server reconciliation), and how long an outcome
-	// waits before it is committed. Default 1 s. Also bounds how far a
-	// client predicts beyond the newest server state.
+	// Window is the server's history P: the states, inputs and bodies it
+	// keeps, which bound how far back a late input (MaxLate) and lag
+	// compensation (MaxRewind) may reach, and how long an outcome waits
+	// before it is committed. Default 1 s. Also bounds how far a client
+	// predicts beyond the newest server state.
 	Window time.Duration
 	// MaxLate is how late an input may arrive, after its tick was
 	// stepped with a guess, and still rewrite that tick (a rewind); a

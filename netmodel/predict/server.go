@@ -97,6 +97,7 @@ type frame[I any] struct {
 
 	inputs   []I
 	received []bool
+	tooLate  []bool // an input came, later than MaxLate: dropped
 	// back is how many ticks before the frame's tick a received shot is
 	// judged at, shotOK whether it may be judged at all: fixed when it
 	// arrives, from the server's tick then (the cap holds from the
@@ -197,7 +198,7 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 		f.bodies = make([]wire.CubeState, bodies)
 		f.present, f.touching = make([]bool, players), make([]bool, players)
 		f.spawn, f.park = make([]bool, players), make([]bool, players)
-		f.inputs, f.received = make([]I, players), make([]bool, players)
+		f.inputs, f.received, f.tooLate = make([]I, players), make([]bool, players), make([]bool, players)
 		f.back, f.shotOK, f.silent = make([]uint8, players), make([]bool, players), make([]uint16, players)
 		f.arrival, f.epoch, f.lead = make([]time.Time, players), make([]uint8, players), make([]float64, players)
 	}
@@ -247,6 +248,7 @@ func (s *Server[I, PI]) frameAt(t Tick) *frame[I] {
 		f.tick, f.saved, f.hits = t, false, f.hits[:0]
 		clear(f.inputs)
 		clear(f.received)
+		clear(f.tooLate)
 		clear(f.spawn)
 		clear(f.park)
 	}
@@ -284,7 +286,7 @@ func (s *Server[I, PI]) Join(now time.Time, slot int) error {
 	// Inputs a previous client of the slot sent must not move this one.
 	var zero I
 	for i := range s.ring {
-		s.ring[i].received[slot], s.ring[i].inputs[slot] = false, zero
+		s.ring[i].received[slot], s.ring[i].tooLate[slot], s.ring[i].inputs[slot] = false, false, zero
 	}
 	return nil
 }
@@ -361,17 +363,23 @@ func (s *Server[I, PI]) Receive(now time.Time, slot int, datagram []byte) error 
 func (s *Server[I, PI]) takeInput(now time.Time, slot int, p *peer, t Tick, in I, timed bool) {
 	d := s.offset(t)
 	switch {
-	case d < -int64(s.late):
-		// Too late to rewrite history with: a lag switch's burst.
-		s.counters.InputsTooOld++
+	case d < -int64(s.window):
+		s.counters.InputsTooOld++ // beyond the history: nothing to compare with
 		return
 	case d > int64(s.ahead):
 		s.counters.InputsTooNew++
 		return
 	}
 	f := s.frameAt(t)
-	if f.received[slot] {
+	if f.received[slot] || f.tooLate[slot] {
 		return // a redundant copy
+	}
+	if d < -int64(s.late) {
+		// Too late to rewrite history with: a lag switch's burst. Counted
+		// once, though every packet until the ack repeats it.
+		s.counters.InputsTooOld++
+		f.tooLate[slot] = true
+		return
 	}
 	if fire, behind := s.caps.fires(in); fire {
 		// The rewind a shot gets is the server's tick now (or its own
