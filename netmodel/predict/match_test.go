@@ -198,3 +198,26 @@ func TestClientStartingBehindTheNewestStateCatchesUp(t *testing.T) {
 		t.Fatalf("client at %d after half a second, server at %d: %+v", c.Tick(), srv.Tick(), st)
 	}
 }
+
+// A client far from the server starts with its inputs arriving later
+// than MaxLate (before the first ack it guesses a 100 ms round trip):
+// they are dropped, but their lateness still reaches the client in the
+// lead reports, so it jumps its clock ahead and plays.
+func TestAFarClientCatchesUpThoughItsFirstInputsAreTooLate(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TickRate = 30
+	tm := newTinyMatch(t, cfg, 2, netsim.Conditions{Latency: 150 * time.Millisecond, Loss: 0.1})
+	if err := tm.m.Run(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	sc := tm.server.Counters()
+	t.Logf("server %+v", sc)
+	if sc.InputsTooOld == 0 || sc.InputsTooOld > 100 || sc.InputsIdle > 100 || sc.Shots < 50 {
+		t.Fatalf("server %+v", sc)
+	}
+	for i, cl := range tm.clients {
+		if st := cl.Stats(); st.Compared < 400 {
+			t.Errorf("client %d: %+v", i, st)
+		}
+	}
+}

@@ -375,10 +375,13 @@ func (s *Server[I, PI]) takeInput(now time.Time, slot int, p *peer, t Tick, in I
 		return // a redundant copy
 	}
 	if d < -int64(s.late) {
-		// Too late to rewrite history with: a lag switch's burst. Counted
-		// once, though every packet until the ack repeats it.
+		// Too late to rewrite history with: a lag switch's burst, or a
+		// client whose clock has not caught up yet. Counted once, though
+		// every packet until the ack repeats it; its lateness still goes
+		// into the lead reports, so that such a client jumps its clock.
 		s.counters.InputsTooOld++
 		f.tooLate[slot] = true
+		s.noteArrival(now, slot, p, f, t, timed)
 		return
 	}
 	if fire, behind := s.caps.fires(in); fire {
@@ -404,6 +407,12 @@ func (s *Server[I, PI]) takeInput(now time.Time, slot int, p *peer, t Tick, in I
 		}
 	}
 	f.inputs[slot], f.received[slot] = in, true
+	s.noteArrival(now, slot, p, f, t, timed)
+}
+
+// noteArrival records when tick t's input from slot first came and how
+// early, for the clock sync of its client.
+func (s *Server[I, PI]) noteArrival(now time.Time, slot int, p *peer, f *frame[I], t Tick, timed bool) {
 	f.arrival[slot], f.epoch[slot], f.lead[slot] = now, p.epoch, s.leadOf(now, t)
 	if !timed {
 		f.epoch[slot] = noEpoch
@@ -621,7 +630,7 @@ func (s *Server[I, PI]) minLead(now time.Time, slot int, p *peer) (float64, bool
 	since := now.Add(-s.cfg.LeadWindow)
 	for i := range s.ring {
 		f := &s.ring[i]
-		if !f.received[slot] || f.epoch[slot] != p.epoch || f.arrival[slot].Before(since) {
+		if !(f.received[slot] || f.tooLate[slot]) || f.epoch[slot] != p.epoch || f.arrival[slot].Before(since) {
 			continue
 		}
 		if !found || f.lead[slot] < lead {
