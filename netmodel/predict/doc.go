@@ -9,7 +9,7 @@
 // # The model
 //
 //   - The server steps the game at Config.TickRate with every player's
-//     Input for that tick, quantizes every body (quantize on both sides),
+//     input for that tick, quantizes every body (quantize on both sides),
 //     and sends each client the world at the new tick. It keeps a window
 //     of Config.Window (the history P, 1 s) of saved states, the inputs
 //     and the quantized bodies.
@@ -99,11 +99,15 @@
 // Decoders check every field and never allocate by a size read from the
 // packet; the game's Serialize rejects inputs it cannot take (the arena:
 // moves longer than a full one, pitches beyond the vertical) and the
-// packet is dropped. The server drops inputs older than the window or
-// further ahead than Config.MaxAhead, judges a shot's claim beyond
-// MaxRewind at the cap, counts each in ServerCounters, limits input
-// packets per client and tick, and refuses rewinds over a client's
-// budget. A body outside the game's spec is counted and put back by the
+// packet is dropped. The server drops inputs that arrive more than
+// Config.MaxLate after their tick (a lag switch's burst rewrites at most
+// MaxLate of its character's path in what the others see) or further
+// ahead than Config.MaxAhead, repeats a silent player's controls for
+// Config.Grace only, judges a shot at most MaxRewind before its own tick
+// (refusing one that arrives later than that), lets the game refuse
+// shots by its rules (ShotRefused: the arena's rate of fire), limits
+// input packets per client and tick, and refuses rewinds over a client's
+// budget; each refusal is counted by reason (ServerCounters.Refusals). A body outside the game's spec is counted and put back by the
 // game (Escaper) or an error, never clamped. A client predicts at most
 // Window ticks beyond the newest state it has.
 package predict
