@@ -86,7 +86,9 @@ func (k *karts) Step(in []Drive) {
 		b := &k.bodies[p]
 		q := b.Orientation
 		yaw := 2 * vecmath.Atan2(q.Y, q.W)
-		yaw += float64(d.Steer) * (maxTurn * kartDT / 100)
+		// float64(a*b) + c, never a*b + c: a fused multiply-add would
+		// round differently on another machine (docs/design.md §2).
+		yaw += float64(float64(d.Steer) * (maxTurn * kartDT / 100))
 		b.Orientation = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), yaw)
 		s, c := vecmath.SinCos(yaw)
 		speed := float64(d.Throttle) * (topSpeed / 1000)
