@@ -11,7 +11,6 @@ import (
 
 	"github.com/netphys/netphys/netmodel/predict"
 	"github.com/netphys/netphys/netmodel/simmatch"
-	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 )
@@ -65,21 +64,23 @@ var predictConditions = []predictCondition{
 }
 
 // timedArena is the arena with the steps that step a tick again timed:
-// after a Load the physics tick is not a new one.
+// the model tells it when it re-simulates (predict.Resimulator).
 type timedArena struct {
 	*scene.Arena
-	newest physics.Tick
-	resim  time.Duration
+	resimulating bool
+	resim        time.Duration
 }
 
+func (g *timedArena) Resimulating(on bool) { g.resimulating = on }
+
 func (g *timedArena) Step(in []scene.ArenaInput) {
+	if !g.resimulating {
+		g.Arena.Step(in)
+		return
+	}
 	start := time.Now()
 	g.Arena.Step(in)
-	if t := g.World.Tick(); t > g.newest {
-		g.newest = t
-	} else {
-		g.resim += time.Since(start)
-	}
+	g.resim += time.Since(start)
 }
 
 type predictRow struct {
