@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/predict"
@@ -68,6 +69,10 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 // predictHost is the authority: it shows the world as the server has it.
 type predictHost struct {
 	*predict.Server[scene.ArenaInput, *scene.ArenaInput]
+	// mu guards scraped: the refusals by reason as of the last Update,
+	// for a metrics scrape on another goroutine (RefusalCounts).
+	mu      sync.Mutex
+	scraped []predict.Refusal
 	arena   *scene.Arena
 	hits    []predict.Hit
 	kills   uint64 // committed hits
@@ -82,7 +87,21 @@ func (h *predictHost) Update(now time.Time, send func(int, []byte)) error {
 	err := h.Server.Update(now, send)
 	h.hits = h.TakeCommitted(h.hits[:0])
 	h.kills += uint64(len(h.hits))
+	h.mu.Lock()
+	h.scraped = h.Refusals(h.scraped[:0])
+	h.mu.Unlock()
 	return err
+}
+
+// RefusalCounts returns a copy of the server's refusals by reason as of
+// its last Update; unlike the rest of the host it may be called from any
+// goroutine. It is the hook for a metrics exporter
+// (netphys_predict_refusals_total{reason}); the runtime does not serve
+// it yet.
+func (h *predictHost) RefusalCounts() []predict.Refusal {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]predict.Refusal(nil), h.scraped...)
 }
 
 func (h *predictHost) Views(dst []viewer.View) []viewer.View {
