@@ -247,4 +247,13 @@ func TestArenaLagSwitchGainsNoMoreThanMaxLate(t *testing.T) {
 	if second > speed*(1+late) || tick > speed*(1/float64(cfg.TickRate)+late) {
 		t.Fatalf("the cheater covered %.2f m in a tick and %.2f m in a second, at %v m/s", tick, second, speed)
 	}
+	// The same run as before issue 21 (last controls repeated until the
+	// timeout, rewinds over the whole window) breaks the bound: the
+	// measurement sees the teleport.
+	cfg.MaxLate, cfg.Grace = cfg.Window, cfg.Window
+	tick, second = lagSwitchGain(t, cfg)
+	t.Logf("as before: %.2f m in a tick, %.2f m in a second", tick, second)
+	if second < 2*speed || tick < 1 {
+		t.Fatalf("without the bounds the cheater covered only %.2f m in a tick and %.2f m in a second", tick, second)
+	}
 }
