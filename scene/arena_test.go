@@ -1,6 +1,8 @@
 package scene
 
 import (
+	"errors"
+	"math"
 	"testing"
 
 	"github.com/netphys/netphys/netmodel/predict"
@@ -102,4 +104,71 @@ func TestArenaShotHitsTheTargetAndNotThroughWalls(t *testing.T) {
 	if _, hit := a.Shot(0, in, targets, present); hit != predict.ShotMissed {
 		t.Fatal("hit an absent player")
 	}
+}
+
+func TestArenaInputRefusesWhatNoControlProduces(t *testing.T) {
+	if _, err := MakeArenaInput(math.NaN(), 0, 0, 0, false, false); !errors.Is(err, ErrArenaInput) {
+		t.Fatalf("NaN move: %v", err)
+	}
+	if _, err := MakeArenaInput(0, 0, 0, math.Inf(1), false, true); !errors.Is(err, ErrArenaInput) {
+		t.Fatalf("infinite aim: %v", err)
+	}
+	for _, c := range [][2]float64{{1, 1}, {-1, -1}, {0.7, -0.72}, {3, 0}} {
+		in, err := MakeArenaInput(c[0], c[1], 1, 7, false, false)
+		if err != nil || !in.Valid() {
+			t.Fatalf("MakeArenaInput(%v): %+v, %v", c, in, err)
+		}
+	}
+	// Bits a forging client can send: they decode to an error.
+	for _, forged := range []ArenaInput{
+		{MoveX: -128, MoveZ: -128},
+		{MoveX: 127, MoveZ: 127},
+		{Pitch: math.MaxInt16},
+	} {
+		w := wire.NewWriter(make([]byte, 16))
+		if err := forged.Serialize(w); err != nil {
+			t.Fatal(err)
+		}
+		var got ArenaInput
+		if err := got.Serialize(wire.NewReader(w.Bytes())); !errors.Is(err, wire.ErrInvalid) {
+			t.Fatalf("%+v decoded: %v", forged, err)
+		}
+	}
+	// A valid input round-trips, the claim only with the shot.
+	in := ArenaInput{MoveX: -90, MoveZ: 89, Yaw: 40000, Pitch: -ArenaPitchMax, Jump: true, Shoot: true, Behind: 17}
+	w := wire.NewWriter(make([]byte, 16))
+	if err := in.Serialize(w); err != nil {
+		t.Fatal(err)
+	}
+	var got ArenaInput
+	if err := got.Serialize(wire.NewReader(w.Bytes())); err != nil || got != in {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+}
+
+// FuzzArenaInput: whatever the bytes, decoding never panics, and what
+// decodes is an input a client can send, which codes back to the bits it
+// came from.
+func FuzzArenaInput(f *testing.F) {
+	for _, in := range []ArenaInput{{}, {MoveX: 127}, {MoveX: -90, MoveZ: 89, Yaw: 3, Pitch: -5, Jump: true, Shoot: true, Behind: 200}} {
+		w := wire.NewWriter(make([]byte, 16))
+		if err := in.Serialize(w); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(append([]byte(nil), w.Bytes()...))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var in ArenaInput
+		r := wire.NewReader(b)
+		if err := in.Serialize(r); err != nil {
+			return
+		}
+		if !in.Valid() {
+			t.Fatalf("decoded %+v", in)
+		}
+		var m wire.Measurer
+		if err := in.Serialize(&m); err != nil || m.BitCount() != len(b)*8-r.BitsLeft() {
+			t.Fatalf("%+v measures %d bits, read %d: %v", in, m.BitCount(), len(b)*8-r.BitsLeft(), err)
+		}
+	})
 }
