@@ -30,6 +30,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	}
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
 		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report, Status: out}
+	sc.Refusals = &match.RefusalTally{}
 	// The lifecycle's hooks take the netcode server; the metrics also
 	// read the driver's refusals.
 	var onListen []func(*udpdrive.Server) (func(), error)
@@ -38,7 +39,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	}
 	if metricsAddr != "" {
 		onListen = append(onListen, func(srv *udpdrive.Server) (func(), error) {
-			return startMetrics(metricsAddr, srv.Transport(), refusalCollector(srv))
+			return startMetrics(metricsAddr, srv.Transport(), refusalCollector(srv, sc.Refusals))
 		})
 	}
 	if len(onListen) > 0 {

@@ -180,20 +180,29 @@ func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector
 
 // refusals is a Prometheus collector of the clients a model server
 // refused or sent away, by reason (udpdrive.Server.Refusals).
+// and what the model refused of what its clients sent (match.Refuser:
+// predict's late or cooling-down shots, say), by reason.
 type refusals struct {
-	srv  *udpdrive.Server
-	desc *prometheus.Desc
+	srv         *udpdrive.Server
+	model       *match.RefusalTally
+	desc, input *prometheus.Desc
 }
 
-func refusalCollector(srv *udpdrive.Server) prometheus.Collector {
-	return &refusals{srv: srv, desc: prometheus.NewDesc("netphys_match_refused_total",
-		"Clients refused at the door (config_mismatch, no_hello, join_refused) or sent away from a match (dropped_<reason>, match_failed).", []string{"reason"}, nil)}
+func refusalCollector(srv *udpdrive.Server, model *match.RefusalTally) prometheus.Collector {
+	return &refusals{srv: srv, model: model,
+		desc: prometheus.NewDesc("netphys_match_refused_total",
+			"Clients refused at the door (config_mismatch, no_hello, join_refused) or sent away from a match (dropped_<reason>, match_failed).", []string{"reason"}, nil),
+		input: prometheus.NewDesc("netphys_model_refused_total",
+			"What the model refused of what its clients sent, summed over the matches (predict: shot_too_late, shot_refused, input_too_late, ...).", []string{"reason"}, nil)}
 }
 
-func (r *refusals) Describe(ch chan<- *prometheus.Desc) { ch <- r.desc }
+func (r *refusals) Describe(ch chan<- *prometheus.Desc) { ch <- r.desc; ch <- r.input }
 
 func (r *refusals) Collect(ch chan<- prometheus.Metric) {
 	for _, x := range r.srv.Refusals() {
 		ch <- prometheus.MustNewConstMetric(r.desc, prometheus.CounterValue, float64(x.Count), x.Reason)
+	}
+	for _, x := range r.model.Counts() {
+		ch <- prometheus.MustNewConstMetric(r.input, prometheus.CounterValue, float64(x.Count), x.Reason)
 	}
 }

@@ -73,7 +73,8 @@ type predictHost struct {
 	// mu guards scraped: the refusals by reason as of the last Update,
 	// for a metrics scrape on another goroutine (RefusalCounts).
 	mu      sync.Mutex
-	scraped []predict.Refusal
+	scraped []Count
+	refused []predict.Refusal // the server's counters, read every Update
 	arena   *scene.Arena
 	hits    []predict.Hit
 	kills   uint64 // committed hits
@@ -89,20 +90,22 @@ func (h *predictHost) Update(now time.Time, send func(int, []byte)) error {
 	h.hits = h.TakeCommitted(h.hits[:0])
 	h.kills += uint64(len(h.hits))
 	h.mu.Lock()
-	h.scraped = h.Refusals(h.scraped[:0])
+	h.refused = h.Refusals(h.refused[:0])
+	h.scraped = h.scraped[:0]
+	for _, r := range h.refused {
+		h.scraped = append(h.scraped, Count{r.Reason, r.Count})
+	}
 	h.mu.Unlock()
 	return err
 }
 
 // RefusalCounts returns a copy of the server's refusals by reason as of
-// its last Update; unlike the rest of the host it may be called from any
-// goroutine. It is the hook for a metrics exporter
-// (netphys_predict_refusals_total{reason}); the runtime does not serve
-// it yet.
-func (h *predictHost) RefusalCounts() []predict.Refusal {
+// its last Update (Refuser); unlike the rest of the host it may be called
+// from any goroutine: serve's /metrics reads it.
+func (h *predictHost) RefusalCounts() []Count {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]predict.Refusal(nil), h.scraped...)
+	return append([]Count(nil), h.scraped...)
 }
 
 func (h *predictHost) Views(dst []viewer.View) []viewer.View {

@@ -36,6 +36,9 @@ type ServeConfig struct {
 	// metrics, say); its error stops Serve, its stop function runs when
 	// Serve returns.
 	Listening func(*udpdrive.Server) (stop func(), err error)
+	// Refusals, when set, keeps what the model refused of its clients (a
+	// Refuser host's counts) summed over the matches, for the metrics.
+	Refusals *RefusalTally
 }
 
 // failGrace is how long a failed match's model goes on being stepped
@@ -68,6 +71,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	if err != nil {
 		cfg.Conn.Close()
 		return Summary{}, err
+	}
+	if cfg.Refusals != nil {
+		cfg.Refusals.watch(host)
 	}
 	cfg.Server.Logger = log
 	cfg.Server.Agree = Agreement(cfg.Model, cfg.Sides, cfg.Setup)
@@ -124,6 +130,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			}
 			if err := srv.Replace(next); err != nil {
 				return true, err
+			}
+			if cfg.Refusals != nil {
+				cfg.Refusals.watch(next)
 			}
 			host, start, matches = next, now, matches+1
 			clear(played)
