@@ -55,6 +55,7 @@ const FOV = 45;             // vertical, degrees
 const EASE_RATE = 2.5;      // 1/s: about 0.4 s to close most of the gap
 const SUN_OFFSET = new THREE.Vector3(-18, 40, 20); // m from the point looked at
 const GAP = 2;              // CSS px between viewports
+const FILL = 0.88;          // of the way from the middle to the edge: the framed box's extent
 const BACKGROUND = new THREE.Color('#0b0d12'); // the gaps between viewports
 
 const boxGeometry = new THREE.BoxGeometry(1, 1, 1); // scaled per instance by the full extents
@@ -68,6 +69,7 @@ const pos = new THREE.Vector3();
 const quat = new THREE.Quaternion();
 const scale = new THREE.Vector3();
 const projected = new THREE.Vector3();
+const scratchCamera = new THREE.PerspectiveCamera(FOV, 1, 0.1, 1000);
 
 // gridFor returns the columns and rows of the grid for n viewports in a
 // w × h area: the one whose cells hold the largest rectangle of the
@@ -425,35 +427,36 @@ class View {
     if (n === 0) return null;
     const idx = this.framed();
     const m = idx ? idx.length : n;
-    const us = new Float32Array(m), ws = new Float32Array(m);
-    let h = 0;
+    const us = new Float32Array(m), ws = new Float32Array(m), ys = new Float32Array(m);
     for (let k = 0; k < m; k++) {
       const i = idx ? idx[k] : k;
       const x = xyz[3 * i], z = xyz[3 * i + 2];
       us[k] = x * -fz + z * fx; // across: right is (-fz, fx)
       ws[k] = x * fx + z * fz;  // away from the camera
-      h = Math.max(h, xyz[3 * i + 1]);
+      ys[k] = xyz[3 * i + 1];
     }
-    let u0, u1, w0, w1;
+    let u0, u1, w0, w1, h;
     if (idx) {
-      u0 = Math.min(...us); u1 = Math.max(...us); w0 = Math.min(...ws); w1 = Math.max(...ws);
+      u0 = Math.min(...us); u1 = Math.max(...us); w0 = Math.min(...ws); w1 = Math.max(...ws); h = Math.max(...ys);
     } else {
-      const su = us.slice().sort(), sw = ws.slice().sort();
+      const su = us.slice().sort(), sw = ws.slice().sort(), sy = ys.slice().sort();
       const lo = Math.floor(0.05 * (m - 1)), hi = Math.ceil(0.95 * (m - 1));
-      [u0, u1, w0, w1] = [su[lo], su[hi], sw[lo], sw[hi]];
+      [u0, u1, w0, w1, h] = [su[lo], su[hi], sw[lo], sw[hi], sy[hi]];
       for (const i of this.players) {
         const u = xyz[3 * i] * -fz + xyz[3 * i + 2] * fx, w = xyz[3 * i] * fx + xyz[3 * i + 2] * fz;
         u0 = Math.min(u0, u); u1 = Math.max(u1, u); w0 = Math.min(w0, w); w1 = Math.max(w1, w);
       }
     }
-    const uc = (u0 + u1) / 2, wc = (w0 + w1) / 2;
+    // At least `least` across and deep, never more than MAX_RADIUS.
     const least = idx ? OWN_RADIUS : 4;
-    return {
-      x: uc * -fz + wc * fx, z: uc * fx + wc * fz,
-      a: Math.min(Math.max((u1 - u0) / 2 + MARGIN, least), MAX_RADIUS),
-      b: Math.min(Math.max((w1 - w0) / 2 + MARGIN, least), MAX_RADIUS),
-      h: Math.min(h, MAX_RADIUS),
+    const fit = (lo, hi) => {
+      const c = (lo + hi) / 2, half = Math.min(Math.max((hi - lo) / 2 + MARGIN, least), MAX_RADIUS);
+      return [c - half, c + half];
     };
+    [u0, u1] = fit(u0, u1);
+    [w0, w1] = fit(w0, w1);
+    const uc = (u0 + u1) / 2, wc = (w0 + w1) / 2;
+    return { x: uc * -fz + wc * fx, z: uc * fx + wc * fz, u0, u1, w0, w1, h: Math.min(Math.max(h, 0), MAX_RADIUS) };
   }
 
   // frameCamera eases the camera towards the framing of goal for a
@@ -467,23 +470,58 @@ class View {
     const rise = CAMERA_UP * Math.exp(rig.pitch);
     const g = this.goal(fx, fz);
     if (g) {
-      // The box seen from above at the camera's angle, looked at half way
-      // up: across, it spans 2a; up the picture, 2b times the sine of the
-      // angle and its height times the cosine; its near edge is closer by
-      // b times the cosine.
+      // The distance at which the box of the goal fits the viewport,
+      // looked at half way up: a first guess from its size, then put
+      // right by projecting its corners (perspective enlarges the near
+      // ones) until the farthest lands at FILL of the way to the edge.
       const tanV = Math.tan(THREE.MathUtils.degToRad(FOV / 2)), tanH = tanV * aspect;
       const elev = Math.atan(rise), sin = Math.sin(elev), cos = Math.cos(elev);
-      const dist = Math.max(g.a / tanH, (g.b * sin + 0.5 * g.h * cos) / tanV) + g.b * cos;
+      const a = (g.u1 - g.u0) / 2, b = (g.w1 - g.w0) / 2;
+      let dist = Math.max(a / tanH, (b * sin + 0.5 * g.h * cos) / tanV) + b * cos;
+      const look = new THREE.Vector3(g.x, g.h / 2, g.z);
+      const back = new THREE.Vector3(-fx, rise, -fz).normalize();
+      scratchCamera.aspect = aspect;
+      scratchCamera.updateProjectionMatrix();
+      for (let it = 0; it < 3; it++) {
+        scratchCamera.position.copy(back).multiplyScalar(dist).add(look);
+        scratchCamera.lookAt(look);
+        scratchCamera.updateMatrixWorld();
+        let worst = 0;
+        for (const u of [g.u0, g.u1]) {
+          for (const w of [g.w0, g.w1]) {
+            for (const y of [0, g.h]) {
+              projected.set(u * -fz + w * fx, y, u * fx + w * fz).project(scratchCamera);
+              worst = Math.max(worst, projected.z >= 1 ? 4 : Math.max(Math.abs(projected.x), Math.abs(projected.y)));
+            }
+          }
+        }
+        dist *= THREE.MathUtils.clamp(worst / FILL, 0.6, 2);
+      }
       if (!rig.placed) {
-        rig.target.set(g.x, g.h / 2, g.z);
+        rig.target.copy(look);
         rig.distance = dist;
         rig.placed = true;
       } else {
         const k = 1 - Math.exp(-dt * EASE_RATE);
-        rig.target.lerp(pos.set(g.x, g.h / 2, g.z), k);
+        rig.target.lerp(look, k);
         rig.distance *= Math.exp(Math.log(dist / rig.distance) * k);
       }
+      this.aimAt(fx, fz, rise, aspect);
+      // Easing never loses the player: a player that would leave the
+      // picture (a blast, a teleport, a slow page's long frame) has the
+      // camera jump to the framing instead.
+      if (this.followsPlayer() && rig.zoom <= 1 && !this.playerInside(0.97)) {
+        rig.target.copy(look);
+        rig.distance = dist;
+      }
     }
+    this.aimAt(fx, fz, rise, aspect);
+  }
+
+  // aimAt places the camera where the rig says, looking along (fx, fz)
+  // with rise metres up per metre back, and returns its distance.
+  aimAt(fx, fz, rise, aspect) {
+    const rig = this.rig;
     const d = Math.max(rig.distance, 1) * rig.zoom;
     const eye = new THREE.Vector3(-fx, rise, -fz).normalize().multiplyScalar(d).add(rig.target);
     this.camera.aspect = aspect;
@@ -501,6 +539,15 @@ class View {
       Object.assign(sc, { left: -shadow, right: shadow, top: shadow, bottom: -shadow, far: 160 });
       sc.updateProjectionMatrix();
     }
+    return d;
+  }
+
+  // playerInside reports whether the view's player projects within
+  // fraction of the way from the middle of the viewport to its edges.
+  playerInside(fraction) {
+    const i = this.player;
+    projected.set(this.xyz[3 * i], this.xyz[3 * i + 1], this.xyz[3 * i + 2]).project(this.camera);
+    return Math.abs(projected.x) <= fraction && Math.abs(projected.y) <= fraction && projected.z < 1;
   }
 
   // noteOwn projects the view's player on its viewport after a draw and
