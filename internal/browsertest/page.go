@@ -220,16 +220,49 @@ func (b *Browser) Covered(sel, over string) []string {
 // selector sel, with their text, in document order.
 func (b *Browser) Boxes(sel string) []TextBox {
 	b.t.Helper()
-	js := fmt.Sprintf(`[...document.querySelectorAll(%q)].filter((e) => e.getClientRects().length > 0).map((e) => {
-		const r = e.getBoundingClientRect();
-		return { box: { x: r.left, y: r.top, w: r.width, h: r.height }, text: e.textContent,
-			overflows: e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1 };
-	})`, sel)
-	boxes, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]TextBox](js))
+	return b.Layout(sel).Boxes[sel]
+}
+
+// Layout is the page's state and the boxes of some of its elements, read
+// at once.
+type Layout struct {
+	State PageState            `json:"state"`
+	Boxes map[string][]TextBox `json:"boxes"` // per selector, as Boxes returns them
+}
+
+// Layout reads the page's state and the boxes of the elements matching
+// each selector in one evaluation, so that they belong to the same
+// layout: a page busy drawing answers each evaluation late.
+func (b *Browser) Layout(sels ...string) Layout {
+	b.t.Helper()
+	js := fmt.Sprintf(`(() => {
+		const boxes = {};
+		for (const sel of %s) {
+			boxes[sel] = [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length > 0).map((e) => {
+				const r = e.getBoundingClientRect();
+				return { box: { x: r.left, y: r.top, w: r.width, h: r.height }, text: e.textContent,
+					overflows: e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1 };
+			});
+		}
+		return { state: window.__viewerState ?? {}, boxes };
+	})()`, jsStrings(sels))
+	l, err := chromedp.Run(b.ctx, chromedp.Evaluate[Layout](js))
 	if err != nil {
-		b.t.Fatalf("boxes of %s: %v", sel, err)
+		b.t.Fatalf("boxes of %q: %v", sels, err)
 	}
-	return boxes
+	return l
+}
+
+// jsStrings writes strs as a JavaScript array of strings.
+func jsStrings(strs []string) string {
+	out := "["
+	for i, s := range strs {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%q", s)
+	}
+	return out + "]"
 }
 
 // TextBox is an element's box and text, and whether its content overflows

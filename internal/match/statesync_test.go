@@ -65,15 +65,15 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 }
 
 // TestStatesyncDemoBrowser is `netphys demo --model statesync --players 4`
-// in Debian's chromium: the host's view and the three guests' side by
-// side, each with the four avatars in their players' colours, and
+// in Debian's chromium: the host's view and the three guests' in a grid, each with the four avatars in their players' colours, and
 // authority colours on the cubes once the bots take some. Guest 1 is the
 // page's: the page shows the controls of the VR hand, and a left-button
 // drag across guest 1's viewport, dispatched as real mouse events,
 // carries its right hand along the table's edge in front of it, to its
 // right: guest 1's own view looks at the table from behind guest 1, who
 // faces -z, so screen right is +x. A right-button drag up the screen then
-// lifts the hand.
+// lifts the hand. At 1280×720 and 1920×1080 the page's layout then passes
+// checkLayout.
 func TestStatesyncDemoBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
@@ -178,5 +178,8 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	b.Screenshot()
 	if st.Error != "" {
 		t.Errorf("page reported an error: %s", st.Error)
+	}
+	for _, size := range layoutSizes {
+		checkLayout(t, b, m, 4, 4, size)
 	}
 }

@@ -55,6 +55,7 @@ const FOV = 45;             // vertical, degrees
 const EASE_RATE = 2.5;      // 1/s: about 0.4 s to close most of the gap
 const SUN_OFFSET = new THREE.Vector3(-18, 40, 20); // m from the point looked at
 const GAP = 2;              // CSS px between viewports
+const SHADOW_AREA = 360 * 280; // CSS px²: smaller viewports draw no shadows
 const FILL = 0.88;          // of the way from the middle to the edge: the framed box's extent
 const BACKGROUND = new THREE.Color('#0b0d12'); // the gaps between viewports
 
@@ -149,6 +150,9 @@ export class Worlds {
       if (c.w <= 0 || c.h <= 0) return;
       r.setViewport(c.x, h - c.y - c.h, c.w, c.h);
       r.setScissor(c.x, h - c.y - c.h, c.w, c.h);
+      // Shadows cost a render of the scene each: kept for viewports large
+      // enough to show them, dropped in a grid of many small ones.
+      v.sun.castShadow = c.w * c.h >= SHADOW_AREA;
       v.frameCamera(dt, c.w / c.h);
       r.render(v.scene, v.camera);
       v.noteOwn();
