@@ -75,7 +75,7 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 // lifts the hand. At 1280×720 and 1920×1080 the page's layout then passes
 // checkLayout.
 func TestStatesyncDemoBrowser(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	t.Cleanup(cancel)
 	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 4})
 	const width, height = 1280, 480
@@ -178,6 +178,10 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	b.Screenshot()
 	if st.Error != "" {
 		t.Errorf("page reported an error: %s", st.Error)
+	}
+	// A double click puts the host's camera back.
+	if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[bool](`document.getElementById('view').dispatchEvent(new MouseEvent('dblclick', { clientX: 10, clientY: 10 }))`)); err != nil {
+		t.Fatal(err)
 	}
 	for _, size := range layoutSizes {
 		checkLayout(t, b, m, 4, 4, size)

@@ -35,10 +35,11 @@ const OWNER = PLAYER_COLORS.slice(0, 7).map((hex) => {
 //   - a player's view (the default): the player and what it touches or
 //     may soon: its NEAREST cubes, the interacting cubes and the other
 //     players within NEAR of it, at least OWN_RADIUS across;
-//   - an overview (View.Overview, the server's world) and a view with a
-//     facing (a player's own side of the VR table): the whole scene, but
-//     for the 5 % of cubes farthest from its middle (blasted away), and
-//     every player.
+//   - an overview (View.Overview, the server's world): the whole scene,
+//     but for the 5 % of cubes at each end of either axis and the 5 %
+//     highest (blasted away), and every player;
+//   - a view with a facing (a player's own side of the VR table): every
+//     cube.
 // The camera looks down along the view's facing (-z by default: up pushes
 // towards -z) from CAMERA_UP metres of rise per metre back, at the middle
 // of what it frames; the distance is the one at which the box around it
@@ -47,7 +48,7 @@ const OWNER = PLAYER_COLORS.slice(0, 7).map((hex) => {
 const DEFAULT_FACING = [0, -1];
 const CAMERA_UP = 0.95;     // about 44° down
 const OWN_RADIUS = 6;       // m: a player's view spans at least twice this each way
-const NEAR = 16;            // m: what a player touches is within this
+const NEAR = 20;            // m: what a player touches is within this
 const NEAREST = 20;         // cubes around a player framed with it (a tower)
 const MARGIN = 1.5;         // m added around what is framed
 const MAX_RADIUS = 70;      // m: a framing never wider than this
@@ -401,10 +402,11 @@ class View {
 
   // framed returns the indices of the cubes the camera frames: for a
   // player's view the player, its NEAREST cubes within NEAR and the
-  // interacting cubes and other players within NEAR; for the others
-  // every cube.
+  // interacting cubes and other players within NEAR; for a view with a
+  // facing every cube; null for an overview: every cube, less outliers.
   framed() {
     const n = this.cubes, xyz = this.xyz;
+    if (this.facing && !this.overview) return Array.from({ length: n }, (_, i) => i);
     if (!this.followsPlayer()) return null;
     const i0 = this.player, px = xyz[3 * i0], pz = xyz[3 * i0 + 2];
     const keep = [i0], cubes = [];
@@ -452,7 +454,7 @@ class View {
       }
     }
     // At least `least` across and deep, never more than MAX_RADIUS.
-    const least = idx ? OWN_RADIUS : 4;
+    const least = this.followsPlayer() ? OWN_RADIUS : 4;
     const fit = (lo, hi) => {
       const c = (lo + hi) / 2, half = Math.min(Math.max((hi - lo) / 2 + MARGIN, least), MAX_RADIUS);
       return [c - half, c + half];
