@@ -165,6 +165,35 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("page reported an error: %s", st.Error)
 	}
 
+	// A click on the panel's title folds the figures away and the views
+	// take the room; another brings them back.
+	fold := func() {
+		t.Helper()
+		if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[any](`document.querySelector('#figures h1').click()`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// right is where the views end, px from the left of the page.
+	right := func(s browsertest.PageState) (r float64) {
+		for _, v := range s.Views {
+			r = max(r, v.Cell.X+v.Cell.W)
+		}
+		return r
+	}
+	open := b.WaitSettled("the layout settled", func(s browsertest.PageState) bool { return s.Drawn(2) })
+	fold()
+	folded := b.WaitSettled("the views widened", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && right(s) > right(open)+100
+	})
+	if panel := b.Boxes("#figures")[0].Box; panel.W > 200 {
+		t.Errorf("the folded panel is %.0f px wide", panel.W)
+	}
+	fold()
+	b.WaitSettled("the views narrowed again", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && math.Abs(right(s)-right(open)) < 60
+	})
+	t.Logf("views end at %.0f px, folded at %.0f px", right(open), right(folded))
+
 	checkPageDecoder(t, b.Context())
 
 	if *saveScreenshot {

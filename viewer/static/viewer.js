@@ -12,6 +12,7 @@ import { COLOR, PLAYER_COLORS, Worlds } from './worlds.js';
 const figuresEl = document.getElementById('figures');
 figuresEl.querySelector('h1').addEventListener('click', () => {
   figuresEl.classList.toggle('folded');
+  figuresEl.style.minWidth = ''; // folded, it takes only its title's width
   dirty = true; // the views take the room
 });
 const figures = new Figures(figuresEl);
