@@ -194,6 +194,37 @@ func TestBrowser(t *testing.T) {
 	})
 	t.Logf("views end at %.0f px, folded at %.0f px", right(open), right(folded))
 
+	// The cameras: the wheel zooms the view under the mouse and no other,
+	// a shift-drag orbits it, a double click puts it back.
+	v0, v1 := st.Views[0], st.Views[1]
+	mid := func(v browsertest.View) (x, y float64) { return v.Cell.X + v.Cell.W/2, v.Cell.Y + v.Cell.H/2 }
+	x0, y0 := mid(v0)
+	x1, y1 := mid(v1)
+	mouse := func(js string) {
+		t.Helper()
+		if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[any](js)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mouse(fmt.Sprintf(`document.getElementById('view').dispatchEvent(new WheelEvent('wheel', { deltaY: 500, clientX: %g, clientY: %g }))`, x0, y0))
+	b.ShiftDrag(x1, y1, x1+120, 6)
+	cams := b.WaitState("view 0 zoomed, view 1 orbited", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && s.Views[0].Camera.Zoom > 1.2 && s.Views[1].Camera.Yaw != 0
+	})
+	if c := cams.Views[1].Camera; c.Zoom != 1 {
+		t.Errorf("view 1 zoomed to %g by the wheel over view 0", c.Zoom)
+	}
+	if c := cams.Views[0].Camera; c.Yaw != 0 || c.Pitch != 0 {
+		t.Errorf("view 0 orbited to %+v by a drag over view 1", c)
+	}
+	if cams.Pointer != nil && cams.Pointer.Grip {
+		t.Errorf("the shift-drag gripped: pointer %+v", cams.Pointer)
+	}
+	mouse(fmt.Sprintf(`document.getElementById('view').dispatchEvent(new MouseEvent('dblclick', { clientX: %g, clientY: %g }))`, x1, y1))
+	b.WaitState("view 1 put back", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && s.Views[1].Camera == (browsertest.Camera{Zoom: 1}) && s.Views[0].Camera.Zoom > 1.2
+	})
+
 	checkPageDecoder(t, b.Context())
 
 	if *saveScreenshot {

@@ -72,6 +72,16 @@ type View struct {
 	// showed the player inside the viewport.
 	Drawn      int `json:"drawn"`
 	OwnInFrame int `json:"ownInFrame"`
+	// Camera is what the mouse did to the view's camera.
+	Camera Camera `json:"camera"`
+}
+
+// Camera is a view's camera as the mouse left it: zoom 1, yaw and pitch 0
+// is the view's own framing.
+type Camera struct {
+	Zoom  float64 `json:"zoom"`  // times the framing's distance
+	Yaw   float64 `json:"yaw"`   // radians turned around the point looked at
+	Pitch float64 `json:"pitch"` // log of the rise's factor
 }
 
 // Pointer is the mouse as the page sends it (viewer.Pointer).
@@ -377,11 +387,24 @@ func (b *Browser) Drag(button Button, x0, y0, x1, y1 float64, steps int, pause t
 	b.mouse(input.DispatchMouseEventTypeMouseReleased, x1, y1, button.name, 0)
 }
 
+// modifierShift is the shift key's bit in the DevTools protocol's
+// modifiers.
+const modifierShift = 8
+
+// ShiftDrag drags with the left button and the shift key held from (x0,
+// y0) to (x1, y0) in steps moves: the viewer's orbit.
+func (b *Browser) ShiftDrag(x0, y0, x1 float64, steps int) {
+	b.t.Helper()
+	b.modifiers = modifierShift
+	defer func() { b.modifiers = 0 }()
+	b.Drag(LeftButton, x0, y0, x1, y0, steps, 30*time.Millisecond)
+}
+
 // mouse dispatches one mouse event; buttons is the mask of those held
 // after it.
 func (b *Browser) mouse(typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, buttons int64) {
 	b.t.Helper()
-	ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, Buttons: buttons}
+	ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, Buttons: buttons, Modifiers: b.modifiers}
 	if typ != input.DispatchMouseEventTypeMouseMoved {
 		ev.ClickCount = 1
 	}

@@ -240,8 +240,9 @@ export class Worlds {
   // many of its cubes each owner colours, whether it is an overview, its
   // viewport {x, y, w, h} in CSS pixels of the canvas, its player's
   // position projected on the viewport (normalized device coordinates:
-  // -1 to 1 across it when inside), and how many draws there were and
-  // how many showed its player inside the viewport.
+  // -1 to 1 across it when inside), how many draws there were and how
+  // many showed its player inside the viewport, and the zoom and orbit
+  // the mouse gave its camera.
   summary() {
     return this.views.map((v) => {
       const p = v.playerPosition();
@@ -249,6 +250,7 @@ export class Worlds {
       return {
         name: v.name, cubes: v.cubes, player: p ? [p.x, p.y, p.z] : null, players, owned: [...v.owned],
         overview: v.overview, cell: v.cell, own: v.own, drawn: v.drawn, ownInFrame: v.ownInFrame,
+        camera: { zoom: v.rig.zoom, yaw: v.rig.yaw, pitch: v.rig.pitch },
       };
     });
   }
