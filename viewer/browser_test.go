@@ -29,7 +29,7 @@ func TestBrowser(t *testing.T) {
 	// One deadline bounds everything, the waits included: SwiftShader on a
 	// loaded 2-core machine draws a few frames a second. It ends after the
 	// cleanups, which close the browser gracefully and stop the world.
-	ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 
 	srv := viewer.New(viewer.Config{Logger: discardLogger()})

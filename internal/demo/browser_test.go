@@ -39,7 +39,7 @@ func testDemoTower(t *testing.T) {
 	// One deadline bounds everything, the waits included: SwiftShader on a
 	// loaded 2-core machine draws a few frames a second. It ends after the
 	// cleanups, which close the browser gracefully and stop the demo.
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 75*time.Second)
 	t.Cleanup(cancel)
 	cfg := DefaultConfig()
 	cfg.Layout = scene.Tower20

@@ -35,7 +35,7 @@ var layoutSizes = [][2]int{{1280, 720}, {1920, 1080}}
 // every player, and the checksums the demo compares across the worlds
 // agree. At 1280×720 and 1920×1080 the page's layout passes checkLayout.
 func TestLockstepDemoBrowser(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 75*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	m, sides, setup := lockstepSides(t)
 	b := demoInBrowser(t, ctx, m, sides, setup, layoutSizes[0][0], layoutSizes[0][1])
@@ -99,7 +99,7 @@ func TestDemoLayoutBrowser(t *testing.T) {
 		t.Run(fmt.Sprintf("%s-%d", tc.model, tc.players), func(t *testing.T) {
 			// SwiftShader draws the 17 viewports of 16 players at a frame
 			// or two a second on a loaded 2-core machine.
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(30+5*tc.views)*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(45+5*tc.views)*time.Second)
 			t.Cleanup(cancel)
 			m, sides, setup := modelSides(t, Defaults{Model: tc.model, Players: tc.players, ModelLayout: scene.Tower20})
 			b := demoInBrowser(t, ctx, m, sides, setup, layoutSizes[0][0], layoutSizes[0][1])
