@@ -158,7 +158,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			}
 		}
 		if cfg.Viewer != nil {
-			views = host.Views(views[:0])
+			views = hostViews(cfg.Model, host.Views(views[:0]))
 			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
 		if logNow {
