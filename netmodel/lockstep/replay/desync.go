@@ -41,10 +41,26 @@ type Report struct {
 	States StateDiff
 }
 
-// StateDiff is a difference between two states of one tick.
+// StateDiff is a difference between two states of one tick: the first
+// object and field in order, the field that differs the most, and the
+// number of objects that differ.
 type StateDiff struct {
-	Tick lockstep.Tick // -1: none
-	Diff *Difference
+	Tick    lockstep.Tick // -1: none
+	Diff    *Difference
+	Largest *Difference
+	Objects int
+}
+
+func stateDiff(t lockstep.Tick, a, b *State) (StateDiff, bool) {
+	first, largest, n := CompareAll(a, b)
+	return StateDiff{Tick: t, Diff: first, Largest: largest, Objects: n}, first != nil
+}
+
+func (s StateDiff) String() string {
+	if s.Objects <= 1 || *s.Largest == *s.Diff {
+		return s.Diff.String()
+	}
+	return fmt.Sprintf("%d objects differ; first %s; most %s", s.Objects, s.Diff, s.Largest)
 }
 
 // Diagnose compares two replays of one match, recorded by two parties:
@@ -52,7 +68,8 @@ type StateDiff struct {
 // lockstep tick by tick from their own inputs (newGame(0) for a,
 // newGame(1) for b, each in the starting state; the same game for both
 // unless a test plants a bug in one), stopping at the first tick where
-// the re-simulations differ or one disagrees with its own recording.
+// the re-simulations differ or one disagrees with its own recording (or
+// after it, at the last tick a party kept the state of).
 // With an Inspector it names the first object and field that differ, and
 // compares the states the parties kept.
 func Diagnose[I comparable](a, b *Replay[I], newGame func(party int) (lockstep.Game[I], error)) (*Report, error) {
@@ -98,6 +115,12 @@ func Diagnose[I comparable](a, b *Replay[I], newGame func(party int) (lockstep.G
 		games[i] = g
 		ins[i], _ = g.(Inspector)
 	}
+	lastKept := lockstep.Tick(-1)
+	for _, rep := range reps {
+		for _, st := range rep.States {
+			lastKept = max(lastKept, st.Tick)
+		}
+	}
 	var sa, sb State
 	for t := lockstep.Tick(0); t < r.Ticks; t++ {
 		var sums [2]uint64
@@ -111,15 +134,15 @@ func Diagnose[I comparable](a, b *Replay[I], newGame func(party int) (lockstep.G
 				for k := range reps[i].States {
 					if st := &reps[i].States[k]; st.Tick == t {
 						Capture(ins[i], t, "", &sa)
-						if d := Compare(st, &sa); d != nil {
-							r.OwnState[i] = StateDiff{Tick: t, Diff: d}
+						if d, ok := stateDiff(t, st, &sa); ok {
+							r.OwnState[i] = d
 						}
 					}
 				}
 			}
 		}
 		r.Simulated = t + 1
-		if sums[0] != sums[1] {
+		if sums[0] != sums[1] && r.SimTick < 0 {
 			r.SimTick = t
 			if ins[0] != nil && ins[1] != nil {
 				Capture(ins[0], t, "", &sa)
@@ -127,7 +150,9 @@ func Diagnose[I comparable](a, b *Replay[I], newGame func(party int) (lockstep.G
 				r.SimDiff = Compare(&sa, &sb)
 			}
 		}
-		if r.SimTick >= 0 || r.Own[0] >= 0 || r.Own[1] >= 0 {
+		// Stop at the first finding, or once past the last kept state
+		// when there is one to compare with the re-simulation.
+		if (r.SimTick >= 0 || r.Own[0] >= 0 || r.Own[1] >= 0) && t >= lastKept {
 			break
 		}
 	}
@@ -143,8 +168,8 @@ func compareKept(a, b []State) StateDiff {
 			if a[i].Tick != b[j].Tick || (best.Tick >= 0 && a[i].Tick >= best.Tick) {
 				continue
 			}
-			if d := Compare(&a[i], &b[j]); d != nil {
-				best = StateDiff{Tick: a[i].Tick, Diff: d}
+			if d, ok := stateDiff(a[i].Tick, &a[i], &b[j]); ok {
+				best = d
 			}
 		}
 	}
@@ -152,8 +177,9 @@ func compareKept(a, b []State) StateDiff {
 }
 
 // First returns the verdict: the earliest tick at which anything
-// differs, and the first object and field named (by the re-simulation,
-// else by a kept state, then at the later tick at).
+// differs, and the object and field named: the first to differ in the
+// re-simulation, else the one that differs the most in a kept state (at
+// the later tick at).
 func (r *Report) First() (tick lockstep.Tick, diff *Difference, at lockstep.Tick) {
 	tick, at = -1, -1
 	for _, t := range []lockstep.Tick{r.SimTick, r.SumTick, r.Own[0], r.Own[1], r.OwnState[0].Tick, r.OwnState[1].Tick, r.States.Tick} {
@@ -164,9 +190,12 @@ func (r *Report) First() (tick lockstep.Tick, diff *Difference, at lockstep.Tick
 	if r.SimDiff != nil {
 		return tick, r.SimDiff, r.SimTick
 	}
+	// A state kept ticks after the divergence: the first objects in
+	// order may only have been nudged through contacts since; the field
+	// that differs the most is where it started.
 	for _, s := range []StateDiff{r.OwnState[0], r.OwnState[1], r.States} {
-		if s.Diff != nil {
-			return tick, s.Diff, s.Tick
+		if s.Largest != nil {
+			return tick, s.Largest, s.Tick
 		}
 	}
 	return tick, nil, -1
@@ -205,18 +234,18 @@ func (r *Report) String() string {
 			fmt.Fprintf(&b, "%s: its checksum of tick %d differs from the re-simulation of its own inputs: its run diverged there (another build or machine, or state outside the inputs)\n", name(i), r.Own[i])
 		}
 		if s := r.OwnState[i]; s.Tick >= 0 {
-			fmt.Fprintf(&b, "%s: its kept state of tick %d differs from the re-simulation: %s\n", name(i), s.Tick, s.Diff)
+			fmt.Fprintf(&b, "%s: its kept state of tick %d differs from the re-simulation: %s\n", name(i), s.Tick, s)
 		}
 	}
 	if r.States.Tick >= 0 {
-		fmt.Fprintf(&b, "kept states: A's and B's of tick %d first differ at %s\n", r.States.Tick, r.States.Diff)
+		fmt.Fprintf(&b, "kept states: A's and B's of tick %d differ: %s\n", r.States.Tick, r.States)
 	}
 	if t, d, at := r.First(); t < 0 {
 		fmt.Fprintf(&b, "verdict: no difference found\n")
 	} else if d != nil && at == t {
 		fmt.Fprintf(&b, "verdict: first difference after tick %d: %s\n", t, d)
 	} else if d != nil {
-		fmt.Fprintf(&b, "verdict: first difference after tick %d; by tick %d: %s\n", t, at, d)
+		fmt.Fprintf(&b, "verdict: first difference after tick %d; by tick %d the most at %s\n", t, at, d)
 	} else {
 		fmt.Fprintf(&b, "verdict: first difference at tick %d\n", t)
 	}

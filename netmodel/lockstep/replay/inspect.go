@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/wire"
@@ -80,25 +81,78 @@ func (d *Difference) String() string {
 // Compare returns the first difference between a and b, or nil when
 // every field is bit-identical.
 func Compare(a, b *State) *Difference {
+	first, _, _ := CompareAll(a, b)
+	return first
+}
+
+// CompareAll returns the first difference between a and b, the largest,
+// and how many objects differ; nil, nil, 0 when every field is
+// bit-identical. The largest is the field that differs the most among
+// those of the first difference's kind (the name before its last dot:
+// "position" for "position.x"), so that numbers of one unit are
+// compared: in a physics world kept some ticks after it diverged, the
+// first objects in order may only have been nudged through contacts,
+// and the one that moved the most is where it started.
+func CompareAll(a, b *State) (first, largest *Difference, objects int) {
 	if len(a.Objects) != len(b.Objects) {
-		return &Difference{Object: -1, Shape: fmt.Sprintf("%d objects against %d", len(a.Objects), len(b.Objects))}
+		d := &Difference{Object: -1, Shape: fmt.Sprintf("%d objects against %d", len(a.Objects), len(b.Objects))}
+		return d, d, 1
 	}
 	for i := range a.Objects {
 		oa, ob := &a.Objects[i], &b.Objects[i]
 		if oa.Name != ob.Name || len(oa.Fields) != len(ob.Fields) {
-			return &Difference{Object: -1, Shape: fmt.Sprintf("object %d is %q with %d fields against %q with %d", i, oa.Name, len(oa.Fields), ob.Name, len(ob.Fields))}
+			d := &Difference{Object: -1, Shape: fmt.Sprintf("object %d is %q with %d fields against %q with %d", i, oa.Name, len(oa.Fields), ob.Name, len(ob.Fields))}
+			return d, d, objects + 1
 		}
+		differs := false
 		for j, fa := range oa.Fields {
 			fb := ob.Fields[j]
 			if fa.Name != fb.Name {
-				return &Difference{Object: -1, Shape: fmt.Sprintf("%s field %d is %q against %q", oa.Name, j, fa.Name, fb.Name)}
+				d := &Difference{Object: -1, Shape: fmt.Sprintf("%s field %d is %q against %q", oa.Name, j, fa.Name, fb.Name)}
+				return d, d, objects + 1
 			}
 			if math.Float64bits(fa.Value) != math.Float64bits(fb.Value) {
-				return &Difference{Object: i, ObjectName: oa.Name, Field: fa.Name, A: fa.Value, B: fb.Value}
+				differs = true
+				if first == nil {
+					first = &Difference{Object: i, ObjectName: oa.Name, Field: fa.Name, A: fa.Value, B: fb.Value}
+				}
+			}
+		}
+		if differs {
+			objects++
+		}
+	}
+	if first == nil {
+		return nil, nil, 0
+	}
+	kind := fieldKind(first.Field)
+	most := -1.0
+	for i := range a.Objects {
+		for j, fa := range a.Objects[i].Fields {
+			fb := b.Objects[i].Fields[j]
+			if fieldKind(fa.Name) != kind || math.Float64bits(fa.Value) == math.Float64bits(fb.Value) {
+				continue
+			}
+			gap := math.Abs(fa.Value - fb.Value)
+			if math.IsNaN(gap) { // NaN against a number: the largest of all
+				gap = math.Inf(1)
+			}
+			if gap > most {
+				most = gap
+				largest = &Difference{Object: i, ObjectName: a.Objects[i].Name, Field: fa.Name, A: fa.Value, B: fb.Value}
 			}
 		}
 	}
-	return nil
+	return first, largest, objects
+}
+
+// fieldKind is a field's name up to its last dot: "linear velocity" for
+// "linear velocity.x"; the whole name when it has none.
+func fieldKind(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[:i]
+	}
+	return name
 }
 
 // Serialize writes, reads or measures a state chunk's body (after its
