@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -65,7 +66,11 @@ func (s *playbackState) keys(in viewer.Input) error {
 	}
 	if to >= 0 {
 		s.due = 0
-		return s.p.Seek(to, nil)
+		// The playback saved the state at tick 0 before its first step,
+		// so seeking back always finds a saved state.
+		return s.p.Seek(min(to, s.p.Ticks()), func() (lockstep.Game[scene.Input], error) {
+			return nil, errors.New("replay: no state saved to seek back to")
+		})
 	}
 	return nil
 }

@@ -53,6 +53,9 @@ func (p *Playback[I]) Tick() lockstep.Tick { return p.next }
 // Game returns the game.
 func (p *Playback[I]) Game() lockstep.Game[I] { return p.game }
 
+// Ticks is the number of ticks of the replay.
+func (p *Playback[I]) Ticks() lockstep.Tick { return p.rep.Ticks() }
+
 // Done reports whether every tick has been played.
 func (p *Playback[I]) Done() bool { return p.next >= p.rep.Ticks() }
 
