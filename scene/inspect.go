@@ -11,6 +11,10 @@ import (
 
 var _ replay.Inspector = (*Lockstep)(nil)
 
+// ReplayGame is the cube world's replay.Header.Game; its Variant is the
+// Layout's String. netphys replay and desync play replays so named.
+const ReplayGame = "cube world"
+
 // Objects implements replay.Inspector: the player cubes, then the cubes.
 func (g *Lockstep) Objects() int { return len(g.Scene.Players) + len(g.Scene.Cubes) }
 

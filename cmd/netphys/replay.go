@@ -31,7 +31,7 @@ func init() {
 }
 
 // cubeWorld is the Header.Game of the cube world's replays.
-const cubeWorld = "cube world"
+const cubeWorld = scene.ReplayGame
 
 func setupReplay(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	httpAddr := fs.String("http", "", "play in the viewer served on this `address` (such as 127.0.0.1:8080) with pause, speed and seek, instead of verifying headless")
