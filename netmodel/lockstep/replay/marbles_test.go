@@ -54,8 +54,8 @@ func (g *marbles) Step(in []push) {
 	for i := range g.m {
 		m := &g.m[i]
 		if i < len(in) {
-			m.vx += float64(in[i].X) * 0.5
-			m.vy += float64(in[i].Y) * 0.5
+			m.vx += float64(float64(in[i].X) * 0.5) // float64(): no fused multiply-add
+			m.vy += float64(float64(in[i].Y) * 0.5)
 		}
 		grav := 9.81
 		if g.bugAfter > 0 && g.tick >= g.bugAfter && i == 3 {
