@@ -275,8 +275,6 @@ func capSpeed(v vecmath.Vec3) vecmath.Vec3 {
 // until their tick leaves the server's window.
 func (g *Sumo) Log() []KO { return g.KOs[:g.KOCount] }
 
-// README: predict-bot
-
 // Bot is a computer player's control: it reads the client's View (the
 // others as the server had them a few ticks ago, itself predicted) and
 // chases the nearest craft, boosting when close and lined up, or heads
@@ -318,5 +316,3 @@ func Bot(v *predict.View, bias float64) Stick {
 	s.Boost = best >= 0 && best < 6 && off < 0.3 && off > -0.3
 	return s
 }
-
-// README: end
