@@ -66,6 +66,13 @@ type Config struct {
 	// SpreadSpeed is how fast, m/s, one of two touching objects must move
 	// for authority to spread from one to the other.
 	SpreadSpeed float64
+	// YieldTicks is how many steps in a row an object under a guest's
+	// authority may move slower than SpreadSpeed on the host (no
+	// interaction, at most settling) before the host takes it back: the
+	// host's world is then final for it, and the guest follows. It bounds
+	// how long a guest can keep an object that neither side brings to
+	// rest (see doc.go, Convergence).
+	YieldTicks int
 	// MaxSequenceLead is how far ahead of the host's a guest's authority
 	// or ownership sequence may be before the host treats it as forged.
 	MaxSequenceLead int
@@ -129,6 +136,7 @@ func DefaultConfig() Config {
 		CollisionSpeed:     2,
 		CollisionTicks:     30,
 		SpreadSpeed:        0.2,
+		YieldTicks:         120,
 		MaxSequenceLead:    256,
 		JitterDelay:        100 * time.Millisecond,
 		SmoothSmall:        0.95,
@@ -151,6 +159,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: rotation bits", ErrConfig)
 	case c.Coder > CoderRange:
 		return fmt.Errorf("%w: %v", ErrConfig, c.Coder)
+	case c.YieldTicks < 1:
+		return fmt.Errorf("%w: yield ticks %d", ErrConfig, c.YieldTicks)
 	case !(c.HeldRange > 0) || !(c.AvatarReach > 0) || c.MaxSequenceLead < 1 || c.MaxSequenceLead > 1<<14:
 		return fmt.Errorf("%w: held range %v, sequence lead %d", ErrConfig, c.HeldRange, c.MaxSequenceLead)
 	case c.Ballistic.Substeps < 1 || !(c.Ballistic.TimeStep > 0):

@@ -12,6 +12,10 @@ import (
 type Guest struct {
 	*node
 	avatars [1]avatarSample
+	// newest is, per remote player, the time of the newest avatar sample
+	// taken from the host, if heard: an older one (reordered) is dropped.
+	newest [MaxPlayers]Tick
+	heard  [MaxPlayers]bool
 }
 
 // NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
@@ -52,6 +56,10 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 		}
 	}
 	for k := range in.updates {
+		if !g.links[0].inOrder(in.updates[k].id) {
+			g.stats.Late++
+			continue
+		}
 		g.follow(&in.updates[k])
 	}
 	return nil
@@ -64,6 +72,7 @@ func (g *Guest) absent(present uint8) {
 			continue
 		}
 		g.remote[p].reset()
+		g.heard[p] = false
 		g.game.ClearAvatar(p)
 		for i := range g.objs {
 			if g.objs[i].holder == OwnerOf(p) {
@@ -79,6 +88,10 @@ func (g *Guest) absent(present uint8) {
 // lets go.
 func (g *Guest) remoteAvatar(a *avatarSample) {
 	p, them := a.player, OwnerOf(a.player)
+	if g.heard[p] && int32(a.time-g.newest[p]) <= 0 {
+		return // no newer than a sample already taken
+	}
+	g.newest[p], g.heard[p] = a.time, true
 	var holds [2]int
 	for k := range a.avatar.Held {
 		holds[k] = -1

@@ -94,6 +94,14 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 		h.guestAvatar(l, &in.avatars[0])
 	}
 	for k := range in.updates {
+		if l.objSeq[in.updates[k].id] == l.inExt {
+			h.stats.Forged++ // a second update of one object in one packet
+			continue
+		}
+		if !l.inOrder(in.updates[k].id) {
+			h.stats.Late++
+			continue
+		}
 		h.arbitrate(p, &in.updates[k])
 	}
 	return nil
@@ -173,13 +181,41 @@ func (h *Host) arbitrate(p Player, u *update) {
 		h.stats.Stale++
 		return
 	}
+	if c > 0 {
+		o.creep = 0 // a new claim: the guest interacted with it
+	}
 	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
+	if h.settlesAtRest(u.id, u.state) {
+		// The host's rest is final: the guest's copy only settles where
+		// the host's rests, and the guest yields to the newer version.
+		o.auth, o.creep = Nobody, 0
+		o.ver.Auth++
+		h.stats.Accepted++
+		h.stats.Reclaimed++
+		return
+	}
 	h.apply(u.id, u.state)
 	h.stats.Accepted++
 	if u.state.rest {
 		o.auth = Nobody
 		h.stats.Confirmed++
 	}
+}
+
+// settleSpeed is how fast, m/s, a guest's object may move at the pose
+// where the host's rests for the host to answer with its rest
+// (settlesAtRest): settling after a correction, not a push.
+const settleSpeed = 0.01
+
+// settlesAtRest reports whether the host has object i at rest at the pose
+// of st, which is awake but only settles (slower than settleSpeed).
+func (h *Host) settlesAtRest(i int, st qstate) bool {
+	cur, err := h.q.quantize(h.game.Object(i))
+	if err != nil || !cur.rest || st.rest || cur.pos != st.pos || cur.rot != st.rot {
+		return false
+	}
+	v := h.q.body(st)
+	return v.LinearVelocity.LengthSq() <= settleSpeed*settleSpeed && v.AngularVelocity.LengthSq() <= 4*settleSpeed*settleSpeed
 }
 
 // Update runs the steps due by now and sends every guest a packet.

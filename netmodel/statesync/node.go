@@ -26,6 +26,9 @@ type object struct {
 	// that it rests in state rest (see holdRests).
 	settled bool
 	rest    qstate
+	// creep counts, on the host, the steps in a row an object under a
+	// guest's authority has moved slower than SpreadSpeed (YieldTicks).
+	creep int
 }
 
 // node is one machine of the match, host or guest: its copy of the world
@@ -315,6 +318,10 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 		o.boost, o.boostUntil = n.cfg.CollisionPriority, n.tick+Tick(n.cfg.CollisionTicks)
 	}
 	o.lastLin = s.LinearVelocity
+	if n.host && o.auth != Nobody && o.auth != n.me && o.holder == Nobody {
+		n.yieldCreeping(i)
+		return
+	}
 	if o.auth != n.me || o.holder != Nobody {
 		return
 	}
@@ -332,6 +339,28 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 		o.restPending = false
 		o.ver.Auth++
 	}
+}
+
+// yieldCreeping takes back, on the host, object i under a guest's
+// authority once it has moved slower than SpreadSpeed for YieldTicks
+// steps in a row: nobody interacts with it, and the guest has not brought
+// it to rest (its pile creeps there, woken by corrections, or its rest
+// updates are lost or late). The host's state is final from then on: its
+// newer version makes the guest follow it, and the guest can take the
+// object again only by interacting with it.
+func (n *node) yieldCreeping(i int) {
+	o := &n.objs[i]
+	if n.moving(i) {
+		o.creep = 0
+		return
+	}
+	if o.creep++; o.creep < n.cfg.YieldTicks {
+		return
+	}
+	o.auth, o.creep, o.restPending = Nobody, 0, false
+	o.ver.Auth++
+	o.boost, o.boostUntil = n.cfg.CollisionPriority, n.tick+Tick(n.cfg.CollisionTicks)
+	n.stats.Reclaimed++
 }
 
 // retakePiles keeps a pile under this guest's authority whole: when a
