@@ -16,6 +16,9 @@ type Guest struct {
 	// taken from the host, if heard: an older one (reordered) is dropped.
 	newest [MaxPlayers]Tick
 	heard  [MaxPlayers]bool
+	// pb plays the host's updates back at an even pace (playback.go).
+	pb    playback
+	delay Tick
 }
 
 // NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
@@ -33,7 +36,9 @@ func NewGuest(cfg Config, game Game, now time.Time) (*Guest, error) {
 		return nil, err
 	}
 	n.links[0] = l
-	return &Guest{node: n}, nil
+	g := &Guest{node: n, pb: newPlayback(len(n.objs)), delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	n.beforeStep = g.playOut
+	return g, nil
 }
 
 // Game returns the guest's world.
@@ -60,9 +65,24 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 			g.stats.Late++
 			continue
 		}
-		g.follow(&in.updates[k])
+		u := &in.updates[k]
+		if g.pb.playing && int32(in.tick-g.pb.play) <= 0 {
+			g.follow(u) // later than the playback delay: the newest there is
+		} else if old, full := g.pb.push(in.tick, *u); full {
+			g.follow(&old.u)
+		}
 	}
 	return nil
+}
+
+// playOut applies, before each step, the host's updates whose time has
+// come.
+func (g *Guest) playOut() {
+	due := g.pb.advance(g.delay)
+	for k := range due {
+		g.follow(&due[k].u)
+	}
+	g.pb.done(len(due))
 }
 
 // absent removes the players the host no longer has.

@@ -56,6 +56,8 @@ type node struct {
 	// one that does not rest on the host.
 	unsettled []bool
 	in        packet // decoding scratch
+	// beforeStep, if set, runs first in every step (a guest's playback).
+	beforeStep func()
 }
 
 func newNode(cfg Config, game Game, host bool) (*node, error) {
@@ -112,6 +114,9 @@ func (n *node) advance(now time.Time) (int, error) {
 // as the network does, let the game step (the local player acts), then
 // apply the authority rules to what happened.
 func (n *node) step() error {
+	if n.beforeStep != nil {
+		n.beforeStep()
+	}
 	delay := float64(n.cfg.JitterDelay) / float64(n.cfg.TimeStep)
 	for p := range Player(MaxPlayers) {
 		if OwnerOf(p) == n.me {

@@ -52,7 +52,8 @@ func TestHostNeverAppliesAnOlderPacketsState(t *testing.T) {
 
 // TestGuestNeverAppliesAnOlderPacketsState: the host sends a moving cube
 // in two packets; the guest gets the newer first, and the older one does
-// not take the cube back.
+// not take the cube back: once played back, the newer state is the one
+// correction.
 func TestGuestNeverAppliesAnOlderPacketsState(t *testing.T) {
 	hg, gg := newToy(0, 3), newToy(1, 3)
 	host, err := NewHost(DefaultConfig(), hg)
@@ -84,18 +85,36 @@ func TestGuestNeverAppliesAnOlderPacketsState(t *testing.T) {
 	if len(sent) != 2 {
 		t.Fatalf("%d packets", len(sent))
 	}
+	want := guest.q.body(host.cur[1]) // the newer packet's
 	if err := guest.Receive(now, sent[1]); err != nil {
 		t.Fatal(err)
 	}
-	want := gg.Object(1)
 	if err := guest.Receive(now, sent[0]); err != nil {
 		t.Fatal(err)
 	}
-	if got := gg.Object(1); got != want {
-		t.Fatalf("the older packet's state was applied: %+v, want %+v", got, want)
+	for k := 0; guest.Counters().Corrections == 0; k++ {
+		if k == 30 {
+			t.Fatal("nothing played back in half a second")
+		}
+		if got := gg.Object(1); got == want {
+			t.Fatal("applied before its playback time")
+		}
+		now = now.Add(time.Second / 60)
+		if err := guest.Update(now, func([]byte) {}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if c := guest.Counters(); c.Late == 0 || c.Malformed != 0 {
-		t.Fatalf("late %d malformed %d", c.Late, c.Malformed)
+	if v := gg.Object(1).LinearVelocity.Z; v < 1.5 {
+		t.Fatalf("the older packet's state was played (velocity %v, the newer's is 2)", v)
+	}
+	for range 30 {
+		now = now.Add(time.Second / 60)
+		if err := guest.Update(now, func([]byte) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := guest.Counters(); c.Late == 0 || c.Malformed != 0 || c.Corrections != 1 {
+		t.Fatalf("late %d malformed %d corrections %d, want some, 0, 1", c.Late, c.Malformed, c.Corrections)
 	}
 }
 
