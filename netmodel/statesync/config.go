@@ -74,8 +74,17 @@ type Config struct {
 	// rest (see doc.go, Convergence).
 	YieldTicks int
 	// MaxSequenceLead is how far ahead of the host's a guest's authority
-	// or ownership sequence may be before the host treats it as forged.
+	// or ownership sequence may be before the host treats it as forged,
+	// and how far, in all, the guests' claims may move the host's version
+	// of one object on in one second: the host's versions then never run
+	// half the sequence space (32768) ahead of an honest guest's, which
+	// would wrap the comparison. A guest whose version of an object runs
+	// further ahead of the host's than this takes the host's.
 	MaxSequenceLead int
+	// Resync is how long a guest keeps its own version of an object while
+	// the host goes on sending older ones (its claim lost, or refused)
+	// before it takes the host's: the host's view is final.
+	Resync time.Duration
 	// JitterDelay is how far behind the newest avatar sample remote avatars
 	// are played back, to ride out the network's jitter.
 	JitterDelay time.Duration
@@ -138,6 +147,7 @@ func DefaultConfig() Config {
 		SpreadSpeed:        0.2,
 		YieldTicks:         120,
 		MaxSequenceLead:    256,
+		Resync:             3 * time.Second,
 		JitterDelay:        100 * time.Millisecond,
 		SmoothSmall:        0.95,
 		SmoothLarge:        0.85,
@@ -159,6 +169,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: rotation bits", ErrConfig)
 	case c.Coder > CoderRange:
 		return fmt.Errorf("%w: %v", ErrConfig, c.Coder)
+	case c.Resync <= 0:
+		return fmt.Errorf("%w: resync %v", ErrConfig, c.Resync)
 	case c.YieldTicks < 1:
 		return fmt.Errorf("%w: yield ticks %d", ErrConfig, c.YieldTicks)
 	case !(c.HeldRange > 0) || !(c.AvatarReach > 0) || c.MaxSequenceLead < 1 || c.MaxSequenceLead > 1<<14:

@@ -40,6 +40,9 @@ type Counters struct {
 	// confirmed at its own resting state for a guest whose copy only
 	// settled there.
 	Reclaimed uint64
+	// Resynced counts, on a guest, objects whose own newer version it gave
+	// up for the host's (Config.Resync, MaxSequenceLead).
+	Resynced uint64
 	// Returned counts objects whose authority or holder went back to the
 	// host when a guest left.
 	Returned uint64

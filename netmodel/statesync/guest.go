@@ -122,7 +122,7 @@ func (g *Guest) remoteAvatar(a *avatarSample) {
 		i, claim := held.Object, a.held[k]
 		o := &g.objs[i]
 		switch c := claim.Compare(o.ver); {
-		case c < 0:
+		case c < 0 && o.ver.lead(claim) <= g.cfg.MaxSequenceLead:
 			*held = Held{}
 			continue
 		case o.holder != them:
@@ -150,9 +150,13 @@ func (g *Guest) remoteAvatar(a *avatarSample) {
 func (g *Guest) follow(u *update) {
 	o := &g.objs[u.id]
 	c := u.ver.Compare(o.ver)
-	switch {
-	case c < 0:
+	if c < 0 && !g.yields(o, u.ver) {
 		return
+	}
+	if c >= 0 {
+		o.behind = false
+	}
+	switch {
 	case c == 0 && u.auth == o.auth:
 		if o.auth == g.me {
 			return
@@ -176,6 +180,27 @@ func (g *Guest) follow(u *update) {
 	if u.auth != g.me {
 		g.applyHost(u.id, u.state)
 	}
+}
+
+// yields reports whether this guest gives up its own newer version of
+// object o for the host's older v: at once when its lead is more than
+// any honest claim has (the versions were wrapped), or once the host has
+// gone on sending older versions for Config.Resync (the claim was lost
+// or refused): the host's view is final, and a guest that disagrees with
+// it takes it.
+func (g *Guest) yields(o *object, v Version) bool {
+	if o.ver.lead(v) <= g.cfg.MaxSequenceLead {
+		if !o.behind || o.behindVer != o.ver {
+			o.behind, o.behindVer, o.behindAt = true, o.ver, g.tick
+			return false
+		}
+		if g.tick-o.behindAt < Tick(g.cfg.Resync/g.cfg.TimeStep) {
+			return false
+		}
+	}
+	o.behind = false
+	g.stats.Resynced++
+	return true
 }
 
 // applyHost applies the host's state of object i and remembers whether

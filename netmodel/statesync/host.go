@@ -135,7 +135,7 @@ func (h *Host) guestAvatar(l *link, a *avatarSample) {
 			h.stats.HeldElsewhere++
 			h.stats.GrabsLost++
 			*held = Held{}
-		case claim.lead(o.ver) > h.cfg.MaxSequenceLead:
+		case claim.lead(o.ver) > h.cfg.MaxSequenceLead || (claim.Compare(o.ver) > 0 && !h.spend(held.Object, claim.lead(o.ver))):
 			h.stats.Forged++
 			*held = Held{}
 		case claim.Compare(o.ver) > 0:
@@ -182,6 +182,10 @@ func (h *Host) arbitrate(p Player, u *update) {
 		return
 	}
 	if c > 0 {
+		if !h.spend(u.id, u.ver.lead(o.ver)) {
+			h.stats.Forged++
+			return
+		}
 		o.creep = 0 // a new claim: the guest interacted with it
 	}
 	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
@@ -200,6 +204,24 @@ func (h *Host) arbitrate(p Player, u *update) {
 		o.auth = Nobody
 		h.stats.Confirmed++
 	}
+}
+
+// spend reports whether a claim that moves object i's version on by lead
+// fits in the object's budget, and takes it from the budget if so: the
+// guests' claims move a version on by at most MaxSequenceLead in a second.
+// One guest's claims, however many and however fast, cannot then carry
+// the host's version half the sequence space away from the other guests'
+// before they hear of it.
+func (h *Host) spend(i, lead int) bool {
+	o := &h.objs[i]
+	if second := Tick(time.Second / h.cfg.TimeStep); h.tick-o.leadAt >= second || o.leadSpent == 0 {
+		o.leadAt, o.leadSpent = h.tick, 0
+	}
+	if o.leadSpent+lead > h.cfg.MaxSequenceLead {
+		return false
+	}
+	o.leadSpent += lead
+	return true
 }
 
 // settleSpeed is how fast, m/s, a guest's object may move at the pose

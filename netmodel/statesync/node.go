@@ -29,6 +29,16 @@ type object struct {
 	// creep counts, on the host, the steps in a row an object under a
 	// guest's authority has moved slower than SpreadSpeed (YieldTicks).
 	creep int
+	// leadAt and leadSpent budget, on the host, the lead guests' claims
+	// add to the version: at most MaxSequenceLead in each second from
+	// leadAt (Host.spend).
+	leadAt    Tick
+	leadSpent int
+	// behind and behindAt: on a guest, the host has been sending versions
+	// older than behindVer, this guest's, since step behindAt (yields).
+	behind    bool
+	behindVer Version
+	behindAt  Tick
 }
 
 // node is one machine of the match, host or guest: its copy of the world
