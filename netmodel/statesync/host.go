@@ -47,8 +47,29 @@ func (h *Host) Join(now time.Time, slot int) error {
 	if err != nil {
 		return err
 	}
+	if h.links[p] != nil {
+		h.unseat(p) // taken again without a Leave
+	}
 	h.links[p] = l
 	return nil
+}
+
+// unseat forgets what every other link relayed of player p, whose seat
+// changes hands: the next player in it starts its clock again, and its
+// avatar must not wait for its predecessor's time. Until each peer has
+// acked a packet showing the seat empty, that link shows it empty.
+func (h *Host) unseat(p Player) {
+	h.relayed[p] = false
+	h.remote[p].reset()
+	for q, l := range h.links {
+		if l == nil || Player(q) == p {
+			continue
+		}
+		l.sentRelay[p], l.relayedAt[p] = false, 0
+		if !l.gone[p] {
+			l.gone[p], l.goneSent[p] = true, false
+		}
+	}
 }
 
 // Leave unseats the guest in slot: its avatar goes, and everything it had
@@ -60,8 +81,7 @@ func (h *Host) Leave(now time.Time, slot int) {
 		return
 	}
 	h.links[p] = nil
-	h.relayed[p] = false
-	h.remote[p].reset()
+	h.unseat(p)
 	h.game.ClearAvatar(p)
 	for i := range h.objs {
 		o := &h.objs[i]
@@ -258,16 +278,25 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 			continue
 		}
 		h.avatars = append(h.avatars[:0], own)
+		shown := present
+		for q := range l.gone {
+			if l.gone[q] {
+				shown &^= 1 << q
+				if !l.goneSent[q] {
+					l.goneSeq[q], l.goneSent[q] = l.ep.NextSequence(), true
+				}
+			}
+		}
 		for q := range h.relay {
 			r := &h.relay[q]
-			if q == p || !h.relayed[q] || h.links[q] == nil || (l.sentRelay[q] && int32(r.time-l.relayedAt[q]) <= 0) {
+			if q == p || !h.relayed[q] || h.links[q] == nil || l.gone[q] || (l.sentRelay[q] && int32(r.time-l.relayedAt[q]) <= 0) {
 				continue
 			}
 			h.avatars = append(h.avatars, h.relaySample(Player(q)))
 			l.sentRelay[q], l.relayedAt[q] = true, r.time
 		}
 		slot := p - 1
-		if err := l.send(now, Player(p), present, h.avatars, func(d []byte) { send(slot, d) }); err != nil {
+		if err := l.send(now, Player(p), shown, h.avatars, func(d []byte) { send(slot, d) }); err != nil {
 			return err
 		}
 	}

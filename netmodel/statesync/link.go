@@ -26,6 +26,13 @@ type link struct {
 	heard     bool
 	sentRelay [MaxPlayers]bool
 	relayedAt [MaxPlayers]Tick
+	// gone[p]: player p left, and until the peer acks a packet that says
+	// so (goneSeq[p] or later, once goneSent[p]), this link shows p
+	// absent and relays nothing of p's: the peer then drops everything
+	// of the player who left before it hears of whoever takes the seat.
+	gone     [MaxPlayers]bool
+	goneSent [MaxPlayers]bool
+	goneSeq  [MaxPlayers]reliable.Sequence
 	// ext is the newest packet sequence received from the peer, extended
 	// to 32 bits, inExt that of the packet being decoded; objSeq[i] is
 	// the extended sequence of the newest packet whose update of object
@@ -154,6 +161,11 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	}
 	for _, a := range l.ep.Acks() {
 		l.sent.ack(a)
+		for q := range l.gone {
+			if l.gone[q] && l.goneSent[q] && !reliable.SequenceLessThan(a, l.goneSeq[q]) {
+				l.gone[q] = false
+			}
+		}
 	}
 	l.ep.ClearAcks()
 	p := &n.in
