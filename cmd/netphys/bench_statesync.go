@@ -503,17 +503,17 @@ func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesy
 	fmt.Fprintf(w, "netphys bench statesync: host + 3 guests, scripted VR match, budget %d kbps per player each way (%d-byte packets at 60/s), %s coder\n\n",
 		kbps, statesync.BudgetFor(kbps, 60), coder)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tafter host rest s\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tin flight\tpops/min\thost µs/tick\tcubes/pkt\tbits/cube\tavatar B/pkt down\tup\t")
+	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tafter host rest s\tstanding\ttower speed\trest speed\tlost\timplausible\tconflicts\tprediction\tin flight\tpops/min\thost µs/tick\tcubes/pkt\tbits/cube\tavatar B/pkt down\tup\t")
 	for _, r := range rows {
 		conv := convergence(r)
 		hit := 0.0
 		if r.predictable > 0 {
 			hit = 100 * float64(r.predicted) / float64(r.predictable)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%.1f %%\t%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%d\t%s\t%.1f %%\t%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
 			r.name, r.up, r.down, r.hostTotal, 100*r.errMoving, 1000*r.errRest,
 			percentile(r.restToBits, 0.5), percentile(r.restToBits, 0.95), percentile(r.restToBits, 1),
-			conv, lastRestLag(r), r.standing, r.towerSpeed, r.restSpeed, r.lost,
+			conv, lastRestLag(r), r.standing, r.towerSpeed, r.restSpeed, r.lost, r.host.Implausible,
 			fmt.Sprintf("grabs %d won %d lost, %d overruled, %d stale", r.host.GrabsWon, r.host.GrabsLost+r.grabsLost, r.overruled, r.host.Stale),
 			hit, hitRate(r.flightPredicted, r.flightPredictable), r.pops, float64(r.cpuPerTick.Microseconds()),
 			per(r.host.UpdatesSent, r.host.PacketsSent), 8*per(r.host.UpdateBytes, r.host.UpdatesSent),
@@ -600,7 +600,7 @@ func statesyncSweep(ctx context.Context, w io.Writer, only string, run statesync
 	}
 	fmt.Fprintf(w, "netphys bench statesync --seeds %d: play %d s, budget %d kbps; offline rest %s s after play stopped\n\n", n, run.play/60, run.kbps, rest)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tseed\tconverged\tafter host rest s\trest speed\tlost\tpops/min\tlate\tduplicates\t")
+	fmt.Fprintln(tw, "condition\tseed\tconverged\tafter host rest s\trest speed\tlost\tpops/min\timplausible\tlate\tduplicates\t")
 	failed := 0
 	for _, c := range statesyncConditions() {
 		if only != "" && !startsWith(c.name, only) {
@@ -616,8 +616,8 @@ func statesyncSweep(ctx context.Context, w io.Writer, only string, run statesync
 			if !row.converged || row.restSpeed != 0 || row.lost != 0 {
 				failed++
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%d\t%.1f\t%d\t%d\t\n", c.name, seed, convergence(row), lastRestLag(row),
-				row.restSpeed, row.lost, row.pops, row.guests.Late, row.guests.Duplicates)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%d\t%.1f\t%d\t%d\t%d\t\n", c.name, seed, convergence(row), lastRestLag(row),
+				row.restSpeed, row.lost, row.pops, row.host.Implausible, row.guests.Late, row.guests.Duplicates)
 		}
 	}
 	tw.Flush()

@@ -81,6 +81,10 @@ type Config struct {
 	// would wrap the comparison. A guest whose version of an object runs
 	// further ahead of the host's than this takes the host's.
 	MaxSequenceLead int
+	// MaxImplausible is how many physically impossible claims (see
+	// plausible.go) the host overrules from one guest before it drops it
+	// from the match; 0 never drops.
+	MaxImplausible int
 	// Resync is how long a guest keeps its own version of an object while
 	// the host goes on sending older ones (its claim lost, or refused)
 	// before it takes the host's: the host's view is final.
@@ -148,6 +152,7 @@ func DefaultConfig() Config {
 		YieldTicks:         120,
 		MaxSequenceLead:    256,
 		Resync:             3 * time.Second,
+		MaxImplausible:     600,
 		JitterDelay:        100 * time.Millisecond,
 		SmoothSmall:        0.95,
 		SmoothLarge:        0.85,

@@ -23,6 +23,10 @@ type Counters struct {
 	// guest: authority for another player, sequences far ahead, states
 	// outside the arena.
 	Forged uint64
+	// Implausible counts claims the host overruled as physically
+	// impossible from its own state (plausible.go): too fast, too far,
+	// out of reach, never touched.
+	Implausible uint64
 	// HeldElsewhere counts guest claims on an object another player holds.
 	HeldElsewhere uint64
 	// GrabsWon and GrabsLost count, on the host, grab claims accepted and

@@ -21,6 +21,7 @@ type forger struct {
 	wc    wireCodec
 	coder Coder
 	now   time.Time
+	tick  Tick // the forged avatar samples' time
 }
 
 func newForger(t *testing.T) *forger {
@@ -51,6 +52,21 @@ func (f *forger) send(p packet) error {
 	return f.host.Receive(f.now, 0, ds[0])
 }
 
+// reach sends guest 1's avatar with both hands at object i, as a guest
+// that touches it would: the host takes claims only on what a guest
+// could have touched.
+func (f *forger) reach(i int) {
+	f.t.Helper()
+	f.tick++
+	a := avatarSample{player: 1, time: f.tick, avatar: f.hg.avatars[1]}
+	at := f.hg.Object(i).Position
+	a.avatar.Hands[0].Pos, a.avatar.Hands[1].Pos = at, at
+	// a first sample, then one where the hands are: no jump between them
+	if err := f.send(packet{player: 1, present: 2, avatars: []avatarSample{a}}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // claim is guest 1's update of object i at state s with version v.
 func (f *forger) claim(i int, v Version, s qstate) update {
 	return update{id: i, auth: OwnerOf(1), ver: v, state: s}
@@ -69,6 +85,7 @@ func (f *forger) moved(i int, d vecmath.Vec3) qstate {
 
 func TestHostRejectsForgedClaims(t *testing.T) {
 	f := newForger(t)
+	f.reach(2)
 	before := f.hg.Object(2)
 	_, _, v := f.host.Authority(2)
 	ahead := v

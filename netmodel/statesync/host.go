@@ -15,6 +15,12 @@ type Host struct {
 	// relay is each guest's newest avatar, as judged, if relayed.
 	relay   [MaxPlayers]avatarSample
 	relayed [MaxPlayers]bool
+	// limits bound what a guest's claims may do (plausible.go);
+	// implausibleBy counts each guest's impossible claims, and dropped
+	// marks the guests dropped for them.
+	limits        Limits
+	implausibleBy [MaxPlayers]uint64
+	dropped       [MaxPlayers]bool
 }
 
 // NewHost returns the host of game; cfg.Player must be 0.
@@ -23,7 +29,7 @@ func NewHost(cfg Config, game Game) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{node: n}, nil
+	return &Host{node: n, limits: limitsOf(game)}, nil
 }
 
 // Game returns the host's world.
@@ -51,6 +57,7 @@ func (h *Host) Join(now time.Time, slot int) error {
 		h.unseat(p) // taken again without a Leave
 	}
 	h.links[p] = l
+	h.dropped[p], h.implausibleBy[p] = false, 0
 	return nil
 }
 
@@ -97,6 +104,9 @@ func (h *Host) Leave(now time.Time, slot int) {
 // claims the rules accept.
 func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	p, ok := seat(slot)
+	if ok && h.dropped[p] {
+		return fmt.Errorf("%w: player %d", ErrDropped, p)
+	}
 	if !ok || h.links[p] == nil {
 		return fmt.Errorf("%w: slot %d is not seated", ErrMalformed, slot)
 	}
@@ -111,7 +121,10 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 		return fmt.Errorf("%w: player %d sent a packet as player %d", ErrForged, p, in.player)
 	}
 	if len(in.avatars) == 1 {
-		h.guestAvatar(l, &in.avatars[0])
+		h.guestAvatar(now, l, &in.avatars[0])
+	}
+	if h.dropped[p] {
+		return fmt.Errorf("%w: player %d", ErrDropped, p)
 	}
 	for k := range in.updates {
 		if l.objSeq[in.updates[k].id] == l.inExt {
@@ -122,7 +135,9 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 			h.stats.Late++
 			continue
 		}
-		h.arbitrate(p, &in.updates[k])
+		if h.arbitrate(now, l, p, &in.updates[k]); h.dropped[p] {
+			return fmt.Errorf("%w: player %d", ErrDropped, p)
+		}
 	}
 	return nil
 }
@@ -130,7 +145,7 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 // guestAvatar judges the holds in a guest's avatar and queues it for
 // playback. A hold is granted when nobody else holds the object and the
 // claim is newer than the host's; the host's verdict is what it relays.
-func (h *Host) guestAvatar(l *link, a *avatarSample) {
+func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 	p, me := a.player, OwnerOf(a.player)
 	if !h.avatarInArena(&a.avatar) {
 		h.stats.Forged++
@@ -138,6 +153,10 @@ func (h *Host) guestAvatar(l *link, a *avatarSample) {
 	}
 	if l.heard && int32(a.time-l.newest) <= 0 {
 		return // an older sample than one already judged
+	}
+	if !h.plausibleAvatar(p, a) {
+		h.implausible(now, p)
+		return
 	}
 	l.newest, l.heard = a.time, true
 	var holds [2]int
@@ -155,7 +174,17 @@ func (h *Host) guestAvatar(l *link, a *avatarSample) {
 			h.stats.HeldElsewhere++
 			h.stats.GrabsLost++
 			*held = Held{}
-		case claim.lead(o.ver) > h.cfg.MaxSequenceLead || (claim.Compare(o.ver) > 0 && !h.spend(held.Object, claim.lead(o.ver))):
+		case claim.lead(o.ver) > h.cfg.MaxSequenceLead:
+			h.stats.Forged++
+			*held = Held{}
+		case claim.Compare(o.ver) > 0 && !h.holdInReach(l, a.avatar.Hands[k].Pos, held.Object):
+			h.implausible(now, p)
+			if h.dropped[p] {
+				return
+			}
+			h.overrule(held.Object, claim, p)
+			*held = Held{}
+		case claim.Compare(o.ver) > 0 && !h.spend(held.Object, claim.lead(o.ver)):
 			h.stats.Forged++
 			*held = Held{}
 		case claim.Compare(o.ver) > 0:
@@ -186,7 +215,7 @@ func (h *Host) guestAvatar(l *link, a *avatarSample) {
 // claim is newer than the host's, or as new and from the player the host
 // already gives authority to; an update at rest then returns the object to
 // the default authority, which confirms the rest to the guest.
-func (h *Host) arbitrate(p Player, u *update) {
+func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update) {
 	o, me := &h.objs[u.id], OwnerOf(p)
 	switch {
 	case u.auth != me || u.ver.lead(o.ver) > h.cfg.MaxSequenceLead || !h.inArena(h.q.body(u.state).Position):
@@ -201,6 +230,12 @@ func (h *Host) arbitrate(p Player, u *update) {
 		h.stats.Stale++
 		return
 	}
+	if !h.plausibleUpdate(l, p, u, c) {
+		if h.implausible(now, p); !h.dropped[p] {
+			h.overrule(u.id, u.ver, p)
+		}
+		return
+	}
 	if c > 0 {
 		if !h.spend(u.id, u.ver.lead(o.ver)) {
 			h.stats.Forged++
@@ -208,6 +243,7 @@ func (h *Host) arbitrate(p Player, u *update) {
 		}
 		o.creep = 0 // a new claim: the guest interacted with it
 	}
+	l.took[u.id] = h.tick
 	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
 	if h.settlesAtRest(u.id, u.state) {
 		// The host's rest is final: the guest's copy only settles where
@@ -224,6 +260,28 @@ func (h *Host) arbitrate(p Player, u *update) {
 		o.auth = Nobody
 		h.stats.Confirmed++
 	}
+}
+
+// overrule answers an implausible claim with version claim on object i
+// with the host's state: the host's version moves past the claim (and,
+// if the claimant had authority, it returns to nobody), so that
+// the claimant, like everybody, takes the host's state. Beyond the
+// version budget (spend) the claim is only refused.
+func (h *Host) overrule(i int, claim Version, claimant Player) {
+	o := &h.objs[i]
+	v := o.ver
+	if claim.Compare(v) >= 0 {
+		v = claim
+	}
+	v.Auth++
+	if !h.spend(i, v.lead(o.ver)) {
+		return
+	}
+	if o.auth == OwnerOf(claimant) && o.holder == Nobody {
+		o.auth = Nobody
+	}
+	o.ver, o.creep, o.restPending = v, 0, false
+	o.boost, o.boostUntil = h.cfg.CollisionPriority, h.tick+Tick(h.cfg.CollisionTicks)
 }
 
 // spend reports whether a claim that moves object i's version on by lead

@@ -40,10 +40,16 @@ type link struct {
 	// in an older packet is late, and never applied (inOrder).
 	ext, inExt uint32
 	objSeq     []uint32
-	out        packet
-	settled    []avatarSample
-	build      builder
-	buf        []byte
+	// took[i] is the host's tick when it last took a state of object i
+	// from this guest, 0 for never (plausibleUpdate).
+	took []Tick
+	// sends counts the packets sent, to update the endpoint's figures
+	// (the round trip plausibleUpdate reads) twice a second.
+	sends   int
+	out     packet
+	settled []avatarSample
+	build   builder
+	buf     []byte
 }
 
 func newLink(n *node, peer Player, now time.Time) (*link, error) {
@@ -55,8 +61,8 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
 		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
-		objSeq: make([]uint32, objects),
-		buf:    make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
+		objSeq: make([]uint32, objects), took: make([]Tick, objects),
+		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
 	if n.host {
 		l.factor = l.hostFactor
 	} else {
@@ -88,6 +94,10 @@ func (l *link) guestFactor(i int) float64 {
 func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarSample, out func([]byte)) error {
 	n := l.n
 	p := &l.out
+	if l.sends%30 == 0 {
+		l.ep.Update(now)
+	}
+	l.sends++
 	seq := l.ep.NextSequence()
 	l.settled, p.refs = l.settled[:0], [MaxPlayers]avatarRef{}
 	for i, a := range avatars {

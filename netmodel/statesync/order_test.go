@@ -16,6 +16,7 @@ import (
 // counted as a duplicate, not as malformed.
 func TestHostNeverAppliesAnOlderPacketsState(t *testing.T) {
 	f := newForger(t)
+	f.reach(2)
 	_, _, v := f.host.Authority(2)
 	v.Auth++
 	encode := func(d vecmath.Vec3) []byte {
@@ -30,7 +31,7 @@ func TestHostNeverAppliesAnOlderPacketsState(t *testing.T) {
 		}
 		return append([]byte(nil), ds[0]...)
 	}
-	older, newer := encode(vecmath.V3(0, 1, 0)), encode(vecmath.V3(0, 2, 0))
+	older, newer := encode(vecmath.V3(0, 0.2, 0)), encode(vecmath.V3(0, 0.4, 0))
 	if err := f.host.Receive(f.now, 0, newer); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ func TestHostKeepsARestingCubeForAnUpdateThatOnlyWakesIt(t *testing.T) {
 	if err := f.hg.SetObject(i, resting); err != nil {
 		t.Fatal(err)
 	}
+	f.reach(i)
 	_, _, v := f.host.Authority(i)
 	at := func(d, vel vecmath.Vec3) qstate {
 		s := resting

@@ -15,6 +15,7 @@ import (
 // as forged (or stale), so its version stays within reach of the honest guests'.
 func TestOneGuestCannotWrapTheHostsVersions(t *testing.T) {
 	f := newForger(t)
+	f.reach(2)
 	_, _, start := f.host.Authority(2)
 	v := start
 	before := f.host.Counters()
