@@ -207,7 +207,7 @@ func (v *VR) Limits() statesync.Limits {
 	return statesync.Limits{
 		MaxSpeed:        c.MaxHandSpeed + 10,
 		MaxAngularSpeed: 40,
-		HoldReach:       c.GrabReach + c.CubeSize/2 + c.HandRadius,
+		HoldReach:       c.GrabReach + float64(c.CubeSize/2) + c.HandRadius,
 		ContactRange:    float64(c.CubeSize*1.7320508075688772) + c.HeadRadius,
 		Slack:           0.25,
 	}
