@@ -67,6 +67,18 @@ func (f *forger) reach(i int) {
 	}
 }
 
+// play steps the host past the playback delay of guest 1's updates, so
+// that what it accepted is applied.
+func (f *forger) play() {
+	f.t.Helper()
+	for range int(f.host.delay) + 2 {
+		f.now = f.now.Add(time.Second / 60)
+		if err := f.host.Update(f.now, func(int, []byte) {}); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
 // claim is guest 1's update of object i at state s with version v.
 func (f *forger) claim(i int, v Version, s qstate) update {
 	return update{id: i, auth: OwnerOf(1), ver: v, state: s}
@@ -119,6 +131,7 @@ func TestHostRejectsForgedClaims(t *testing.T) {
 	if err := f.send(packet{player: 1, present: 2, updates: []update{f.claim(2, Version{v.Own, v.Auth + 1}, f.moved(2, vecmath.V3(0, 1, 0)))}}); err != nil {
 		t.Fatal(err)
 	}
+	f.play()
 	if a, _, _ := f.host.Authority(2); a != OwnerOf(1) || f.hg.Object(2) == before {
 		t.Fatalf("an honest claim was refused: authority %d", a)
 	}

@@ -16,9 +16,7 @@ type Guest struct {
 	// taken from the host, if heard: an older one (reordered) is dropped.
 	newest [MaxPlayers]Tick
 	heard  [MaxPlayers]bool
-	// pb plays the host's updates back at an even pace (playback.go).
-	pb    playback
-	delay Tick
+	delay Tick // the playback delay of the host's updates (link.pb), in steps
 }
 
 // NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
@@ -36,7 +34,7 @@ func NewGuest(cfg Config, game Game, now time.Time) (*Guest, error) {
 		return nil, err
 	}
 	n.links[0] = l
-	g := &Guest{node: n, pb: newPlayback(len(n.objs)), delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	g := &Guest{node: n, delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
 	n.beforeStep = g.playOut
 	return g, nil
 }
@@ -66,9 +64,9 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 			continue
 		}
 		u := &in.updates[k]
-		if g.pb.playing && int32(in.tick-g.pb.play) <= 0 {
+		if g.links[0].pb.playing && int32(in.tick-g.links[0].pb.play) <= 0 {
 			g.follow(u) // later than the playback delay: the newest there is
-		} else if old, full := g.pb.push(in.tick, *u); full {
+		} else if old, full := g.links[0].pb.push(in.tick, *u); full {
 			g.follow(&old.u)
 		}
 	}
@@ -78,11 +76,11 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 // playOut applies, before each step, the host's updates whose time has
 // come.
 func (g *Guest) playOut() {
-	due := g.pb.advance(g.delay)
+	due := g.links[0].pb.advance(g.delay)
 	for k := range due {
 		g.follow(&due[k].u)
 	}
-	g.pb.done(len(due))
+	g.links[0].pb.done(len(due))
 }
 
 // absent removes the players the host no longer has.

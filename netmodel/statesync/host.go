@@ -21,6 +21,8 @@ type Host struct {
 	limits        Limits
 	implausibleBy [MaxPlayers]uint64
 	dropped       [MaxPlayers]bool
+	// delay is the playback delay of the guests' updates, in steps.
+	delay Tick
 }
 
 // NewHost returns the host of game; cfg.Player must be 0.
@@ -29,7 +31,9 @@ func NewHost(cfg Config, game Game) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{node: n, limits: limitsOf(game)}, nil
+	h := &Host{node: n, limits: limitsOf(game), delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	n.beforeStep = h.playOut
+	return h, nil
 }
 
 // Game returns the host's world.
@@ -245,20 +249,53 @@ func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update) {
 	}
 	l.took[u.id] = h.tick
 	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
+	h.stats.Accepted++
+	if l.pb.playing && int32(h.in.tick-l.pb.play) <= 0 {
+		h.settle(p, u) // later than the playback delay: the newest there is
+	} else if old, full := l.pb.push(h.in.tick, *u); full {
+		h.settle(p, &old.u)
+	}
+}
+
+// settle applies the state of guest p's accepted update u at its
+// playback time (playOut), if the claims have not changed since: the
+// host plays each guest's updates back at the guest's pace, JitterDelay
+// behind its newest packet, as the guests play back the host's, so that
+// the jitter of the guest-to-host leg does not reach the other guests as
+// jumps of the guest's cubes. An update at rest then returns the object
+// to the default authority, which confirms the rest to the guest.
+func (h *Host) settle(p Player, u *update) {
+	o := &h.objs[u.id]
+	if o.auth != OwnerOf(p) || o.ver != u.ver || o.holder != Nobody {
+		return // a newer claim, an overrule or a hold came in between
+	}
 	if h.settlesAtRest(u.id, u.state) {
 		// The host's rest is final: the guest's copy only settles where
 		// the host's rests, and the guest yields to the newer version.
 		o.auth, o.creep = Nobody, 0
 		o.ver.Auth++
-		h.stats.Accepted++
 		h.stats.Reclaimed++
 		return
 	}
 	h.apply(u.id, u.state)
-	h.stats.Accepted++
 	if u.state.rest {
 		o.auth = Nobody
 		h.stats.Confirmed++
+	}
+}
+
+// playOut applies, before each step, the guests' updates whose time has
+// come.
+func (h *Host) playOut() {
+	for p, l := range h.links {
+		if l == nil {
+			continue
+		}
+		due := l.pb.advance(h.delay)
+		for k := range due {
+			h.settle(Player(p), &due[k].u)
+		}
+		l.pb.done(len(due))
 	}
 }
 

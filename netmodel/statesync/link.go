@@ -43,6 +43,9 @@ type link struct {
 	// took[i] is the host's tick when it last took a state of object i
 	// from this guest, 0 for never (plausibleUpdate).
 	took []Tick
+	// pb plays the host's updates back on a guest, a guest's on the host
+	// (playback.go).
+	pb playback
 	// sends counts the packets sent, to update the endpoint's figures
 	// (the round trip plausibleUpdate reads) twice a second.
 	sends   int
@@ -61,7 +64,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
 		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
-		objSeq: make([]uint32, objects), took: make([]Tick, objects),
+		objSeq: make([]uint32, objects), took: make([]Tick, objects), pb: newPlayback(objects),
 		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
 	if n.host {
 		l.factor = l.hostFactor

@@ -96,6 +96,7 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 	if o.auth == OwnerOf(p) && c == 0 && l.took[u.id] != 0 {
 		elapsed = float64(h.tick-l.took[u.id]+1) * h.cfg.TimeStep.Seconds()
 	}
+	elapsed += h.cfg.JitterDelay.Seconds() // the host's copy is played back that late
 	if reach := float64(lim.MaxSpeed*elapsed) + lim.Slack; st.Position.Sub(cur.Position).LengthSq() > reach*reach {
 		return false
 	}

@@ -41,6 +41,7 @@ func TestHostKeepsARestingCubeForAnUpdateThatOnlyWakesIt(t *testing.T) {
 	if err := f.send(packet{player: 1, present: 2, updates: []update{f.claim(i, v, at(vecmath.Vec3{}, creep))}}); err != nil {
 		t.Fatal(err)
 	}
+	f.play()
 	if a, _, now := f.host.Authority(i); a != Nobody || now.Compare(v) <= 0 || f.host.Counters().Reclaimed != 1 {
 		t.Fatalf("the host did not answer with its rest: authority %d, version %v (claim %v)", a, now, v)
 	}
@@ -59,6 +60,7 @@ func TestHostKeepsARestingCubeForAnUpdateThatOnlyWakesIt(t *testing.T) {
 		if err := f.send(packet{player: 1, present: 2, updates: []update{f.claim(i, v, u)}}); err != nil {
 			t.Fatal(err)
 		}
+		f.play()
 		if s := f.hg.Object(i); s.AtRest || s == resting {
 			t.Errorf("%s: not applied: %+v", name, s)
 		}
