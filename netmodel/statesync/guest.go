@@ -16,7 +16,7 @@ type Guest struct {
 	// taken from the host, if heard: an older one (reordered) is dropped.
 	newest [MaxPlayers]Tick
 	heard  [MaxPlayers]bool
-	delay Tick // the playback delay of the host's updates (link.pb), in steps
+	delay  Tick // the playback delay of the host's updates (link.pb), in steps
 }
 
 // NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
