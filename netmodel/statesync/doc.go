@@ -105,8 +105,10 @@
 // that carried the same object: an older one (the network held it back,
 // or copied it) is never applied (Counters.Late, Counters.Duplicates). A
 // guest plays the host's updates back at the host's pace, JitterDelay
-// behind the newest packet's tick (playback.go), so that a moving object
-// does not jump back and forth with the network's jitter. Versions
+// behind the newest packet's tick, and the host each guest's (its claims
+// judged on arrival, its states applied at playback time: playback.go),
+// so that a moving object does not jump back and forth with the
+// network's jitter on either leg. Versions
 // compare within half their 16-bit range; the guests' claims move the
 // host's version of an object on by at most MaxSequenceLead a second, so
 // that one guest cannot carry it half the range away from the others;
