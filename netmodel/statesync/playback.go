@@ -30,12 +30,18 @@ func newPlayback(objects int) playback {
 }
 
 // push queues u of the packet of tick t, in tick order; it returns the
-// entry it had to make room for, if any, to apply now.
+// entry to apply now, if any: the oldest when the queue is full (a peer
+// that floods), or u itself when it is more than catchUpLimit ticks older
+// than the newest (nothing it could be played back between). The work of
+// a push is bounded by the queue's limit, 8 entries an object.
 func (p *playback) push(t Tick, u update) (queued, bool) {
+	u.base = nil
+	if p.heard && int32(p.newest-t) > catchUpLimit {
+		return queued{tick: t, u: u}, true
+	}
 	if !p.heard || int32(t-p.newest) > 0 {
 		p.newest, p.heard = t, true
 	}
-	u.base = nil
 	var out queued
 	full := len(p.queue) == p.limit
 	if full {
