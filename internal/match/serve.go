@@ -134,6 +134,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			if cfg.Refusals != nil {
 				cfg.Refusals.watch(next)
 			}
+			closeHost(host, log)
 			host, start, matches = next, now, matches+1
 			clear(played)
 		}
@@ -167,10 +168,21 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		}
 		return false, nil
 	}, side)
+	closeHost(host, log)
 	if matches > 1 && !slices.Contains(played, true) {
 		return Summary{}, err // the match nobody joined: its predecessors printed theirs
 	}
 	return matchSummary(cfg.Model.Name, host, srv, played, time.Since(start), failed.err), err
+}
+
+// closeHost ends what a host keeps open for its match (a replay it
+// records: Setup.Record).
+func closeHost(host Host, log *slog.Logger) {
+	if c, ok := host.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			log.Error("serve: the match's recording failed", "err", err)
+		}
+	}
 }
 
 // failure is the error that ended the current match, if any.
