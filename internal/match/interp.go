@@ -27,7 +27,7 @@ func init() {
 
 func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 	def := interp.DefaultConfig()
-	pps := fs.Int("pps", def.PPS, "interp: snapshots per second, 10, 20, 30 or 60")
+	pps := fs.Int("pps", def.PPS, "interp: snapshots per second, a divisor of the 60 Hz tick (10, 12, 15, 20, 30 or 60; 1 to 6 too)")
 	hermite := fs.Bool("hermite", false, "interp: Hermite interpolation instead of linear")
 	extrapolate := fs.Bool("extrapolate", false, "interp: extrapolate up to 200 ms past the newest snapshot")
 	buffering := fs.String("buffering", "adaptive", "interp: render delay, adaptive, fixed (the article's) or mirror (these two without slowing down through stalls)")
@@ -77,6 +77,9 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				return &interpPlayer{Client: c, slot: s.Slot, ticks: s.Ticks, first: -1, cfg: scene.DefaultConfig(), err: newViewError(truth, s.Now)}, nil
 			},
+			// The client's buffer expects the server's rate; how it
+			// draws (Hermite, extrapolation, buffering) is its own.
+			Config: fmt.Sprintf("%d snapshots per second", cfg.PPS),
 		}, nil
 	}
 }

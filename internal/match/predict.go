@@ -63,6 +63,9 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				return newPredictPlayer(cfg, a, s)
 			},
+			// Server and players step the same ticks; the rewind cap is
+			// the server's alone.
+			Config: fmt.Sprintf("%d Hz", cfg.TickRate),
 		}, nil
 	}
 }
