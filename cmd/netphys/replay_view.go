@@ -7,9 +7,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/netphys/netphys/internal/match"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/netmodel/lockstep/replay"
-	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
 )
@@ -120,7 +120,7 @@ func playReplay(ctx context.Context, w io.Writer, rep *replay.Replay[scene.Input
 			}
 			s.advance(now.Sub(last), h.TickDuration)
 			last = now
-			view := replayView(world.Scene, cubes)
+			view := match.SceneView("replay", world.Scene, -1, cubes)
 			cubes = view.Cubes
 			checked, agreed, first := s.p.Checked()
 			state := "playing"
@@ -146,30 +146,4 @@ func playReplay(ctx context.Context, w io.Writer, rep *replay.Replay[scene.Input
 			}
 		}
 	}
-}
-
-// replayView draws the cube world for the viewer as the match runtime
-// does (internal/match's sceneView): the player cubes first, then the
-// cubes, with ids that stay the same across frames.
-func replayView(s *scene.Scene, dst []viewer.Cube) viewer.View {
-	cfg := s.Config()
-	cubes := dst[:0]
-	add := func(id uint32, body physics.BodyID, half float64, interacting, player bool) {
-		st := s.State(body)
-		h := float32(half)
-		cubes = append(cubes, viewer.Cube{
-			ID:          id,
-			Position:    [3]float32{float32(st.Position.X), float32(st.Position.Y), float32(st.Position.Z)},
-			Rotation:    [4]float32{float32(st.Rotation.X), float32(st.Rotation.Y), float32(st.Rotation.Z), float32(st.Rotation.W)},
-			HalfExtents: [3]float32{h, h, h},
-			Interacting: interacting, Player: player, AtRest: st.AtRest,
-		})
-	}
-	for p, body := range s.Players {
-		add(uint32(p), body, cfg.PlayerSize/2, false, true)
-	}
-	for i, body := range s.Cubes {
-		add(uint32(scene.MaxPlayers+i), body, cfg.CubeSize/2, s.Interacting(i), false)
-	}
-	return viewer.View{Name: "replay", Cubes: cubes}
 }

@@ -92,7 +92,7 @@ type interpHost struct {
 }
 
 func (h *interpHost) Views(dst []viewer.View) []viewer.View {
-	v := sceneView("server", h.game.Scene, 0, h.cubes)
+	v := SceneView("server", h.game.Scene, 0, h.cubes)
 	h.cubes = v.Cubes
 	return append(dst, v)
 }

@@ -237,7 +237,7 @@ func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup) (Player, error) {
 }
 
 func (p *lockstepPlayer) Views(dst []viewer.View) []viewer.View {
-	v := sceneView("", p.game.Scene, p.Player(), p.cubes)
+	v := SceneView("", p.game.Scene, p.Player(), p.cubes)
 	p.cubes = v.Cubes
 	return append(dst, v)
 }

@@ -8,11 +8,11 @@ import (
 	"github.com/netphys/netphys/viewer"
 )
 
-// sceneView draws a cube world for the viewer: the player cubes first
+// SceneView draws a cube world for the viewer: the player cubes first
 // (blue), then the cubes, with ids that stay the same across frames and
 // across the worlds of one match. Player me comes last of the players: the
 // page takes a view's last player cube as the one its camera follows.
-func sceneView(name string, s *scene.Scene, me int, dst []viewer.Cube) viewer.View {
+func SceneView(name string, s *scene.Scene, me int, dst []viewer.Cube) viewer.View {
 	cfg := s.Config()
 	cubes := dst[:0]
 	add := func(id uint32, body physics.BodyID, half float64, interacting, player bool) {
