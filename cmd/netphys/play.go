@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/netphys/netphys/internal/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/viewer"
 )
 
@@ -70,10 +72,31 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			}
 			fmt.Fprintf(stdoutOf(fs), "netphys play: open %s in a browser (%s)\n", url, keys)
 		}
+		started := time.Now()
 		s, err := match.Play(ctx, cfg)
 		s.Print(stdoutOf(fs))
+		return explainPlayError(ctx, err, tok, time.Since(started))
+	}
+}
+
+// explainPlayError turns a failed handshake into what likely went wrong,
+// as connect says it ("nothing listens at ..."), instead of "context
+// deadline exceeded"; other errors pass unchanged.
+func explainPlayError(ctx context.Context, err error, tok *netcode.ConnectToken, waited time.Duration) error {
+	var ce *match.ConnectError
+	if err == nil || !errors.As(err, &ce) || ctx.Err() != nil {
 		return err
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("play: %w", explainConnectFailure(netcode.StateRequestTimedOut, tok, waited))
+	}
+	// transport.Client.WaitConnected names the state the handshake ended in.
+	for _, st := range []netcode.ClientState{netcode.StateTokenExpired, netcode.StateInvalidToken, netcode.StateResponseTimedOut, netcode.StateRequestTimedOut, netcode.StateDenied} {
+		if strings.HasSuffix(err.Error(), "connection failed: "+st.String()) {
+			return fmt.Errorf("play: %w", explainConnectFailure(st, tok, waited))
+		}
+	}
+	return err
 }
 
 // startViewer serves the viewer page on addr until stop, and returns the

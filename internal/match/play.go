@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -78,11 +77,11 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		return p, err
 	}, ccfg)
 	if err != nil {
-		return Summary{}, fmt.Errorf("play: %w", err)
+		return Summary{}, &ConnectError{Err: err}
 	}
 	defer c.Close()
 	who := fmt.Sprintf("player %d", c.Slot()+1)
-	log.Info("play: connected", "model", cfg.Model.Name, "slot", c.Slot(), "bot", cfg.Bot)
+	log.Info("play: connected", "model", cfg.Model.Name, "player", c.Slot()+1, "bot", cfg.Bot)
 
 	start := time.Now()
 	var (
@@ -100,12 +99,12 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		if cfg.Viewer != nil {
 			views = player.Views(views[:0])
 			for i := range views {
-				views[i].Name = strings.TrimSpace(who + " " + views[i].Name)
+				views[i].Name = viewLabel(who, c.Slot(), views[i].Name)
 			}
 			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
 		if cfg.Report > 0 && now.Sub(lastLog) >= cfg.Report {
-			log.Info("play", figureAttrs(figs)...)
+			log.Info("play", append([]any{slog.Int("player", c.Slot()+1)}, figureAttrs(figs)...)...)
 			lastLog = now
 		}
 		if player.Done() {
@@ -130,15 +129,9 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	return s, err
 }
 
-// figureAttrs turns figures into slog attributes.
-func figureAttrs(figs []viewer.Figure) []any {
-	attrs := make([]any, 0, len(figs))
-	for _, f := range figs {
-		if f.Text != "" {
-			attrs = append(attrs, slog.String(f.Name, f.Text))
-		} else {
-			attrs = append(attrs, slog.Float64(f.Name, f.Value))
-		}
-	}
-	return attrs
-}
+// ConnectError is Play's error when the player could not connect: the
+// handshake failed, timed out, or the server refused the player's match.
+type ConnectError struct{ Err error }
+
+func (e *ConnectError) Error() string { return "play: " + e.Err.Error() }
+func (e *ConnectError) Unwrap() error { return e.Err }

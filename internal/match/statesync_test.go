@@ -85,7 +85,7 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	for _, view := range st.Views {
 		names = append(names, view.Name)
 	}
-	if want := "host,player 1 (keys) guest 1,player 2 (bot) guest 2,player 3 (bot) guest 3"; strings.Join(names, ",") != want {
+	if want := "host,player 1 (keys) guest,player 2 (bot) guest,player 3 (bot) guest"; strings.Join(names, ",") != want {
 		t.Fatalf("views %q, want %s", names, want)
 	}
 	if controls := b.Text("#keys"); !strings.Contains(controls, "left button") || !strings.Contains(controls, "right drag") {

@@ -3,6 +3,9 @@ package match
 import (
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,3 +139,83 @@ func prefixed(dst []viewer.Figure, who string, src []viewer.Figure) []viewer.Fig
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Round formats v for a person: three significant digits at most, no
+// exponent, no trailing zeros ("29.4", "0.0361", "1543", "0").
+func Round(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if g := strconv.FormatFloat(v, 'g', 3, 64); !strings.ContainsAny(g, "e") {
+		s = g
+	} else {
+		s = strconv.FormatFloat(v, 'f', 4, 64)
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// FigureText is a figure's value as a person reads it: rounded, with its
+// unit ("29.4 kbps", "3 %", "0.5 /s"), or its text.
+func FigureText(f viewer.Figure) string {
+	if f.Text != "" {
+		return f.Text
+	}
+	if f.Unit == "" {
+		return Round(f.Value)
+	}
+	return Round(f.Value) + " " + f.Unit
+}
+
+// logKey is a figure's name as a log key: "input delay" → "input_delay".
+func logKey(name string) string { return strings.ReplaceAll(strings.TrimSpace(name), " ", "_") }
+
+// figureAttrs turns figures into slog attributes: rounded values with
+// their units, names with underscores.
+func figureAttrs(figs []viewer.Figure) []any {
+	attrs := make([]any, 0, len(figs))
+	for _, f := range figs {
+		attrs = append(attrs, slog.String(logKey(f.Name), FigureText(f)))
+	}
+	return attrs
+}
+
+// spread is the range of one figure over the players.
+type spread struct {
+	n        int
+	min, max float64
+}
+
+func (s *spread) add(v float64) {
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.n++
+}
+
+// text is "28.4 kbps" if every player's is the same when rounded, else
+// "27.1–29 kbps".
+func (s spread) text(unit string) string {
+	lo, hi := Round(s.min), Round(s.max)
+	v := lo
+	if lo != hi {
+		v = lo + "–" + hi
+	}
+	if unit == "" {
+		return v
+	}
+	return v + " " + unit
+}
+
+// playerPrefix is the prefix of a player's figures on the page, "p3 " for
+// slot 2: players are numbered from 1, slot+1.
+func playerPrefix(slot int) string { return fmt.Sprintf("p%d ", slot+1) }
