@@ -1,0 +1,75 @@
+package match
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/viewer"
+)
+
+func TestRound(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{29.419620221567694, "29.4"}, {0.036351, "0.0364"}, {1543.4, "1543"}, {301, "301"}, {0, "0"},
+		{99.96, "100"}, {0.5, "0.5"}, {-2.345, "-2.35"}, {0.00001, "0"}, {12, "12"},
+	} {
+		if got := Round(c.v); got != c.want {
+			t.Errorf("Round(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+func TestFigureAttrsRoundAndName(t *testing.T) {
+	attrs := figureAttrs([]viewer.Figure{{Name: "p1 up", Value: 29.419620221567694, Unit: "kbps"}, {Name: "tick", Value: 112}, {Name: "model", Text: "lockstep"}})
+	var b strings.Builder
+	for _, a := range attrs {
+		b.WriteString(a.(interface{ String() string }).String() + " ")
+	}
+	if got, want := b.String(), "p1_up=29.4 kbps tick=112 model=lockstep "; got != want {
+		t.Errorf("attrs %q, want %q", got, want)
+	}
+}
+
+// TestPrintStatusIsShort: 64 players' figures fit one short line, as the
+// range over the players; verbose, every player's follow its name.
+func TestPrintStatusIsShort(t *testing.T) {
+	figs := []viewer.Figure{{Name: "model", Text: "lockstep, 64 players"}, {Name: "session tick", Value: 165}, {Name: "server cpu", Value: 0.3612, Unit: "ms"}}
+	for i := range 64 {
+		figs = append(figs,
+			viewer.Figure{Name: playerPrefix(i) + "up", Value: 28 + float64(i)/100, Unit: "kbps"},
+			viewer.Figure{Name: playerPrefix(i) + "loss", Value: 0, Unit: "%"},
+			viewer.Figure{Name: playerPrefix(i) + "rollbacks", Value: 0.5, Unit: "/s"})
+	}
+	var short, long strings.Builder
+	printStatus(&short, 3*time.Second, figs, false)
+	printStatus(&long, 3*time.Second, figs, true)
+	if want := "   3.0s  session tick 165, server cpu 0.361 ms | 64 players: up 28–28.6 kbps, loss 0%, rollbacks 0.5/s\n"; short.String() != want {
+		t.Errorf("short line\n%q, want\n%q", short.String(), want)
+	}
+	if !strings.Contains(long.String(), "| p64 up 28.6 kbps, loss 0%, rollbacks 0.5/s") || len(long.String()) < 64*30 {
+		t.Errorf("verbose line lacks player 64's figures: %q", long.String())
+	}
+}
+
+func TestViewLabelSaysThePlayerOnce(t *testing.T) {
+	for _, c := range []struct {
+		who  string
+		slot int
+		name string
+		want string
+	}{
+		{"player 1 (keys)", 0, "guest 1", "player 1 (keys) guest"},
+		{"player 4", 3, "player 4 predicted", "player 4 predicted"},
+		{"player 4", 3, "player 4", "player 4"},
+		{"player 2 (bot)", 1, "client 2 interpolated", "player 2 (bot) interpolated"},
+		{"player 2 (bot)", 1, "", "player 2 (bot)"},
+		{"player 1", 0, "player 12 view", "player 1 player 12 view"},
+	} {
+		if got := viewLabel(c.who, c.slot, c.name); got != c.want {
+			t.Errorf("viewLabel(%q, %d, %q) = %q, want %q", c.who, c.slot, c.name, got, c.want)
+		}
+	}
+}
