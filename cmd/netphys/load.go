@@ -70,12 +70,13 @@ func setupLoad(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		}
 		p.Expiry = time.Hour
 		agree := match.Agreement(m, sides, setup)
+		started := time.Now()
 		cs, players, err := dialLoad(ctx, *clients, p, &key, sides, setup, agree, *connectTimeout)
 		for _, c := range cs {
 			defer c.Close()
 		}
 		if err != nil {
-			return err
+			return loadDialError(ctx, err, len(cs), *clients, p, &key, time.Since(started))
 		}
 		slog.Info("load: connected", "model", m.Name, "clients", len(cs))
 		steppers := make([]udpdrive.Stepper, len(cs))
@@ -110,6 +111,25 @@ func setupLoad(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		}
 		return err
 	}
+}
+
+// loadDialError says how many clients could not connect and why, as
+// connect says it ("nothing listens at ..."), from the first failure.
+func loadDialError(ctx context.Context, err error, connected, n int, p netcode.TokenParams, key *netcode.Key, waited time.Duration) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	first := err
+	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
+		first = j.Unwrap()[0]
+	}
+	tok, terr := netcode.GenerateConnectToken(&p, time.Now(), key, nil)
+	if terr == nil {
+		if e, ok := explainDial(first, tok, waited); ok {
+			first = e
+		}
+	}
+	return fmt.Errorf("load: %d of %d clients could not connect; the first: %w", n-connected, n, first)
 }
 
 // dialLoad connects n players at once, each with its own token.

@@ -79,26 +79,6 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	}
 }
 
-// explainPlayError turns a failed handshake into what likely went wrong,
-// as connect says it ("nothing listens at ..."), instead of "context
-// deadline exceeded"; other errors pass unchanged.
-func explainPlayError(ctx context.Context, err error, tok *netcode.ConnectToken, waited time.Duration) error {
-	var ce *match.ConnectError
-	if err == nil || !errors.As(err, &ce) || ctx.Err() != nil {
-		return err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("play: %w", explainConnectFailure(netcode.StateRequestTimedOut, tok, waited))
-	}
-	// transport.Client.WaitConnected names the state the handshake ended in.
-	for _, st := range []netcode.ClientState{netcode.StateTokenExpired, netcode.StateInvalidToken, netcode.StateResponseTimedOut, netcode.StateRequestTimedOut, netcode.StateDenied} {
-		if strings.HasSuffix(err.Error(), "connection failed: "+st.String()) {
-			return fmt.Errorf("play: %w", explainConnectFailure(st, tok, waited))
-		}
-	}
-	return err
-}
-
 // startViewer serves the viewer page on addr until stop, and returns the
 // page's URL.
 func startViewer(addr string) (v *viewer.Server, url string, stop func(), err error) {
@@ -119,4 +99,34 @@ func startViewer(addr string) (v *viewer.Server, url string, stop func(), err er
 		srv.Shutdown(shutdown)
 		v.Close()
 	}, nil
+}
+
+// explainPlayError turns a failed handshake into what likely went wrong,
+// as connect says it ("nothing listens at ..."), instead of "context
+// deadline exceeded"; other errors pass unchanged.
+func explainPlayError(ctx context.Context, err error, tok *netcode.ConnectToken, waited time.Duration) error {
+	var ce *match.ConnectError
+	if err == nil || !errors.As(err, &ce) || ctx.Err() != nil {
+		return err
+	}
+	if e, ok := explainDial(ce.Err, tok, waited); ok {
+		return fmt.Errorf("play: %w", e)
+	}
+	return err
+}
+
+// explainDial says what likely went wrong when udpdrive.Dial failed with
+// err: the handshake ran out of time, or ended in a state
+// (transport.Client.WaitConnected names it). ok is false for any other
+// error, such as a server that refused the player's match: it says why.
+func explainDial(err error, tok *netcode.ConnectToken, waited time.Duration) (_ error, ok bool) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return explainConnectFailure(netcode.StateRequestTimedOut, tok, waited), true
+	}
+	for _, st := range []netcode.ClientState{netcode.StateTokenExpired, netcode.StateInvalidToken, netcode.StateResponseTimedOut, netcode.StateRequestTimedOut, netcode.StateDenied} {
+		if strings.HasSuffix(err.Error(), "connection failed: "+st.String()) {
+			return explainConnectFailure(st, tok, waited), true
+		}
+	}
+	return err, false
 }

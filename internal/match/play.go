@@ -81,7 +81,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	}
 	defer c.Close()
 	who := fmt.Sprintf("player %d", c.Slot()+1)
-	log.Info("play: connected", "model", cfg.Model.Name, "player", c.Slot()+1, "bot", cfg.Bot)
+	log.Info("play: joined (players are numbered in the order they join the server)", "player", c.Slot()+1, "model", cfg.Model.Name, "bot", cfg.Bot)
 
 	start := time.Now()
 	var (
