@@ -41,9 +41,9 @@ func TestCLIMessages(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		args   []string
-		before string // what the command said before the fix
+		before string   // what the command said before the fix
 		want   []string // in the error now
-		is     error  // and the error it wraps, if any
+		is     error    // and the error it wraps, if any
 	}{
 		{"no command", nil, "the usage, exit 0", []string{"no command given"}, errNoCommand},
 		{"token with an extra argument", []string{"token", "--new-key", "extra"}, "a key, extra ignored", []string{`["extra"] is extra`}, nil},
