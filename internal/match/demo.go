@@ -206,9 +206,9 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	agree := b.agree
 	d := time.Since(start)
 	s := Summary{Command: "demo", Model: cfg.Model.Name, Duration: d}
-	s.Sections = append(s.Sections, Section{Name: "server", Lines: dropLines(append(host.Summary(time.Now(), nil), costLine(srv.Cost())), srv)})
+	s.Sections = append(s.Sections, Section{Name: "server", Lines: dropLines(append(withAgreement(host, time.Now(), host.Summary(time.Now(), nil)), costLine(srv.Cost())), srv)})
 	for _, p := range players {
-		lines := append(trafficLines(p.side.Summary(time.Now(), nil), p.client.Traffic(), d), costLine(p.client.Cost()))
+		lines := append(trafficLines(withAgreement(p.side, time.Now(), p.side.Summary(time.Now(), nil)), p.client.Traffic(), d), costLine(p.client.Cost()))
 		lines = dropLines(lines, p.client)
 		s.Sections = append(s.Sections, Section{Name: p.label, Lines: lines})
 	}

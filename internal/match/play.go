@@ -117,7 +117,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		return false, nil
 	}, c)
 	d := time.Since(start)
-	lines := player.Summary(time.Now(), nil)
+	lines := withAgreement(player, time.Now(), player.Summary(time.Now(), nil))
 	lines = append(trafficLines(lines, c.Traffic(), d), costLine(c.Cost()))
 	lines = dropLines(lines, c)
 	if err != nil {

@@ -248,7 +248,7 @@ func (s *survivor) Step(now time.Time) error {
 // matchSummary is the summary of one match of d: the host's lines and the
 // traffic of every slot that played in it.
 func matchSummary(model string, host Host, srv *udpdrive.Server, played []bool, ids []uint64, d time.Duration, failed error) Summary {
-	lines := host.Summary(time.Now(), nil)
+	lines := withAgreement(host, time.Now(), host.Summary(time.Now(), nil))
 	if failed != nil {
 		lines = append(lines, Line{"failed", failed.Error()})
 	}

@@ -219,3 +219,26 @@ func (s spread) text(unit string) string {
 // playerPrefix is the prefix of a player's figures on the page, "p3 " for
 // slot 2: players are numbered from 1, slot+1.
 func playerPrefix(slot int) string { return fmt.Sprintf("p%d ", slot+1) }
+
+// Agreer is a side that can say, in a line, how far its world agreed with
+// the authority's: lockstep's checksums, predict's mispredictions and
+// corrections and the hits the server confirmed, statesync's convergence
+// with the host (bit for bit, and from when). Play, Serve and Demo print
+// it first in the side's summary, named "agreement"; a side without it
+// prints none.
+type Agreer interface {
+	Agreement(now time.Time) string
+}
+
+// withAgreement puts side's agreement line, if it has one, before lines.
+func withAgreement(side any, now time.Time, lines []Line) []Line {
+	a, ok := side.(Agreer)
+	if !ok {
+		return lines
+	}
+	v := a.Agreement(now)
+	if v == "" {
+		return lines
+	}
+	return append([]Line{{"agreement", v}}, lines...)
+}

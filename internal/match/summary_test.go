@@ -73,3 +73,21 @@ func TestViewLabelSaysThePlayerOnce(t *testing.T) {
 		}
 	}
 }
+
+type agreeing string
+
+func (a agreeing) Agreement(time.Time) string { return string(a) }
+
+func TestAgreementComesFirst(t *testing.T) {
+	lines := []Line{{"ticks", "240"}}
+	got := withAgreement(agreeing("converged with the host bit for bit from tick 212"), time.Time{}, lines)
+	if len(got) != 2 || got[0] != (Line{"agreement", "converged with the host bit for bit from tick 212"}) || got[1] != lines[0] {
+		t.Errorf("lines %q", got)
+	}
+	if got := withAgreement(agreeing(""), time.Time{}, lines); len(got) != 1 {
+		t.Errorf("an empty agreement printed: %q", got)
+	}
+	if got := withAgreement(struct{}{}, time.Time{}, lines); len(got) != 1 {
+		t.Errorf("a side without Agreement printed one: %q", got)
+	}
+}
