@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/udpdrive"
@@ -36,10 +37,16 @@ func (s Summary) Print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "%s summary: model %s, %v\n", s.Command, s.Model, s.Duration.Round(time.Millisecond))
+	width := 18 // the names' column: the longest name, 18 at least
+	for _, sec := range s.Sections {
+		for _, l := range sec.Lines {
+			width = max(width, utf8.RuneCountInString(l.Name))
+		}
+	}
 	for _, sec := range s.Sections {
 		fmt.Fprintf(w, "  %s\n", sec.Name)
 		for _, l := range sec.Lines {
-			fmt.Fprintf(w, "    %-18s %s\n", l.Name, l.Value)
+			fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, l.Value)
 		}
 	}
 }

@@ -91,3 +91,18 @@ func TestAgreementComesFirst(t *testing.T) {
 		t.Errorf("a side without Agreement printed one: %q", got)
 	}
 }
+
+// TestSummaryColumns: a name longer than the column widens it for every
+// line rather than pushing its own value out of line.
+func TestSummaryColumns(t *testing.T) {
+	var b strings.Builder
+	Summary{Command: "serve", Model: "predict", Duration: 4 * time.Second, Sections: []Section{{Name: "server", Lines: []Line{
+		{"ticks", "287"}, {"bodies out of the arena's spec", "0"},
+	}}}}.Print(&b)
+	want := "serve summary: model predict, 4s\n  server\n" +
+		"    ticks                          287\n" +
+		"    bodies out of the arena's spec 0\n"
+	if b.String() != want {
+		t.Errorf("summary\n%s\nwant\n%s", b.String(), want)
+	}
+}
