@@ -116,6 +116,9 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		}
 		return false, nil
 	}, c)
+	if errors.Is(err, udpdrive.ErrDisconnected) && c.Ended() == nil {
+		err = &endedError{msg: connectionEnded(c.Transport().State()), err: err}
+	}
 	d := time.Since(start)
 	lines := withAgreement(player, time.Now(), player.Summary(time.Now(), nil))
 	lines = append(trafficLines(lines, c.Traffic(), d), costLine(c.Cost()))
@@ -135,3 +138,25 @@ type ConnectError struct{ Err error }
 
 func (e *ConnectError) Error() string { return "play: " + e.Err.Error() }
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// endedError is a connection that ended without a word from the server,
+// said once ("udpdrive: disconnected: disconnected" said it twice).
+type endedError struct {
+	msg string
+	err error
+}
+
+func (e *endedError) Error() string { return e.msg }
+func (e *endedError) Unwrap() error { return e.err }
+
+// connectionEnded says how a connection ended that the server gave no
+// reason for, from the state netcode left it in.
+func connectionEnded(st netcode.ClientState) string {
+	switch st {
+	case netcode.StateTimedOut:
+		return "play: the server went silent (the connection timed out): it stopped, or the network failed"
+	case netcode.StateDisconnected:
+		return "play: the server closed the connection without giving a reason (it stopped, or restarted)"
+	}
+	return fmt.Sprintf("play: the connection ended (netcode state %q) without a reason from the server", st.String())
+}

@@ -1,10 +1,13 @@
 package match
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/viewer"
 )
 
@@ -104,5 +107,22 @@ func TestSummaryColumns(t *testing.T) {
 		"    bodies out of the arena's spec 0\n"
 	if b.String() != want {
 		t.Errorf("summary\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestConnectionEndedSaysItOnce(t *testing.T) {
+	for st, want := range map[netcode.ClientState]string{
+		netcode.StateTimedOut:     "the server went silent",
+		netcode.StateDisconnected: "the server closed the connection without giving a reason",
+		netcode.StateDenied:       `netcode state "denied"`,
+	} {
+		got := connectionEnded(st)
+		if !strings.Contains(got, want) || strings.Count(got, "disconnected") > 0 {
+			t.Errorf("%v: %q, want %q said once", st, got, want)
+		}
+	}
+	err := error(&endedError{msg: connectionEnded(netcode.StateDisconnected), err: udpdrive.ErrDisconnected})
+	if !errors.Is(err, udpdrive.ErrDisconnected) {
+		t.Error("the ended error does not wrap ErrDisconnected")
 	}
 }
