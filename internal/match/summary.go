@@ -158,12 +158,13 @@ func Round(v float64) string {
 	case math.Abs(v) >= 100:
 		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	}
-	s := strconv.FormatFloat(v, 'f', -1, 64)
 	if g := strconv.FormatFloat(v, 'g', 3, 64); !strings.ContainsAny(g, "e") {
-		s = g
-	} else {
-		s = strconv.FormatFloat(v, 'f', 4, 64)
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		return g
+	}
+	// Below 0.001: four decimals at most, "0" for less.
+	s := strconv.FormatFloat(v, 'f', 4, 64)
+	if s = strings.TrimRight(strings.TrimRight(s, "0"), "."); s == "-0" {
+		s = "0"
 	}
 	return s
 }
