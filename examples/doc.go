@@ -4,10 +4,12 @@
 //
 //   - pong: two-player pong on rollback lockstep (netmodel/lockstep);
 //   - avalanche: boxes tumbling down a ramp on the physics engine, sent to
-//     clients by snapshot interpolation (netmodel/interp).
+//     clients by snapshot interpolation (netmodel/interp);
+//   - sumo: hovercraft sumo on client prediction and server reconciliation
+//     (netmodel/predict), with its own input type and players that join.
 //
 // Each runs in virtual time over the network simulator (netmodel/simmatch)
 // or over real UDP (netmodel/udpdrive), and `go test ./examples/...` builds
-// and runs both ways. The README's section "Plugging in your own game"
+// and runs each both ways. The README's section "Plugging in your own game"
 // quotes them; a test here checks that the quotes match the files.
 package examples

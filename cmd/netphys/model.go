@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"time"
 
 	"github.com/netphys/netphys/internal/match"
@@ -15,10 +16,19 @@ import (
 
 // serveModel is `netphys serve --model M` for a network model: the
 // model's server side on the netcode server cfg describes.
-func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration, listened ...func(*transport.Server) (func(), error)) error {
+func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr, record string, report time.Duration, listened ...func(*transport.Server) (func(), error)) error {
 	m, sides, setup, err := resolveModel(models)
 	if err != nil {
 		return err
+	}
+	if record != "" {
+		if !m.Records {
+			return fmt.Errorf("--record: model %s does not record matches yet (lockstep does)", m.Name)
+		}
+		if fi, err := os.Stat(record); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--record %s: want an existing directory to write the replays in", record)
+		}
+		setup.Record = record
 	}
 	ua, err := net.ResolveUDPAddr("udp", listen)
 	if err != nil {

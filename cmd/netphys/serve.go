@@ -43,6 +43,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
 	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
+	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep: play it back with netphys replay FILE)")
 	life := declareLifecycle(fs)
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
@@ -66,7 +67,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		}
 		defer lc.done()
 		if models.Model() != "echo" {
-			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report, lc.listened)
+			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *record, *report, lc.listened)
 		}
 		var srv *transport.Server
 		// The server's goroutine may deliver a payload before ListenServer

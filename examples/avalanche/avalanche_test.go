@@ -30,6 +30,13 @@ func TestTwentySecondsAt100msAnd5PercentLoss(t *testing.T) {
 		if !(r.ErrorP95 > 0 && r.ErrorP95 < 0.01) {
 			t.Errorf("client %d: error p95 %.4f m", i, r.ErrorP95)
 		}
+		// Every frame is measured, the drops included: the game reports
+		// them (interp.Resetter) and the clients draw them as jumps
+		// (without the reset bit a dropped box sweeps up through the
+		// world, and the largest error is 18-20 m).
+		if !(r.ErrorMax < 0.5) {
+			t.Errorf("client %d: error max %.4f m", i, r.ErrorMax)
+		}
 		if !(r.DownKbps > 5 && r.DownKbps < 500) {
 			t.Errorf("client %d: %.1f kbps down", i, r.DownKbps)
 		}

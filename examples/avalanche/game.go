@@ -25,8 +25,8 @@ type Avalanche struct {
 	ticks int64
 	// history[t%historyLen] is every box's position after t Steps: the
 	// truth the example measures the clients' pictures against; dropped
-	// says which boxes Step t dropped again (a teleport no client can
-	// interpolate across).
+	// says which boxes Step t dropped again (a teleport, which Resets
+	// reports).
 	history [historyLen][]vecmath.Vec3
 	dropped [historyLen][]bool
 }
@@ -109,6 +109,12 @@ func (g *Avalanche) Step() uint32 {
 	return 0
 }
 
+// Resets implements interp.Resetter: the boxes the last Step dropped
+// again. Clients draw such a box where it was until the tick of the drop
+// and where it was dropped from that tick on, instead of sweeping it
+// through the world between the two.
+func (g *Avalanche) Resets(dst []bool) { copy(dst, g.dropped[g.ticks%historyLen]) }
+
 // Capture writes every box's pose into dst.
 func (g *Avalanche) Capture(dst []snapshot.Cube) {
 	for i, id := range g.boxes {
@@ -128,18 +134,17 @@ func (g *Avalanche) record() {
 }
 
 // Truth returns box i's position at tick t (fractional, between two
-// Steps' states), or false when t is outside the history or within guard
-// ticks of a drop of the box (a teleport).
-func (g *Avalanche) Truth(i int, t float64, guard int64) (vecmath.Vec3, bool) {
+// Steps' states), or false when t is outside the history. Between a
+// box's last state before a drop and its first after, the truth is where
+// it was: the drop is a jump, and clients draw it as one (Resets).
+func (g *Avalanche) Truth(i int, t float64) (vecmath.Vec3, bool) {
 	lo := int64(t)
-	if lo < guard || lo+guard > g.ticks || g.ticks-lo+guard >= historyLen {
+	if lo < 0 || lo+1 > g.ticks || g.ticks-lo >= historyLen {
 		return vecmath.Vec3{}, false
 	}
-	for k := lo - guard; k <= lo+guard; k++ {
-		if g.dropped[k%historyLen][i] {
-			return vecmath.Vec3{}, false
-		}
-	}
 	a, b := g.history[lo%historyLen][i], g.history[(lo+1)%historyLen][i]
+	if g.dropped[(lo+1)%historyLen][i] {
+		return a, true
+	}
 	return a.Lerp(b, t-float64(lo)), true
 }

@@ -60,12 +60,7 @@ type ClientResult struct {
 // viewer is one client and what it measured.
 type viewer struct {
 	client *interp.Client
-	// guard is how many ticks around a box's drop its error is not
-	// measured: the client interpolates across the teleport between the
-	// snapshots on either side, which are further apart when some are
-	// lost, and a teleport is the game's, not the model's.
-	guard int64
-	errs  []float64
+	errs   []float64
 }
 
 // README: interp-view
@@ -81,7 +76,7 @@ func (v *viewer) look(game *Avalanche, since time.Duration) {
 		return
 	}
 	for i, b := range boxes {
-		if truth, ok := game.Truth(i, tick, v.guard); ok {
+		if truth, ok := game.Truth(i, tick); ok {
 			v.errs = append(v.errs, b.Position.Sub(truth).Length())
 		}
 	}
@@ -140,7 +135,7 @@ func runVirtual(cfg interp.Config, game *Avalanche, opts Options) ([]*viewer, []
 		if _, err := m.Join(c); err != nil {
 			return nil, nil, err
 		}
-		viewers = append(viewers, &viewer{client: c, guard: 4 * int64(cfg.TickRate/cfg.PPS)})
+		viewers = append(viewers, &viewer{client: c})
 	}
 	for m.Elapsed() < opts.Duration {
 		if err := m.Run(cfg.TickInterval); err != nil {
@@ -203,7 +198,7 @@ func runUDP(ctx context.Context, cfg interp.Config, game *Avalanche, opts Option
 		ccfg.Logger = quiet
 		drivers[i], err = udpdrive.Dial(ctx, tok, func(int) (netmodel.Client, error) {
 			c, err := interp.NewClient(cfg, game.Objects(), time.Now())
-			viewers[i] = &viewer{client: c, guard: 4 * int64(cfg.TickRate/cfg.PPS)}
+			viewers[i] = &viewer{client: c}
 			return c, err
 		}, ccfg)
 		if err != nil {

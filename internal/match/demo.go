@@ -71,8 +71,8 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		cfg.Setup.Logger = log
 	}
 	n := cfg.Model.Clients(cfg.Setup.Players)
-	if n < 1 || n > viewer.MaxViews {
-		return Summary{}, fmt.Errorf("demo: %d players, %d of them clients, want 1 to %d clients", cfg.Setup.Players, n, viewer.MaxViews)
+	if n < 1 || n >= viewer.MaxViews { // every client's view and the server's
+		return Summary{}, fmt.Errorf("demo: %d players, %d of them clients, want 1 to %d clients", cfg.Setup.Players, n, viewer.MaxViews-1)
 	}
 	serverConn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -167,7 +167,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 			viewer.Figure{Name: "network", Text: fmt.Sprintf("%v ±%v each way, %.3g %% loss", c.Latency, c.Jitter, 100*c.Loss)},
 		)
 		figs = append(host.Figures(now, figs), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
-		views = host.Views(views[:0])
+		views = hostViews(cfg.Model, host.Views(views[:0]))
 		b.mu.Lock()
 		busiest := hostMeter.cpu
 		for i := range players {
@@ -182,7 +182,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		}
 		if cfg.Viewer != nil {
 			// Under the lock: the views' cubes are the board's.
-			cfg.Viewer.Publish(viewer.Frame{Views: views[:min(len(views), viewer.MaxViews)], Figures: figs})
+			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
 		b.mu.Unlock()
 		if !warned && now.Sub(start) > 2*meterWindow {
@@ -351,25 +351,6 @@ func statusValue(v, unit string) string {
 	return v + unit
 }
 
-// viewLabel names a player's view on the page: who ("player 2 (bot)")
-// and the model's name for the view, without a repeat of the player's
-// number ("player 2 predicted", "guest 2", "client 2 interpolated" name
-// the same player as who).
-func viewLabel(who string, slot int, name string) string {
-	n := fmt.Sprint(slot + 1)
-	for _, w := range []string{"player ", "client ", "guest "} {
-		rest, ok := strings.CutPrefix(name, w+n)
-		if ok && (rest == "" || rest[0] == ' ') {
-			if w == "guest " {
-				rest = "guest" + rest // the role stays, the number goes
-			}
-			name = rest
-			break
-		}
-	}
-	return strings.TrimSpace(who + " " + strings.TrimSpace(name))
-}
-
 // board is what the players' goroutines hand the server's: each player's
 // newest figures and views, copied, how long its frames take, and the
 // checksums the players reported.
@@ -427,7 +408,7 @@ func (p *demoPlayer) frame(draw bool, b *board, i int) func(now time.Time) (bool
 		if draw {
 			views = p.side.Views(views)
 			for j := range views {
-				views[j].Name = viewLabel(p.label, p.client.Slot(), views[j].Name)
+				views[j].Name = viewLabel(p.label, views[j].Name)
 			}
 		}
 		b.post(i, figs, views, p.meter.cpu, check)

@@ -8,9 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"bufio"
+	"errors"
 	"github.com/netphys/netphys/netmodel/lockstep"
+	"github.com/netphys/netphys/netmodel/lockstep/replay"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
+	"path/filepath"
 )
 
 // Lockstep registers deterministic lockstep (package netmodel/lockstep)
@@ -21,6 +25,7 @@ func init() {
 		Name:    "lockstep",
 		Summary: "deterministic lockstep: only inputs cross the network, every player steps the same world",
 		Flags:   lockstepFlags,
+		Records: true,
 		// The server's limit; the flag error names it before anything starts.
 		MaxPlayers: lockstep.MaxPlayers,
 	})
@@ -46,10 +51,18 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				if err := srv.SetReferee(world); err != nil {
+				h := &lockstepHost{Server: srv}
+				var referee lockstep.Game[scene.Input] = world
+				if s.Record != "" {
+					if referee, err = h.record(s, c, world, lockstepDescription(*rollback, *tcp)); err != nil {
+						return nil, err
+					}
+				}
+				if err := srv.SetReferee(referee); err != nil {
+					h.Close()
 					return nil, err
 				}
-				return &lockstepHost{Server: srv}, nil
+				return h, nil
 			},
 			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s) },
 			Config:    lockstepDescription(*rollback, *tcp),
@@ -87,6 +100,67 @@ func lockstepDescription(rollback, tcp bool) string {
 // lockstepHost is the relay and referee; it shows no world.
 type lockstepHost struct {
 	*lockstep.Server[scene.Input, *scene.Input]
+	// With serve --record, the referee's world records the match.
+	recorded   *replay.Game[scene.Input, *scene.Input]
+	closeFile  func() error
+	desyncKept bool
+}
+
+// record opens the match's replay in s.Record and returns the referee's
+// world wrapped to record every tick it steps (confirmed ticks only). The
+// file is written as NAME.part and renamed to NAME when the match ends
+// (Close): a host whose match never started leaves no file.
+func (h *lockstepHost) record(s Setup, cfg lockstep.Config, world *scene.Lockstep, note string) (lockstep.Game[scene.Input], error) {
+	name := filepath.Join(s.Record, "lockstep-"+s.Now.UTC().Format("20060102T150405.000")+".replay")
+	f, err := os.Create(name + ".part")
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	hd := replay.NewHeader(cfg, scene.ReplayGame, s.Layout.String(), "server")
+	hd.Note = note
+	w := bufio.NewWriter(f)
+	rec, err := replay.NewRecorder[scene.Input](w, hd)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	h.recorded = rec.Wrap(world)
+	h.closeFile = func() error {
+		err := errors.Join(rec.Close(), w.Flush(), f.Close())
+		if rec.Ticks() == 0 {
+			return errors.Join(err, os.Remove(f.Name()))
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), name)
+			s.Logger.Info("match recorded", "file", name, "ticks", rec.Ticks(), "bytes", rec.Bytes())
+		}
+		return err
+	}
+	return h.recorded, nil
+}
+
+// Update runs the server; on a desync of the referee itself, the match's
+// replay keeps the referee's state of the failing tick for netphys desync.
+func (h *lockstepHost) Update(now time.Time, send func(int, []byte)) error {
+	err := h.Server.Update(now, send)
+	var d *lockstep.DesyncError
+	if h.recorded != nil && errors.As(err, &d) && !h.desyncKept {
+		h.desyncKept = true
+		if kerr := h.recorded.Desync(d.Tick, d.Error()); kerr != nil {
+			return errors.Join(err, kerr)
+		}
+	}
+	return err
+}
+
+// Close ends the match's replay, if it records one.
+func (h *lockstepHost) Close() error {
+	if h.closeFile == nil {
+		return nil
+	}
+	err := h.closeFile()
+	h.closeFile = nil
+	return err
 }
 
 func (h *lockstepHost) Views(dst []viewer.View) []viewer.View { return dst }

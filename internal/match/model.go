@@ -42,6 +42,9 @@ type Model struct {
 	// Keys says what the viewer's keys do, for the commands' hints. Empty:
 	// the cube world's (CubeKeys).
 	Keys string
+	// Records says the model's host records each match to a file in
+	// Setup.Record (serve --record); the others refuse the flag.
+	Records bool
 }
 
 // CubeKeys are the cube world's keys.
@@ -101,6 +104,10 @@ type Setup struct {
 	// Layout is the cube world's starting arrangement (--layout).
 	Layout scene.Layout
 	Logger *slog.Logger
+	// Record is the directory a host of a Model that Records writes each
+	// match's replay to (serve --record); empty: none. A Host that records
+	// is an io.Closer, closed when its match ends.
+	Record string
 	// Now is the wall-clock time the side is built at, set by the
 	// runtime: the models' constructors take the time as an argument.
 	Now time.Time

@@ -99,7 +99,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		if cfg.Viewer != nil {
 			views = player.Views(views[:0])
 			for i := range views {
-				views[i].Name = viewLabel(who, c.Slot(), views[i].Name)
+				views[i].Name = viewLabel(who, views[i].Name)
 			}
 			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}

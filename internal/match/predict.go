@@ -179,6 +179,9 @@ type predictPlayer struct {
 
 func newPredictPlayer(cfg predict.Config, a *scene.Arena, s PlayerSetup) (*predictPlayer, error) {
 	p := &predictPlayer{arena: a, slot: s.Slot, ticks: s.Ticks, keys: s.Controls}
+	if k, ok := s.Controls.(*Keys); ok {
+		k.Viewer.SetControls(predictControls)
+	}
 	if _, scripted := s.Controls.(*Bot); scripted {
 		// The cube world's scripts mean nothing in the arena: its own bot
 		// plays instead.
@@ -190,6 +193,13 @@ func newPredictPlayer(cfg predict.Config, a *scene.Arena, s PlayerSetup) (*predi
 	}
 	p.Client = c
 	return p, nil
+}
+
+// predictControls are the arena's keys, for the page.
+var predictControls = []viewer.Control{
+	{Keys: []string{"left", "up", "down", "right"}, Does: "move"},
+	{Keys: []string{"space"}, Does: "jump"},
+	{Keys: []string{"z"}, Does: "fire at the nearest player shown"},
 }
 
 // control is the player's predict.Control[scene.ArenaInput]: the arena bot, or the keys:

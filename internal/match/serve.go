@@ -145,6 +145,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			if cfg.Refusals != nil {
 				cfg.Refusals.watch(next)
 			}
+			closeHost(host, log)
 			host, start, matches = next, now, matches+1
 			clear(played)
 			clear(ids)
@@ -171,7 +172,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			}
 		}
 		if cfg.Viewer != nil {
-			views = host.Views(views[:0])
+			views = hostViews(cfg.Model, host.Views(views[:0]))
 			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
 		if logNow {
@@ -180,6 +181,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		}
 		return false, nil
 	}, side)
+	closeHost(host, log)
 	if matches > 1 && !slices.Contains(played, true) {
 		return Summary{}, err // the match nobody joined: its predecessors printed theirs
 	}
@@ -214,6 +216,16 @@ func logServeReport(ctx context.Context, log *slog.Logger, hostFigs []viewer.Fig
 			m := &meters[slot]
 			log.Log(ctx, level, "serve: player", "player", slot+1, "client_id", ids[slot],
 				"up", Round(m.up)+" kbps", "down", Round(m.down)+" kbps")
+		}
+	}
+}
+
+// closeHost ends what a host keeps open for its match (a replay it
+// records: Setup.Record).
+func closeHost(host Host, log *slog.Logger) {
+	if c, ok := host.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			log.Error("serve: the match's recording failed", "err", err)
 		}
 	}
 }

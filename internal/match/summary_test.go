@@ -57,26 +57,6 @@ func TestPrintStatusIsShort(t *testing.T) {
 	}
 }
 
-func TestViewLabelSaysThePlayerOnce(t *testing.T) {
-	for _, c := range []struct {
-		who  string
-		slot int
-		name string
-		want string
-	}{
-		{"player 1 (keys)", 0, "guest 1", "player 1 (keys) guest"},
-		{"player 4", 3, "player 4 predicted", "player 4 predicted"},
-		{"player 4", 3, "player 4", "player 4"},
-		{"player 2 (bot)", 1, "client 2 interpolated", "player 2 (bot) interpolated"},
-		{"player 2 (bot)", 1, "", "player 2 (bot)"},
-		{"player 1", 0, "player 12 view", "player 1 player 12 view"},
-	} {
-		if got := viewLabel(c.who, c.slot, c.name); got != c.want {
-			t.Errorf("viewLabel(%q, %d, %q) = %q, want %q", c.who, c.slot, c.name, got, c.want)
-		}
-	}
-}
-
 type agreeing string
 
 func (a agreeing) Agreement(time.Time) string { return string(a) }
