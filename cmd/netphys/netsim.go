@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/netphys/netphys/internal/match"
 	"github.com/netphys/netphys/transport/netsim/proxy"
 )
 
@@ -44,8 +45,8 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 			return err
 		}
 		slog.Info("netsim: relaying", "listen", p.Addr(), "forward", *forward,
-			"latency", c.Latency, "jitter", c.Jitter, "loss", c.Loss,
-			"dup", c.Duplicate, "reorder", c.Reorder, "bandwidth_bytes_per_s", c.Bandwidth, "seed", *seed)
+			"latency", c.Latency, "jitter", c.Jitter, "loss", match.Round(100*c.Loss)+" %",
+			"dup", match.Round(100*c.Duplicate)+" %", "reorder", match.Round(100*c.Reorder)+" %", "bandwidth_bytes_per_s", c.Bandwidth, "seed", *seed)
 		done := make(chan error, 1)
 		go func() { done <- p.Run(ctx) }()
 		var tick <-chan time.Time
@@ -60,14 +61,29 @@ func setupNetsim(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 				logProxyCounters("netsim: stopped", p.Counters())
 				return err
 			case <-tick:
-				logProxyCounters("netsim", p.Counters())
+				logProxyShort(p.Counters())
 			}
 		}
 	}
 }
 
-func logProxyCounters(msg string, c proxy.Counters) {
-	slog.Info(msg, "clients", c.Clients, "sent", c.Sent, "delivered", c.Delivered,
+// logProxyShort is the periodic line: what was sent and what became of it;
+// every counter at level debug (NETPHYS_LOG=debug).
+func logProxyShort(c proxy.Counters) {
+	lost := "0 %"
+	if c.Sent > 0 {
+		lost = match.Round(100*float64(c.Lost+c.QueueDropped)/float64(c.Sent)) + " %"
+	}
+	slog.Info("netsim", "clients", c.Clients, "sent", c.Sent, "delivered", c.Delivered, "lost", lost, "in_flight", c.Pending)
+	if slog.Default().Enabled(context.Background(), slog.LevelDebug) {
+		logProxyCountersAt(slog.LevelDebug, "netsim: counters", c)
+	}
+}
+
+func logProxyCounters(msg string, c proxy.Counters) { logProxyCountersAt(slog.LevelInfo, msg, c) }
+
+func logProxyCountersAt(level slog.Level, msg string, c proxy.Counters) {
+	slog.Log(context.Background(), level, msg, "clients", c.Clients, "sent", c.Sent, "delivered", c.Delivered,
 		"lost", c.Lost, "queue_dropped", c.QueueDropped, "duplicated", c.Duplicated,
 		"reordered", c.Reordered, "in_flight", c.Pending, "bytes_sent", c.BytesSent,
 		"bytes_delivered", c.BytesDelivered, "refused", c.Refused, "write_errors", c.WriteErrors)

@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/netphys/netphys/internal/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/viewer"
 )
 
@@ -70,9 +72,10 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			}
 			fmt.Fprintf(stdoutOf(fs), "netphys play: open %s in a browser (%s)\n", url, keys)
 		}
+		started := time.Now()
 		s, err := match.Play(ctx, cfg)
 		s.Print(stdoutOf(fs))
-		return err
+		return explainPlayError(ctx, err, tok, time.Since(started))
 	}
 }
 
@@ -96,4 +99,34 @@ func startViewer(addr string) (v *viewer.Server, url string, stop func(), err er
 		srv.Shutdown(shutdown)
 		v.Close()
 	}, nil
+}
+
+// explainPlayError turns a failed handshake into what likely went wrong,
+// as connect says it ("nothing listens at ..."), instead of "context
+// deadline exceeded"; other errors pass unchanged.
+func explainPlayError(ctx context.Context, err error, tok *netcode.ConnectToken, waited time.Duration) error {
+	var ce *match.ConnectError
+	if err == nil || !errors.As(err, &ce) || ctx.Err() != nil {
+		return err
+	}
+	if e, ok := explainDial(ce.Err, tok, waited); ok {
+		return fmt.Errorf("play: %w", e)
+	}
+	return err
+}
+
+// explainDial says what likely went wrong when udpdrive.Dial failed with
+// err: the handshake ran out of time, or ended in a state
+// (transport.Client.WaitConnected names it). ok is false for any other
+// error, such as a server that refused the player's match: it says why.
+func explainDial(err error, tok *netcode.ConnectToken, waited time.Duration) (_ error, ok bool) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return explainConnectFailure(netcode.StateRequestTimedOut, tok, waited), true
+	}
+	for _, st := range []netcode.ClientState{netcode.StateTokenExpired, netcode.StateInvalidToken, netcode.StateResponseTimedOut, netcode.StateRequestTimedOut, netcode.StateDenied} {
+		if strings.HasSuffix(err.Error(), "connection failed: "+st.String()) {
+			return explainConnectFailure(st, tok, waited), true
+		}
+	}
+	return err, false
 }

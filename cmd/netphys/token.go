@@ -130,7 +130,7 @@ func setupToken(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	var mint mintFlags
 	mint.declare(fs)
 	newKey := fs.Bool("new-key", false, "print a new random private key (hex) and exit")
-	clientID := fs.Uint64("client-id", 0, "id of the client (0: random)")
+	clientID := fs.Uint64("client-id", 0, "the backend's id of the user (0: random); not the player number, which the server gives in the order the players join (player 1, 2, ...)")
 	expiry := fs.Duration("expiry", 30*time.Second, "how long the token stays valid")
 	timeout := fs.Int("timeout", 10, "seconds of silence before either side drops the connection; negative: never (development only); 0 is refused, reference servers cannot complete its handshake")
 	userData := fs.String("user-data", "", "text handed to the server, at most 256 bytes")

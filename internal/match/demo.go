@@ -44,6 +44,10 @@ type DemoConfig struct {
 	// Status receives a line of figures every StatusEvery; nil: none.
 	Status      io.Writer
 	StatusEvery time.Duration
+	// Verbose prints every player's figures in the Status line; otherwise
+	// (unless the log is at level debug) the line shows the range of each
+	// figure over the players.
+	Verbose bool
 }
 
 // demoProtocol names the demo's traffic ("NPDEMO2", distinct from the
@@ -191,7 +195,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 			}
 		}
 		if cfg.Status != nil && now.Sub(lastStatus) >= cfg.StatusEvery {
-			printStatus(cfg.Status, now.Sub(start), figs)
+			printStatus(cfg.Status, now.Sub(start), figs, cfg.Verbose || log.Enabled(ctx, slog.LevelDebug))
 			lastStatus = now
 		}
 		return cfg.Duration > 0 && now.Sub(start) >= cfg.Duration, nil
@@ -202,9 +206,9 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 	agree := b.agree
 	d := time.Since(start)
 	s := Summary{Command: "demo", Model: cfg.Model.Name, Duration: d}
-	s.Sections = append(s.Sections, Section{Name: "server", Lines: dropLines(append(host.Summary(time.Now(), nil), costLine(srv.Cost())), srv)})
+	s.Sections = append(s.Sections, Section{Name: "server", Lines: dropLines(append(withAgreement(host, time.Now(), host.Summary(time.Now(), nil)), costLine(srv.Cost())), srv)})
 	for _, p := range players {
-		lines := append(trafficLines(p.side.Summary(time.Now(), nil), p.client.Traffic(), d), costLine(p.client.Cost()))
+		lines := append(trafficLines(withAgreement(p.side, time.Now(), p.side.Summary(time.Now(), nil)), p.client.Traffic(), d), costLine(p.client.Cost()))
 		lines = dropLines(lines, p.client)
 		s.Sections = append(s.Sections, Section{Name: p.label, Lines: lines})
 	}
@@ -281,18 +285,40 @@ func agreementLine(a *agreement) Line {
 	return Line{"checksums", v}
 }
 
-// printStatus writes the figures as one line, each player's after its
-// name once: "  3.0s  session tick 165, ticks verified 3 | p1 up 28.7 kbps, ...".
-func printStatus(w io.Writer, t time.Duration, figs []viewer.Figure) {
+// printStatus writes the figures as one line. Verbose, each player's
+// follow its name once: "  3.0s  session tick 165, ticks verified 3 | p1
+// up 28.7 kbps, ...". Otherwise the players' figures are summed up as the
+// range over the players: "| 4 players: up 27.9–28.7 kbps, ...".
+func printStatus(w io.Writer, t time.Duration, figs []viewer.Figure, verbose bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%6.1fs ", t.Seconds())
 	group, sep := "", " "
+	var (
+		names   []string // the players' figures, in order
+		units   []string
+		spreads []spread
+		players []string
+	)
 	for _, f := range figs {
 		if f.Text != "" {
 			continue // the settings: the same every second
 		}
 		name := f.Name
-		if g, rest, ok := strings.Cut(name, " "); ok && len(g) > 1 && g[0] == 'p' && strings.Trim(g[1:], "0123456789") == "" {
+		g, rest, ok := strings.Cut(name, " ")
+		isPlayer := ok && len(g) > 1 && g[0] == 'p' && strings.Trim(g[1:], "0123456789") == ""
+		if isPlayer && !verbose {
+			if !slices.Contains(players, g) {
+				players = append(players, g)
+			}
+			i := slices.Index(names, rest)
+			if i < 0 {
+				i = len(names)
+				names, units, spreads = append(names, rest), append(units, f.Unit), append(spreads, spread{})
+			}
+			spreads[i].add(f.Value)
+			continue
+		}
+		if isPlayer {
 			if g != group {
 				group, sep = g, " "
 				fmt.Fprintf(&b, " | %s", g)
@@ -302,14 +328,27 @@ func printStatus(w io.Writer, t time.Duration, figs []viewer.Figure) {
 			group, sep = "", " "
 			b.WriteString(" |")
 		}
-		unit := f.Unit
-		if unit != "" && unit != "%" && unit[0] != '/' {
-			unit = " " + unit
-		}
-		fmt.Fprintf(&b, "%s%s %.4g%s", sep, name, f.Value, unit)
+		fmt.Fprintf(&b, "%s%s %s", sep, name, statusValue(Round(f.Value), f.Unit))
 		sep = ", "
 	}
+	if len(players) > 0 {
+		fmt.Fprintf(&b, " | %d players:", len(players))
+		for i, name := range names {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, " %s %s", name, statusValue(spreads[i].text(""), units[i]))
+		}
+	}
 	fmt.Fprintln(w, b.String())
+}
+
+// statusValue joins a value and its unit: "28.7 kbps", "3%", "0.5/s".
+func statusValue(v, unit string) string {
+	if unit != "" && unit != "%" && unit[0] != '/' {
+		unit = " " + unit
+	}
+	return v + unit
 }
 
 // board is what the players' goroutines hand the server's: each player's

@@ -62,7 +62,7 @@ func TestInterpDemoError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(status.String(), "p1 ") || !strings.Contains(status.String(), "error mean ") || !strings.Contains(status.String(), "error p95 ") {
+	if !strings.Contains(status.String(), " players: ") || !strings.Contains(status.String(), "error mean ") || !strings.Contains(status.String(), "error p95 ") {
 		t.Error("the status lines lack the error")
 	}
 	var line, framesLine string

@@ -194,7 +194,7 @@ func TestDemoRunsEveryPlayerOverUDP(t *testing.T) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
-	if !strings.Contains(status.String(), "| p3 up") || !strings.Contains(status.String(), "down ") || !strings.Contains(status.String(), ", tick ") {
+	if !strings.Contains(status.String(), "| 3 players: up ") || !strings.Contains(status.String(), "down ") || !strings.Contains(status.String(), ", tick ") {
 		t.Errorf("status lines lack the players' figures:\n%s", status.String())
 	}
 }
@@ -292,7 +292,7 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 		t.Errorf("server printed %d match summaries, want 2 with both players:\n%s", n, out)
 	}
 	// The first report with a player in it already shows its traffic.
-	if m := regexp.MustCompile(`"p1 up"=(\S+)`).FindStringSubmatch(logs.String()); m == nil || m[1] == "0" {
+	if m := regexp.MustCompile(`up_per_player="([^"]+)"`).FindStringSubmatch(logs.String()); m == nil || strings.HasPrefix(m[1], "0 ") {
 		t.Errorf("the first report with player 1 shows no traffic:\n%s", logs.String())
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -78,11 +77,11 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		return p, err
 	}, ccfg)
 	if err != nil {
-		return Summary{}, fmt.Errorf("play: %w", err)
+		return Summary{}, &ConnectError{Err: err}
 	}
 	defer c.Close()
 	who := fmt.Sprintf("player %d", c.Slot()+1)
-	log.Info("play: connected", "model", cfg.Model.Name, "slot", c.Slot(), "bot", cfg.Bot)
+	log.Info("play: joined (players are numbered in the order they join the server)", "player", c.Slot()+1, "model", cfg.Model.Name, "bot", cfg.Bot)
 
 	start := time.Now()
 	var (
@@ -100,12 +99,12 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		if cfg.Viewer != nil {
 			views = player.Views(views[:0])
 			for i := range views {
-				views[i].Name = strings.TrimSpace(who + " " + views[i].Name)
+				views[i].Name = viewLabel(who, views[i].Name)
 			}
 			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
 		if cfg.Report > 0 && now.Sub(lastLog) >= cfg.Report {
-			log.Info("play", figureAttrs(figs)...)
+			log.Info("play", append([]any{slog.Int("player", c.Slot()+1)}, figureAttrs(figs)...)...)
 			lastLog = now
 		}
 		if player.Done() {
@@ -117,8 +116,11 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		}
 		return false, nil
 	}, c)
+	if errors.Is(err, udpdrive.ErrDisconnected) && c.Ended() == nil {
+		err = &endedError{msg: connectionEnded(c.Transport().State()), err: err}
+	}
 	d := time.Since(start)
-	lines := player.Summary(time.Now(), nil)
+	lines := withAgreement(player, time.Now(), player.Summary(time.Now(), nil))
 	lines = append(trafficLines(lines, c.Traffic(), d), costLine(c.Cost()))
 	lines = dropLines(lines, c)
 	if err != nil {
@@ -130,15 +132,31 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	return s, err
 }
 
-// figureAttrs turns figures into slog attributes.
-func figureAttrs(figs []viewer.Figure) []any {
-	attrs := make([]any, 0, len(figs))
-	for _, f := range figs {
-		if f.Text != "" {
-			attrs = append(attrs, slog.String(f.Name, f.Text))
-		} else {
-			attrs = append(attrs, slog.Float64(f.Name, f.Value))
-		}
+// ConnectError is Play's error when the player could not connect: the
+// handshake failed, timed out, or the server refused the player's match.
+type ConnectError struct{ Err error }
+
+func (e *ConnectError) Error() string { return "play: " + e.Err.Error() }
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// endedError is a connection that ended without a word from the server,
+// said once ("udpdrive: disconnected: disconnected" said it twice).
+type endedError struct {
+	msg string
+	err error
+}
+
+func (e *endedError) Error() string { return e.msg }
+func (e *endedError) Unwrap() error { return e.err }
+
+// connectionEnded says how a connection ended that the server gave no
+// reason for, from the state netcode left it in.
+func connectionEnded(st netcode.ClientState) string {
+	switch st {
+	case netcode.StateTimedOut:
+		return "play: the server went silent (the connection timed out): it stopped, or the network failed"
+	case netcode.StateDisconnected:
+		return "play: the server closed the connection without giving a reason (it stopped, or restarted)"
 	}
-	return attrs
+	return fmt.Sprintf("play: the connection ended (netcode state %q) without a reason from the server", st.String())
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/viewer"
 )
 
@@ -39,6 +40,11 @@ type ServeConfig struct {
 	// Refusals, when set, keeps what the model refused of its clients (a
 	// Refuser host's counts) summed over the matches, for the metrics.
 	Refusals *RefusalTally
+	// Verbose logs every player's figures each Report, one line per
+	// player, at level info; otherwise they are logged at level debug
+	// (NETPHYS_LOG=debug) and the report is one line: the host's figures
+	// and the range of the players'.
+	Verbose bool
 }
 
 // failGrace is how long a failed match's model goes on being stepped
@@ -93,6 +99,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	slots := srv.Transport().MaxClients()
 	meters := make([]meter, slots)
 	played := make([]bool, slots) // slots that joined the match
+	ids := make([]uint64, slots)  // their client ids, from their tokens
 	var hostMeter meter
 	start, lastLog := time.Now(), time.Now()
 	matches := 1
@@ -111,13 +118,17 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		for slot := range slots {
 			if srv.Joined(slot) {
 				inMatch++
+				if !played[slot] {
+					ids[slot] = uint64(srv.Transport().ClientID(netcode.ClientIndex(slot)))
+					log.Info("serve: player joined", "player", slot+1, "client_id", ids[slot])
+				}
 				played[slot] = true
 			} else if played[slot] {
 				over = true
 			}
 		}
 		if over && inMatch == 0 {
-			s := matchSummary(cfg.Model.Name, host, srv, played, now.Sub(start), failed.err)
+			s := matchSummary(cfg.Model.Name, host, srv, played, ids, now.Sub(start), failed.err)
 			if cfg.Status != nil {
 				s.Print(cfg.Status)
 			}
@@ -137,6 +148,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			closeHost(host, log)
 			host, start, matches = next, now, matches+1
 			clear(played)
+			clear(ids)
 		}
 		// The meters sample every frame: sampled only when a report is
 		// due, the first report of a match read all zeros.
@@ -153,9 +165,10 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			return false, nil
 		}
 		figs = append(host.Figures(now, figs[:0]), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
+		nHost := len(figs)
 		for slot := range slots {
 			if srv.Joined(slot) {
-				figs = meters[slot].figures(figs, fmt.Sprintf("p%d ", slot+1), false)
+				figs = meters[slot].figures(figs, playerPrefix(slot), false)
 			}
 		}
 		if cfg.Viewer != nil {
@@ -163,7 +176,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
 		if logNow {
-			log.Info("serve", figureAttrs(figs)...)
+			logServeReport(ctx, log, figs[:nHost], meters, srv, ids, inMatch, cfg.Verbose)
 			lastLog = now
 		}
 		return false, nil
@@ -172,7 +185,39 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	if matches > 1 && !slices.Contains(played, true) {
 		return Summary{}, err // the match nobody joined: its predecessors printed theirs
 	}
-	return matchSummary(cfg.Model.Name, host, srv, played, time.Since(start), failed.err), err
+	return matchSummary(cfg.Model.Name, host, srv, played, ids, time.Since(start), failed.err), err
+}
+
+// logServeReport logs the report of one period: one line of the host's
+// figures and the range of the players' rates, then a line per player at
+// level debug (info if verbose).
+func logServeReport(ctx context.Context, log *slog.Logger, hostFigs []viewer.Figure, meters []meter, srv *udpdrive.Server, ids []uint64, players int, verbose bool) {
+	var up, down spread
+	for slot := range meters {
+		if srv.Joined(slot) {
+			up.add(meters[slot].up)
+			down.add(meters[slot].down)
+		}
+	}
+	attrs := append(figureAttrs(hostFigs), slog.Int("players", players))
+	if players > 0 {
+		attrs = append(attrs, slog.String("up_per_player", up.text("kbps")), slog.String("down_per_player", down.text("kbps")))
+	}
+	log.Info("serve", attrs...)
+	level := slog.LevelDebug
+	if verbose {
+		level = slog.LevelInfo
+	}
+	if !log.Enabled(ctx, level) {
+		return
+	}
+	for slot := range meters {
+		if srv.Joined(slot) {
+			m := &meters[slot]
+			log.Log(ctx, level, "serve: player", "player", slot+1, "client_id", ids[slot],
+				"up", Round(m.up)+" kbps", "down", Round(m.down)+" kbps")
+		}
+	}
 }
 
 // closeHost ends what a host keeps open for its match (a replay it
@@ -214,8 +259,8 @@ func (s *survivor) Step(now time.Time) error {
 
 // matchSummary is the summary of one match of d: the host's lines and the
 // traffic of every slot that played in it.
-func matchSummary(model string, host Host, srv *udpdrive.Server, played []bool, d time.Duration, failed error) Summary {
-	lines := host.Summary(time.Now(), nil)
+func matchSummary(model string, host Host, srv *udpdrive.Server, played []bool, ids []uint64, d time.Duration, failed error) Summary {
+	lines := withAgreement(host, time.Now(), host.Summary(time.Now(), nil))
 	if failed != nil {
 		lines = append(lines, Line{"failed", failed.Error()})
 	}
@@ -224,7 +269,7 @@ func matchSummary(model string, host Host, srv *udpdrive.Server, played []bool, 
 		Sections: []Section{{Name: "server", Lines: dropLines(append(lines, costLine(srv.Cost())), srv)}}}
 	for slot, p := range played {
 		if p {
-			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d", slot+1), Lines: trafficLines(nil, srv.Traffic(slot), d)})
+			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d (client id %d)", slot+1, ids[slot]), Lines: trafficLines(nil, srv.Traffic(slot), d)})
 		}
 	}
 	return s

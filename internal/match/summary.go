@@ -3,8 +3,12 @@ package match
 import (
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/udpdrive"
@@ -33,10 +37,16 @@ func (s Summary) Print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "%s summary: model %s, %v\n", s.Command, s.Model, s.Duration.Round(time.Millisecond))
+	width := 18 // the names' column: the longest name, 18 at least
+	for _, sec := range s.Sections {
+		for _, l := range sec.Lines {
+			width = max(width, utf8.RuneCountInString(l.Name))
+		}
+	}
 	for _, sec := range s.Sections {
 		fmt.Fprintf(w, "  %s\n", sec.Name)
 		for _, l := range sec.Lines {
-			fmt.Fprintf(w, "    %-18s %s\n", l.Name, l.Value)
+			fmt.Fprintf(w, "    %-*s %s\n", width, l.Name, l.Value)
 		}
 	}
 }
@@ -136,3 +146,107 @@ func prefixed(dst []viewer.Figure, who string, src []viewer.Figure) []viewer.Fig
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Round formats v for a person: three significant digits at most, no
+// exponent, no trailing zeros ("29.4", "0.0361", "1543", "0").
+func Round(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	if g := strconv.FormatFloat(v, 'g', 3, 64); !strings.ContainsAny(g, "e") {
+		return g
+	}
+	// Below 0.001: four decimals at most, "0" for less.
+	s := strconv.FormatFloat(v, 'f', 4, 64)
+	if s = strings.TrimRight(strings.TrimRight(s, "0"), "."); s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// FigureText is a figure's value as a person reads it: rounded, with its
+// unit ("29.4 kbps", "3 %", "0.5 /s"), or its text.
+func FigureText(f viewer.Figure) string {
+	if f.Text != "" {
+		return f.Text
+	}
+	if f.Unit == "" {
+		return Round(f.Value)
+	}
+	return Round(f.Value) + " " + f.Unit
+}
+
+// logKey is a figure's name as a log key: "input delay" → "input_delay".
+func logKey(name string) string { return strings.ReplaceAll(strings.TrimSpace(name), " ", "_") }
+
+// figureAttrs turns figures into slog attributes: rounded values with
+// their units, names with underscores.
+func figureAttrs(figs []viewer.Figure) []any {
+	attrs := make([]any, 0, len(figs))
+	for _, f := range figs {
+		attrs = append(attrs, slog.String(logKey(f.Name), FigureText(f)))
+	}
+	return attrs
+}
+
+// spread is the range of one figure over the players.
+type spread struct {
+	n        int
+	min, max float64
+}
+
+func (s *spread) add(v float64) {
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.n++
+}
+
+// text is "28.4 kbps" if every player's is the same when rounded, else
+// "27.1–29 kbps".
+func (s spread) text(unit string) string {
+	lo, hi := Round(s.min), Round(s.max)
+	v := lo
+	if lo != hi {
+		v = lo + "–" + hi
+	}
+	if unit == "" {
+		return v
+	}
+	return v + " " + unit
+}
+
+// playerPrefix is the prefix of a player's figures on the page, "p3 " for
+// slot 2: players are numbered from 1, slot+1.
+func playerPrefix(slot int) string { return fmt.Sprintf("p%d ", slot+1) }
+
+// Agreer is a side that can say, in a line, how far its world agreed with
+// the authority's: lockstep's checksums, predict's mispredictions and
+// corrections and the hits the server confirmed, statesync's convergence
+// with the host (bit for bit, and from when). Play, Serve and Demo print
+// it first in the side's summary, named "agreement"; a side without it
+// prints none.
+type Agreer interface {
+	Agreement(now time.Time) string
+}
+
+// withAgreement puts side's agreement line, if it has one, before lines.
+func withAgreement(side any, now time.Time, lines []Line) []Line {
+	a, ok := side.(Agreer)
+	if !ok {
+		return lines
+	}
+	v := a.Agreement(now)
+	if v == "" {
+		return lines
+	}
+	return append([]Line{{"agreement", v}}, lines...)
+}
