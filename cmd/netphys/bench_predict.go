@@ -27,7 +27,7 @@ func init() {
 		summary: "client prediction, reconciliation and lag compensation: 8 bots in the arena at 30 and 60 Hz under three network conditions",
 		setup: func(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 			dur := fs.Duration("duration", time.Minute, "virtual match length per row")
-			full := fs.Bool("full", false, "5-minute matches, as the issue asks (several minutes on 2 cores)")
+			full := fs.Bool("full", false, "5-minute matches instead of 60 s (several minutes on 2 cores)")
 			players := fs.Int("players", 8, "bots, 1 to 16")
 			seed := fs.Uint64("seed", 1, "seed of the bots and of the network simulator")
 			rate := fs.Int("rate", 0, "only this tick rate (30 or 60); 0: both")

@@ -29,6 +29,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	headless := fs.Bool("headless", false, "run without the viewer; the player follows the scripted minute of play")
 	script := fs.Bool("script", false, "drive the player with the scripted minute of play even with the viewer")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "`address` the viewer is served on")
+	verbose := fs.Bool("verbose", false, "network models: the status line shows every player's figures (default: their range)")
 	autoplay := fs.Duration("autoplay", 5*time.Second, "with the viewer: after this long without a key, the scripted play drives the player until a key is pressed (0: never)")
 	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, ModelLayout: scene.Tower20, Builtin: []string{"state"}})
 	return func(ctx context.Context, args []string) error {
@@ -44,7 +45,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			if err != nil {
 				return err
 			}
-			return demoModel(ctx, stdoutOf(fs), models, match.DemoConfig{Conditions: cond, Seed: *seed,
+			return demoModel(ctx, stdoutOf(fs), models, match.DemoConfig{Conditions: cond, Seed: *seed, Verbose: *verbose,
 				Script: *script, AutoPlay: *autoplay, Duration: *duration}, *headless, *httpAddr)
 		}
 		if isSet(fs, "players") {

@@ -14,23 +14,30 @@ import (
 	"github.com/netphys/netphys/transport"
 )
 
+// serveOptions are serve's flags for a network model.
+type serveOptions struct {
+	listen, httpAddr, metricsAddr, record string
+	report                                time.Duration
+	verbose                               bool
+}
+
 // serveModel is `netphys serve --model M` for a network model: the
 // model's server side on the netcode server cfg describes.
-func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr, record string, report time.Duration, listened ...func(*transport.Server) (func(), error)) error {
+func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, o serveOptions, listened ...func(*transport.Server) (func(), error)) error {
 	m, sides, setup, err := resolveModel(models)
 	if err != nil {
 		return err
 	}
-	if record != "" {
+	if o.record != "" {
 		if !m.Records {
 			return fmt.Errorf("--record: model %s does not record matches yet (lockstep does)", m.Name)
 		}
-		if fi, err := os.Stat(record); err != nil || !fi.IsDir() {
-			return fmt.Errorf("--record %s: want an existing directory to write the replays in", record)
+		if fi, err := os.Stat(o.record); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--record %s: want an existing directory to write the replays in", o.record)
 		}
-		setup.Record = record
+		setup.Record = o.record
 	}
-	ua, err := net.ResolveUDPAddr("udp", listen)
+	ua, err := net.ResolveUDPAddr("udp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
@@ -39,7 +46,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		return err
 	}
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
-		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report, Status: out}
+		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: o.report, Status: out, Verbose: o.verbose}
 	sc.Refusals = &match.RefusalTally{}
 	// The lifecycle's hooks take the netcode server; the metrics also
 	// read the driver's refusals.
@@ -47,16 +54,16 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	for _, fn := range listened {
 		onListen = append(onListen, func(srv *udpdrive.Server) (func(), error) { return fn(srv.Transport()) })
 	}
-	if metricsAddr != "" {
+	if o.metricsAddr != "" {
 		onListen = append(onListen, func(srv *udpdrive.Server) (func(), error) {
-			return startMetrics(metricsAddr, srv.Transport(), refusalCollector(srv, sc.Refusals))
+			return startMetrics(o.metricsAddr, srv.Transport(), refusalCollector(srv, sc.Refusals))
 		})
 	}
 	if len(onListen) > 0 {
 		sc.Listening = chainListening(onListen)
 	}
-	if httpAddr != "" {
-		v, url, stop, err := startViewer(httpAddr)
+	if o.httpAddr != "" {
+		v, url, stop, err := startViewer(o.httpAddr)
 		if err != nil {
 			conn.Close()
 			return err

@@ -146,7 +146,7 @@ func (p *interpPlayer) Views(dst []viewer.View) []viewer.View {
 }
 
 // interpCubes converts a drawn snapshot (object 0 the player) to the
-// viewer's cubes, with the ids sceneView gives the same bodies.
+// viewer's cubes, with the ids SceneView gives the same bodies.
 func interpCubes(view []snapshot.Cube, cfg scene.Config, dst []viewer.Cube) []viewer.Cube {
 	for i, c := range view {
 		id, half, player := uint32(scene.MaxPlayers+i-1), float32(cfg.CubeSize/2), false

@@ -139,8 +139,8 @@ func (h *predictHost) Summary(_ time.Time, dst []Line) []Line {
 	return append(dst,
 		Line{"ticks", fmt.Sprint(c.Ticks)},
 		Line{"rewinds", fmt.Sprintf("%d, %d ticks re-simulated, %d refused over budget", c.Rewinds, c.ResimTicks, c.RewindsDenied)},
-		Line{"inputs", fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d later than the max late, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
-		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claims judged at the cap; refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
+		Line{"inputs", fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d too late to rewind for, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
+		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claiming a view older than the lag-compensation cap (judged at the cap); refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
 		Line{"bodies out of the arena's spec", fmt.Sprint(c.OutOfSpec)},
 		Line{"refusals", refusals(h.Refusals(nil))},
 		Line{"packets", fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
@@ -274,7 +274,6 @@ func (p *predictPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Fig
 func (p *predictPlayer) Summary(_ time.Time, dst []Line) []Line {
 	st := p.Stats()
 	return append(dst,
-		Line{"player", fmt.Sprint(p.You() + 1)},
 		Line{"ticks", fmt.Sprintf("%d predicted, others shown %d ticks behind", st.Ticks, p.Delay())},
 		Line{"mispredicted", fmt.Sprintf("%d of %d ticks clear of contacts, %d of %d near them", st.Mispredicted, st.Compared, st.MispredictedContact, st.ComparedContact)},
 		Line{"corrections", fmt.Sprintf("largest %.3f m", st.CorrectionMax)},

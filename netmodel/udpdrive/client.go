@@ -227,7 +227,7 @@ func (c *Client) Step(now time.Time) error {
 		return e
 	}
 	if st := c.tc.State(); st != netcode.StateConnected {
-		return fmt.Errorf("%w: %v (the server gave no reason: it stopped, or the network failed)", ErrDisconnected, st)
+		return fmt.Errorf("%w (netcode state %v): the server gave no reason: it stopped, or the network failed", ErrDisconnected, st)
 	}
 	return c.checkStarted(now)
 }
