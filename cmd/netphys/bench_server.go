@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,8 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 	rtt := fs.Duration("rtt", 100*time.Millisecond, "round-trip time of every link")
 	loss := fs.Float64("loss", 0.01, "loss each way, 0 to 1")
 	seed := fs.Uint64("seed", 1, "seed of the network simulator and the bots")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to this file (go tool pprof -focus 'Server|Host' to see the servers)")
+	memProfile := fs.String("memprofile", "", "write an allocation profile, every allocation sampled, to this file at the end")
 	quick := fs.Bool("quick", false, "a short run (1 match, 0.5 s warm-up, 1 s measured, interp at 16 clients): the test's")
 	return func(ctx context.Context, args []string) error {
 		o := serverBenchOptions{matches: *matches, warmup: *warmup, measure: time.Duration(*seconds * float64(time.Second)),
@@ -93,7 +96,32 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 			o.headroom <= 0 || o.headroom > 1 || *loss < 0 || *loss >= 1 || *rtt < 0 {
 			return fmt.Errorf("need 0 to 10000 --matches, --seconds >= 0.1, a non-negative --warmup and --rtt, 0 < --headroom <= 1 and 0 <= --loss < 1")
 		}
-		return benchServer(ctx, o)
+		if *memProfile != "" {
+			runtime.MemProfileRate = 1
+		}
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
+		if err := benchServer(ctx, o); err != nil {
+			return err
+		}
+		if *memProfile != "" {
+			f, err := os.Create(*memProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return pprof.Lookup("allocs").WriteTo(f, 0)
+		}
+		return nil
 	}
 }
 
