@@ -135,6 +135,8 @@ type meteredServer struct {
 	mallocs       uint64
 	allocBytes    uint64
 	clockOverhead time.Duration
+	out           []outDatagram // reused
+	aside         func(int, []byte)
 }
 
 func (s *meteredServer) Receive(now time.Time, slot int, d []byte) error {
@@ -143,10 +145,37 @@ func (s *meteredServer) Receive(now time.Time, slot int, d []byte) error {
 	return err
 }
 
+// Update times the server's Update; the datagrams it sends are copied
+// aside and handed to the simulator after the clock stops, so that the
+// driver's cost (netsim here, sockets in a server) is not the model's.
 func (s *meteredServer) Update(now time.Time, send func(int, []byte)) error {
+	s.out = s.out[:0]
+	if s.aside == nil {
+		s.aside = s.keep
+	}
 	var err error
-	s.time(func() { err = s.Server.Update(now, send) })
+	s.time(func() { err = s.Server.Update(now, s.aside) })
+	for _, o := range s.out {
+		send(o.slot, o.data)
+	}
 	return err
+}
+
+// keep copies a datagram Update sends aside, into reused buffers.
+func (s *meteredServer) keep(slot int, d []byte) {
+	if len(s.out) == cap(s.out) {
+		s.out = append(s.out, outDatagram{})
+	} else {
+		s.out = s.out[:len(s.out)+1]
+	}
+	o := &s.out[len(s.out)-1]
+	o.slot, o.data = slot, append(o.data[:0], d...)
+}
+
+// outDatagram is one datagram an Update sent, kept until it returns.
+type outDatagram struct {
+	slot int
+	data []byte
 }
 
 func (s *meteredServer) time(call func()) {
