@@ -123,10 +123,11 @@ func millis(ms float64) time.Duration { return time.Duration(ms * float64(time.M
 func (e *Endpoint) Update(now time.Time) {
 	e.now = now
 	e.updateRTTStats()
-	e.updatePacketLoss()
+	w := e.sentWindow()
+	e.updatePacketLoss(w.sent, w.dropped)
 	f := e.cfg.BandwidthSmoothingFactor
-	e.stats.SentKbps = e.sentSpan(false).smooth(e.stats.SentKbps, f)
-	e.stats.AckedKbps = e.sentSpan(true).smooth(e.stats.AckedKbps, f)
+	e.stats.SentKbps = w.all.smooth(e.stats.SentKbps, f)
+	e.stats.AckedKbps = w.acked.smooth(e.stats.AckedKbps, f)
 	e.stats.ReceivedKbps = e.receivedSpan().smooth(e.stats.ReceivedKbps, f)
 }
 
@@ -166,19 +167,9 @@ func window[T any](b *sequenceBuffer[T]) (Sequence, int) {
 	return b.next - Sequence(len(b.seqs)), len(b.seqs) / 2
 }
 
-func (e *Endpoint) updatePacketLoss() {
-	base, n := window(e.sent)
-	sent, dropped := 0, 0
-	for i := range n {
-		sp := e.sent.find(base + Sequence(i))
-		if sp == nil {
-			continue
-		}
-		sent++
-		if !sp.acked {
-			dropped++
-		}
-	}
+// updatePacketLoss folds the window's loss, dropped of sent, into the
+// smoothed PacketLoss.
+func (e *Endpoint) updatePacketLoss(sent, dropped int) {
 	e.stats.PacketLossSamples = sent
 	if sent == 0 {
 		e.stats.PacketLoss = 0
@@ -217,17 +208,32 @@ func (s span) smooth(avg, factor float64) float64 {
 	return emaStep(avg, kbps, factor)
 }
 
-func (e *Endpoint) sentSpan(ackedOnly bool) span {
+// sentWindowFigures are what Update reads from the older half of the
+// sent-packets window.
+type sentWindowFigures struct {
+	sent, dropped int  // packets, and those never acked
+	all, acked    span // of every packet, and of the acked ones
+}
+
+// sentWindow reads the loss and both sent spans in one pass over the
+// window (it was three, one per figure).
+func (e *Endpoint) sentWindow() sentWindowFigures {
 	base, n := window(e.sent)
-	var s span
+	var w sentWindowFigures
 	for i := range n {
 		sp := e.sent.find(base + Sequence(i))
-		if sp == nil || (ackedOnly && !sp.acked) {
+		if sp == nil {
 			continue
 		}
-		s.add(sp.time, sp.bytes)
+		w.sent++
+		w.all.add(sp.time, sp.bytes)
+		if sp.acked {
+			w.acked.add(sp.time, sp.bytes)
+		} else {
+			w.dropped++
+		}
 	}
-	return s
+	return w
 }
 
 func (e *Endpoint) receivedSpan() span {
