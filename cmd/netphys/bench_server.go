@@ -370,7 +370,7 @@ func runServerBench(ctx context.Context, o serverBenchOptions, model serverBench
 	for i := range matches {
 		var err error
 		sim := netsim.Config{Seed: o.seed + uint64(i), Conditions: o.cond}
-		if matches[i], err = simmatch.New(simmatch.Config{Sim: sim}, servers[i]); err != nil {
+		if matches[i], err = simmatch.New(simmatch.Config{Sim: sim, MaxSlots: max(model.players, 1)}, servers[i]); err != nil {
 			return r, err
 		}
 		if err := model.join(matches[i], i); err != nil {
@@ -506,7 +506,7 @@ func printServerBench(o serverBenchOptions, m serverBenchModel, r serverBenchRes
 		kbps(r.upBytes, r.matches*r.clients), kbps(r.downBytes, r.matches*r.clients))
 	tw.Flush()
 	fmt.Fprintf(w, "  matches/core: %.0f %% of 1/60 s over the match's server CPU per tick; allocs: match 0's server, every call counted (runtime.MemStats);\n", 100*o.headroom)
-	fmt.Fprintf(w, "  memory: the servers' live heap once built and after play (clients dropped), per match; kbps: both ways of every client's link, with %d bytes a datagram.\n", netmodel.PacketOverhead)
+	fmt.Fprintf(w, "  memory: the servers' live heap once built, and after play with their players' state (the clients themselves dropped), per match; kbps: both ways of every client's link, with %d bytes a datagram.\n", netmodel.PacketOverhead)
 }
 
 // timedInterpGame times the interp server's world, to tell its

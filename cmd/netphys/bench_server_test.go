@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBenchServerQuick runs the capacity report's short run for every
@@ -91,4 +93,18 @@ func numbers(t *testing.T, row string) []float64 {
 		out = append(out, x)
 	}
 	return out
+}
+
+// TestBenchServerInterpPastSimmatchDefault: more clients than simmatch's
+// default 64 slots join (the report asks for 256).
+func TestBenchServerInterpPastSimmatchDefault(t *testing.T) {
+	var out strings.Builder
+	o := serverBenchOptions{models: []string{"interp"}, measure: 100 * time.Millisecond, interpClients: []int{65},
+		headroom: 0.8, seed: 1, stdout: &out, progress: io.Discard}
+	if err := benchServer(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if f := numbers(t, tableRow(t, out.String(), "interp: the cube world")); f[1] != 65 || f[2] <= 0 {
+		t.Fatalf("row %v, want 65 clients and a cost", f)
+	}
 }
