@@ -2,6 +2,7 @@ package scene
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/netphys/netphys/netmodel/predict"
 	"github.com/netphys/netphys/physics"
@@ -13,7 +14,9 @@ import (
 // The arena is the shooter world of the client-prediction model (seed
 // 002): up to 16 upright capsule characters that walk, jump, push cubes
 // and fire hitscan shots, in a walled square with pillars and ramps. It
-// implements predict.Game; server and clients step it bit-identically.
+// implements predict.Game[ArenaInput] and the optional predict.Shooter,
+// Joiner, Toucher, Stepper, Relayer and Escaper; server and clients step
+// it bit-identically.
 //
 // A character is a dynamic capsule whose velocity the input steers each
 // tick (accelerating towards the wished speed, slower in the air), kept
@@ -41,6 +44,12 @@ type ArenaConfig struct {
 	JumpSpeed        float64 // upward speed of a jump, m/s
 	EyeHeight        float64 // shots start this far above the capsule's centre, m
 	ShotRange        float64 // m
+	// FireInterval is the rate of fire, a game rule: at least this long,
+	// s, between two shots of a player (rounded to whole ticks; 0: every
+	// tick). The cooldown is part of the simulated state, so the client
+	// predicts it and the server enforces it; a shot during it is
+	// predict.ShotRefused.
+	FireInterval float64
 
 	CubeSize float64 // m
 	CubeMass float64 // kg
@@ -56,7 +65,7 @@ func DefaultArenaConfig(tickRate int) ArenaConfig {
 		Physics: p, Players: 16, Cubes: 24, Half: 20,
 		PlayerRadius: 0.4, PlayerHalfHeight: 0.5, PlayerMass: 80,
 		MoveSpeed: 6, GroundAccel: 50, AirAccel: 10, JumpSpeed: 5,
-		EyeHeight: 0.6, ShotRange: 60,
+		EyeHeight: 0.6, ShotRange: 60, FireInterval: 0.1,
 		CubeSize: 1, CubeMass: 20,
 	}
 }
@@ -80,16 +89,27 @@ type Arena struct {
 	bodies   []physics.BodyID
 	present  []bool
 	touching []bool
+	cooldown []uint16 // ticks before the player may fire again
+	reload   uint16   // FireInterval in ticks
 	capsule  collide.Shape
 	spec     wire.StateSpec
 }
 
-var _ predict.Game = (*Arena)(nil)
+var (
+	_ predict.Game[ArenaInput]    = (*Arena)(nil)
+	_ predict.Shooter[ArenaInput] = (*Arena)(nil)
+	_ predict.Joiner              = (*Arena)(nil)
+	_ predict.Toucher             = (*Arena)(nil)
+	_ predict.Stepper[ArenaInput] = (*Arena)(nil)
+	_ predict.Relayer[ArenaInput] = (*Arena)(nil)
+	_ predict.Escaper             = (*Arena)(nil)
+)
 
 // NewArena builds the arena with every player parked.
 func NewArena(cfg ArenaConfig) (*Arena, error) {
 	if cfg.Players < 1 || cfg.Players > MaxArenaPlayers || cfg.Cubes < 0 || cfg.Players+cfg.Cubes > predict.MaxBodies ||
-		!(cfg.Half >= 8 && cfg.Half <= 28) || !(cfg.PlayerRadius > 0) || !(cfg.PlayerMass > 0) || !(cfg.CubeMass > 0) {
+		!(cfg.Half >= 8 && cfg.Half <= 28) || !(cfg.PlayerRadius > 0) || !(cfg.PlayerMass > 0) || !(cfg.CubeMass > 0) ||
+		!(cfg.FireInterval >= 0 && cfg.FireInterval <= 60) {
 		return nil, fmt.Errorf("%w: arena of %d players, %d cubes, half side %v m", ErrSetup, cfg.Players, cfg.Cubes, cfg.Half)
 	}
 	w, err := physics.NewWorld(cfg.Physics)
@@ -98,6 +118,7 @@ func NewArena(cfg ArenaConfig) (*Arena, error) {
 	}
 	a := &Arena{
 		cfg: cfg, World: w, present: make([]bool, cfg.Players), touching: make([]bool, cfg.Players),
+		cooldown: make([]uint16, cfg.Players), reload: uint16(math.Round(cfg.FireInterval / cfg.Physics.TimeStep)),
 		capsule: collide.Shape{Kind: collide.Capsule, Radius: cfg.PlayerRadius, HalfHeight: cfg.PlayerHalfHeight},
 		spec:    arenaSpec(),
 	}
@@ -235,6 +256,7 @@ type arenaState struct {
 	world    physics.Snapshot
 	present  []bool
 	touching []bool
+	cooldown []uint16
 }
 
 // NewState implements predict.Game.
@@ -246,6 +268,7 @@ func (a *Arena) Save(dst predict.State) {
 	a.World.Snapshot(&d.world)
 	d.present = append(d.present[:0], a.present...)
 	d.touching = append(d.touching[:0], a.touching...)
+	d.cooldown = append(d.cooldown[:0], a.cooldown...)
 }
 
 // Load implements predict.Game.
@@ -256,6 +279,7 @@ func (a *Arena) Load(src predict.State) error {
 	}
 	copy(a.present, s.present)
 	copy(a.touching, s.touching)
+	copy(a.cooldown, s.cooldown)
 	return nil
 }
 
@@ -279,27 +303,35 @@ func (a *Arena) SetBody(i int, s wire.CubeState) error {
 	return a.World.SetState(a.bodies[i], st)
 }
 
-// Spawn implements predict.Game.
+// Spawn implements predict.Joiner.
 func (a *Arena) Spawn(p int) {
-	a.present[p] = true
+	a.present[p], a.cooldown[p] = true, 0
 	a.World.SetState(a.bodies[p], physics.BodyState{Position: spawnPoint(p, a.cfg), Rotation: vecmath.QuatIdentity})
 }
 
-// Park implements predict.Game.
+// Park implements predict.Joiner.
 func (a *Arena) Park(p int) {
-	a.present[p], a.touching[p] = false, false
+	a.present[p], a.touching[p], a.cooldown[p] = false, false, 0
 	a.World.SetState(a.bodies[p], physics.BodyState{Position: parking(p), Rotation: vecmath.QuatIdentity, AtRest: true})
 }
 
-// Touching implements predict.Game.
+// Touching implements predict.Toucher.
 func (a *Arena) Touching(p int) bool { return a.touching[p] }
 
-// Step implements predict.Game: steer every present character, step the
-// world, stand the characters up again and note who touched whom.
-func (a *Arena) Step(in []predict.Input) {
+// Step implements predict.Game: steer every present character, start or
+// count down its cooldown after a shot, step the world, stand the
+// characters up again and note who touched whom.
+func (a *Arena) Step(in []ArenaInput) {
 	for p, on := range a.present {
-		if on {
-			a.steer(p, in[p])
+		if !on {
+			continue
+		}
+		a.steer(p, in[p])
+		switch {
+		case a.cooldown[p] > 0:
+			a.cooldown[p]--
+		case in[p].Shoot && a.reload > 0:
+			a.cooldown[p] = a.reload - 1
 		}
 	}
 	a.World.Step()
@@ -335,11 +367,11 @@ func (a *Arena) player(id physics.BodyID) int {
 }
 
 // steer turns player p's input into its velocity for the next step.
-func (a *Arena) steer(p int, in predict.Input) {
+func (a *Arena) steer(p int, in ArenaInput) {
 	cfg, id := a.cfg, a.bodies[p]
 	st := a.state(id)
 	grounded := a.grounded(p, st.Position)
-	k := cfg.MoveSpeed / predict.MoveMax
+	k := cfg.MoveSpeed / ArenaMoveMax
 	wish := vecmath.V3(float64(float64(in.MoveX)*k), 0, float64(float64(in.MoveZ)*k))
 	if st.AtRest && wish == (vecmath.Vec3{}) && !in.Jump {
 		return // standing still: leave it asleep
@@ -370,18 +402,22 @@ func (a *Arena) grounded(p int, pos vecmath.Vec3) bool {
 
 // Aim returns the origin and unit direction of player p's shot with in's
 // aim, from where the arena has the player now.
-func (a *Arena) Aim(p int, in predict.Input) (origin, dir vecmath.Vec3) {
+func (a *Arena) Aim(p int, in ArenaInput) (origin, dir vecmath.Vec3) {
 	sy, cy := vecmath.SinCos(in.YawRadians())
 	sp, cp := vecmath.SinCos(in.PitchRadians())
 	origin = a.state(a.bodies[p]).Position.Add(vecmath.V3(0, a.cfg.EyeHeight, 0))
 	return origin, vecmath.V3(float64(cp*sy), sp, float64(cp*cy))
 }
 
-// Shot implements predict.Game: a hitscan ray from player p's eye along
-// its aim, stopped by walls, pillars, ramps and the ground (which never
-// move, so the present world answers for them), against the other
-// players' capsules at the given states.
-func (a *Arena) Shot(p int, in predict.Input, targets []wire.CubeState, present []bool) (int, bool) {
+// Shot implements predict.Shooter: a hitscan ray from player p's eye
+// along its aim, stopped by walls, pillars, ramps and the ground (which
+// never move, so the present world answers for them), against the other
+// players' capsules at the given states. A shot during the player's
+// cooldown (FireInterval) is refused.
+func (a *Arena) Shot(p int, in ArenaInput, targets []wire.CubeState, present []bool) (int, predict.ShotOutcome) {
+	if a.cooldown[p] > 0 {
+		return 0, predict.ShotRefused
+	}
 	origin, dir := a.Aim(p, in)
 	ray := dir.Scale(a.cfg.ShotRange)
 	best := 1.0
@@ -398,5 +434,24 @@ func (a *Arena) Shot(p int, in predict.Input, targets []wire.CubeState, present 
 			best, target, found = frac, i, true
 		}
 	}
-	return target, found
+	if !found {
+		return 0, predict.ShotMissed
+	}
+	return target, predict.ShotHit
+}
+
+// Escaped implements predict.Escaper: a body the spec cannot hold (flung
+// out of the arena, or faster than ±32 m/s) starts again at rest where it
+// started: a player at its spawn point, a cube at its starting place.
+func (a *Arena) Escaped(i int, _ error) {
+	var pos vecmath.Vec3
+	switch {
+	case i >= a.cfg.Players:
+		pos = cubeStart(i-a.cfg.Players, a.cfg)
+	case a.present[i]:
+		pos = spawnPoint(i, a.cfg)
+	default:
+		pos = parking(i)
+	}
+	a.World.SetState(a.bodies[i], physics.BodyState{Position: pos, Rotation: vecmath.QuatIdentity, AtRest: true})
 }

@@ -49,8 +49,8 @@ func (b *Bot) after(t predict.Tick, seconds float64) predict.Tick {
 	return t + predict.Tick(float64(seconds*b.rate)+0.5)
 }
 
-// Input is a predict.Control: the bot's controls for tick t.
-func (b *Bot) Input(t predict.Tick, v *predict.View) predict.Input {
+// Input is a predict.Control[ArenaInput]: the bot's controls for tick t.
+func (b *Bot) Input(t predict.Tick, v *predict.View) ArenaInput {
 	own := v.Own.Position
 	if t >= b.modeUntil {
 		b.mode, b.modeUntil = botFight, b.after(t, 3+float64(5*b.rng.Float64()))
@@ -114,9 +114,9 @@ func (b *Bot) Input(t predict.Tick, v *predict.View) predict.Input {
 			shoot, b.nextShot = true, b.after(t, 0.25+float64(0.25*b.rng.Float64()))
 		}
 	}
-	in, err := predict.MakeInput(move.X, move.Z, yaw, pitch, jump, shoot)
+	in, err := MakeArenaInput(move.X, move.Z, yaw, pitch, jump, shoot)
 	if err != nil {
-		return predict.Input{}
+		return ArenaInput{}
 	}
 	return in
 }

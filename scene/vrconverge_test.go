@@ -22,6 +22,12 @@ func frame(t *testing.T, m *simmatch.Match) {
 // network simulator, with the benchmark's budget of 128 kbps.
 func vrTestMatch(t *testing.T, cfg VRConfig, bots []*VRBot, cond netsim.Conditions) ([]*VR, *simmatch.Match) {
 	t.Helper()
+	return vrTestMatchSeed(t, cfg, bots, cond, 3)
+}
+
+// vrTestMatchSeed is vrTestMatch with the simulator's seed.
+func vrTestMatchSeed(t *testing.T, cfg VRConfig, bots []*VRBot, cond netsim.Conditions, seed uint64) ([]*VR, *simmatch.Match) {
+	t.Helper()
 	worlds := make([]*VR, VRPlayers)
 	for p := range worlds {
 		var c VRController
@@ -41,7 +47,7 @@ func vrTestMatch(t *testing.T, cfg VRConfig, bots []*VRBot, cond netsim.Conditio
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 3, Conditions: cond}}, host)
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: seed, Conditions: cond}}, host)
 	if err != nil {
 		t.Fatal(err)
 	}

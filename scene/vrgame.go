@@ -195,3 +195,20 @@ func (v *VR) pose(p int, dt float64) {
 		}
 	}
 }
+
+// Limits implements statesync.Plausibility: the bounds the host judges the
+// guests' claims by, from the world's own. A hand moves at most
+// MaxHandSpeed, and a cube it throws gains what a fall adds (10 m/s from
+// the top of the 30-cube tower's reach); a hand grabs within GrabReach of
+// a cube's centre, and the cube stays there in the hand; two cubes touch
+// with their centres a cube's diagonal apart at most.
+func (v *VR) Limits() statesync.Limits {
+	c := v.cfg
+	return statesync.Limits{
+		MaxSpeed:        c.MaxHandSpeed + 10,
+		MaxAngularSpeed: 40,
+		HoldReach:       c.GrabReach + float64(c.CubeSize/2) + c.HandRadius,
+		ContactRange:    float64(c.CubeSize*1.7320508075688772) + c.HeadRadius,
+		Slack:           0.25,
+	}
+}

@@ -29,7 +29,7 @@ func TestBrowser(t *testing.T) {
 	// One deadline bounds everything, the waits included: SwiftShader on a
 	// loaded 2-core machine draws a few frames a second. It ends after the
 	// cleanups, which close the browser gracefully and stop the world.
-	ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 
 	srv := viewer.New(viewer.Config{Logger: discardLogger()})
@@ -52,7 +52,7 @@ func TestBrowser(t *testing.T) {
 
 	// Software WebGL pays per pixel: a small window unless the picture is
 	// wanted for the README. 800 px is also the narrowest the page is laid
-	// out for: the figures panel must not cover the right view's label.
+	// out for beside its figures panel.
 	width, height := 800, 480
 	if *saveScreenshot {
 		width, height = 1280, 640
@@ -62,31 +62,32 @@ func TestBrowser(t *testing.T) {
 	t.Logf("chromium up after %v", time.Since(start))
 
 	b.Open(web.URL)
-	st := b.WaitState("both views drawn", func(s browsertest.PageState) bool { return s.Drawn(2) })
+	st := b.WaitState("both views drawn", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && len(s.Figures) > 0 && s.Views[0].Cell != nil && s.Views[1].Cell != nil
+	})
 	t.Logf("page drawn after %v", time.Since(start))
 	if st.Views[0].Name != "authority" || st.Views[1].Name != "remote" || st.Views[0].Cubes != gridSide*gridSide+1 {
 		t.Fatalf("views drawn: %+v, want authority and remote of %d cubes", st.Views, gridSide*gridSide+1)
 	}
 
 	// The canvas shows the cubes: player blue, interacting red and grey
-	// pixels in each half of the picture, the overlays hidden.
-	show := b.Hide("#figures, #labels, #keys")
+	// pixels in each view, the labels hidden.
+	show := b.Hide("#labels")
+	st = b.WaitSettled("the layout settled", func(s browsertest.PageState) bool { return s.Drawn(2) })
 	shot, _ := b.Screenshot()
 	show()
-	for half, counts := range browsertest.CountColours(shot) {
-		t.Logf("view %d: %d player, %d red, %d grey pixels", half, counts.Player, counts.Red, counts.Grey)
-		if counts.Player < 200 || counts.Red < 200 || counts.Grey < 5000 {
-			t.Errorf("view %d shows too few cube pixels: %+v", half, counts)
+	for i, counts := range browsertest.CountViews(shot, st) {
+		t.Logf("view %d at %+v: %d player, %d red, %d grey pixels", i, *st.Views[i].Cell, counts.Player, counts.Red, counts.Grey)
+		if counts.Player < 200 || counts.Red < 200 || counts.Grey < 3000 {
+			t.Errorf("view %d shows too few cube pixels: %+v", i, counts)
 		}
 	}
 
-	// The mouse: over the middle of a viewport the page sends the ray of
-	// the view's camera through the point it looks at, just ahead of the
-	// player (the shared camera looks along -z); both viewports share that
-	// camera, so the middle of either gives the same ray. The player has
-	// not moved yet, so neither has the camera. moveTo moves the mouse and
-	// returns the pointer the server gets, which must differ from the one
-	// before.
+	// The mouse: over the player as a viewport shows it, the page sends
+	// the ray of that view's camera through the player's centre. The
+	// player has not moved yet, so neither have the cameras. moveTo moves
+	// the mouse and returns the pointer the server gets, which must differ
+	// from the one before.
 	moveTo := func(x, y float64, before viewer.Pointer) viewer.Pointer {
 		t.Helper()
 		b.Move(x, y)
@@ -100,18 +101,26 @@ func TestBrowser(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	left := moveTo(float64(width)/4, float64(height)/2, viewer.Pointer{})
-	ground := func(p viewer.Pointer) (x, z float64) {
-		t := -p.From[1] / p.Dir[1]
-		return p.From[0] + t*p.Dir[0], p.From[2] + t*p.Dir[2]
+	// miss is how far the ray p passes from the point c, m.
+	miss := func(p viewer.Pointer, c []float64) float64 {
+		var d, along float64
+		for i := range 3 {
+			along += (c[i] - p.From[i]) * p.Dir[i]
+		}
+		for i := range 3 {
+			x := c[i] - p.From[i] - along*p.Dir[i]
+			d += x * x
+		}
+		return math.Sqrt(d)
 	}
-	player := st.Views[0].Player
-	if x, z := ground(left); left.Dir[1] >= 0 || math.Abs(x-player[0]) > 2 || z > player[2] || z < player[2]-20 {
-		t.Errorf("the ray through the left view's middle, %+v, meets the ground at (%.1f, %.1f), want just ahead of the player at (%.1f, %.1f)", left, x, z, player[0], player[2])
-	}
-	above := moveTo(float64(width)*3/4, float64(height)/4, left)
-	if right := moveTo(float64(width)*3/4, float64(height)/2, above); right != left {
-		t.Errorf("the ray through the right view's middle is %+v, the left's %+v: want the same camera", right, left)
+	var last viewer.Pointer
+	for i, v := range st.Views {
+		x, y := v.Cell.X+(v.Own[0]+1)/2*v.Cell.W, v.Cell.Y+(1-v.Own[1])/2*v.Cell.H
+		p := moveTo(x, y, last)
+		if d := miss(p, v.Player); p.Dir[1] >= 0 || d > 0.3 {
+			t.Errorf("the ray through view %d's player at (%.0f, %.0f), %+v, passes %.2f m from it at %v", i, x, y, p, d, v.Player)
+		}
+		last = moveTo(x, y-v.Cell.H/4, p)
 	}
 
 	// Hold the right arrow until the player moved 1.5 m in both views.
@@ -143,7 +152,7 @@ func TestBrowser(t *testing.T) {
 	if tick := st.MustFigure(t, "tick"); tick <= tickBefore {
 		t.Errorf("tick figure %g after %g: the overlay did not update", tick, tickBefore)
 	}
-	if covered := b.Covered(".label", "#figures, #keys"); len(covered) > 0 {
+	if covered := b.Covered(".label", "#figures, #footer"); len(covered) > 0 {
 		t.Errorf("labels %q are under the overlays at %d px wide", covered, width)
 	}
 	table := b.Text("#figure-rows")
@@ -155,6 +164,66 @@ func TestBrowser(t *testing.T) {
 	if st.Error != "" {
 		t.Errorf("page reported an error: %s", st.Error)
 	}
+
+	// A click on the panel's title folds the figures away and the views
+	// take the room; another brings them back.
+	fold := func() {
+		t.Helper()
+		if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[any](`document.querySelector('#figures h1').click()`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// right is where the views end, px from the left of the page.
+	right := func(s browsertest.PageState) (r float64) {
+		for _, v := range s.Views {
+			r = max(r, v.Cell.X+v.Cell.W)
+		}
+		return r
+	}
+	open := b.WaitSettled("the layout settled", func(s browsertest.PageState) bool { return s.Drawn(2) })
+	fold()
+	folded := b.WaitSettled("the views widened", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && right(s) > right(open)+100
+	})
+	if panel := b.Boxes("#figures")[0].Box; panel.W > 200 {
+		t.Errorf("the folded panel is %.0f px wide", panel.W)
+	}
+	fold()
+	b.WaitSettled("the views narrowed again", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && math.Abs(right(s)-right(open)) < 60
+	})
+	t.Logf("views end at %.0f px, folded at %.0f px", right(open), right(folded))
+
+	// The cameras: the wheel zooms the view under the mouse and no other,
+	// a shift-drag orbits it, a double click puts it back.
+	v0, v1 := st.Views[0], st.Views[1]
+	mid := func(v browsertest.View) (x, y float64) { return v.Cell.X + v.Cell.W/2, v.Cell.Y + v.Cell.H/2 }
+	x0, y0 := mid(v0)
+	x1, y1 := mid(v1)
+	mouse := func(js string) {
+		t.Helper()
+		if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[any](js)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mouse(fmt.Sprintf(`document.getElementById('view').dispatchEvent(new WheelEvent('wheel', { deltaY: 500, clientX: %g, clientY: %g }))`, x0, y0))
+	b.ShiftDrag(x1, y1, x1+120, 6)
+	cams := b.WaitState("view 0 zoomed, view 1 orbited", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && s.Views[0].Camera.Zoom > 1.2 && s.Views[1].Camera.Yaw != 0
+	})
+	if c := cams.Views[1].Camera; c.Zoom != 1 {
+		t.Errorf("view 1 zoomed to %g by the wheel over view 0", c.Zoom)
+	}
+	if c := cams.Views[0].Camera; c.Yaw != 0 || c.Pitch != 0 {
+		t.Errorf("view 0 orbited to %+v by a drag over view 1", c)
+	}
+	if cams.Pointer != nil && cams.Pointer.Grip {
+		t.Errorf("the shift-drag gripped: pointer %+v", cams.Pointer)
+	}
+	mouse(fmt.Sprintf(`document.getElementById('view').dispatchEvent(new MouseEvent('dblclick', { clientX: %g, clientY: %g }))`, x1, y1))
+	b.WaitState("view 1 put back", func(s browsertest.PageState) bool {
+		return s.Drawn(2) && s.Views[1].Camera == (browsertest.Camera{Zoom: 1}) && s.Views[0].Camera.Zoom > 1.2
+	})
 
 	checkPageDecoder(t, b.Context())
 

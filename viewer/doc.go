@@ -1,10 +1,14 @@
 // Package viewer shows the worlds of a running demo in a web browser: each
-// world (the authority, a remote copy, ...) in its own viewport, side by
-// side, cubes coloured as in the networked-physics articles (grey at rest,
-// red interacting, a blue player, or, where a model distributes authority,
-// the colour of the player who has it: Cube.Owner), the live figures in an
-// overlay, and the keys held in the page and its mouse sent back to drive
-// the player.
+// world (the authority, a remote copy, ...) in its own viewport, in a grid
+// that keeps every viewport near the window's shape (2×2 for four worlds,
+// 4×5 for seventeen; up to MaxViews), cubes coloured as in the
+// networked-physics articles (grey at rest, red interacting, the view's
+// own player blue and the other players violet, or, where a model
+// distributes authority, the colour of the player who has it: Cube.Owner)
+// with a legend of the colours shown, the live figures in a panel beside
+// the views (a table with a row per player and a column per figure, and
+// plots of the last 30 s: Figure), and the keys held in the page and its
+// mouse sent back to drive the player.
 //
 // # Usage
 //
@@ -18,8 +22,8 @@
 //		in := scene.InputFromBits(uint8(srv.Input()))
 //		world.Step(in)
 //		srv.Publish(viewer.Frame{
-//			Views:   []viewer.View{{Name: "authority", Cubes: ...}, {Name: "remote", Cubes: ...}},
-//			Figures: []viewer.Figure{{Name: "up", Value: kbpsUp, Unit: "kbps"}, ...},
+//			Views:   []viewer.View{{Name: "authority", Cubes: ..., Overview: true}, {Name: "remote", Cubes: ...}},
+//			Figures: []viewer.Figure{{Name: "p1 up", Row: "p1", Column: "up", Value: kbpsUp, Unit: "kbps"}, ...},
 //		})
 //	}
 //
@@ -35,17 +39,21 @@
 // tells the pages what the keys and the mouse do there; by default they
 // show the cube world's keys.
 //
-// A view's camera (View.Facing) is shared by default, following the first
-// view's player, so that views of one world compare pixel for pixel; a
-// view with a Facing is a player's own view, from behind its own player.
+// Every viewport has its own camera, which frames what matters in its
+// view and eases after it: in a player's view (the default) the player
+// (the view's last Player cube) with the cubes near it, the interacting
+// ones and the other players close by; in an overview (View.Overview: the
+// server's world) or a view with a Facing (a player's own side of the VR
+// table) the whole scene. The wheel zooms the viewport under the mouse, a
+// middle-drag or a shift-drag orbits it, a double click puts it back.
 //
 // # Protocol
 //
 // One WebSocket per page, at /ws, same origin only. The server sends a
 // hello text message, the controls once SetControls set them, then per
 // frame one binary message with the cubes of every view (layout on
-// AppendFrame: an 8-byte header, then per view its name, count and facing,
-// then 48 bytes per cube) followed, when they changed, by a figures text
+// AppendFrame: an 8-byte header, then per view its name, count, facing and
+// flags, then 48 bytes per cube) followed, when they changed, by a figures text
 // message (JSON, message.go). The page acknowledges every frame and sends
 // its keys and, once the mouse moved over the views, its pointer on every
 // key or button change, at most once a frame while the mouse moves, and
@@ -61,10 +69,11 @@
 //
 // The page and three.js are embedded (go:embed) and served from the
 // Handler; nothing is loaded from elsewhere, so it works offline. Its ES
-// modules under static/: viewer.js (the connection, the overlays, the
-// input sent), worlds.js (the views drawn with three.js, and the rays
-// under the mouse), frame.js (the frame decoder, mirroring DecodeFrame),
-// keys.js (the keyboard) and pointer.js (the mouse). three.js
+// modules under static/: viewer.js (the connection, the legend, the
+// controls, the input sent), worlds.js (the grid of views drawn with
+// three.js, their cameras, and the rays under the mouse), figures.js (the
+// figures' list, table and plots), frame.js (the frame decoder, mirroring
+// DecodeFrame), keys.js (the keyboard) and pointer.js (the mouse). three.js
 // is vendored under static/vendor/ at the version in static/vendor/VERSION,
 // bundled and minified into one module (0.7 MB in the binary instead of
 // 2.1 MB), with its licence; vendor-three.sh updates it from npm. The page exposes

@@ -51,8 +51,8 @@ func ExampleServer() {
 	_, figures, _ := page.Read(ctx)
 	fmt.Println(string(figures))
 	// Output:
-	// {"type":"hello","protocol":3,"inputResendMs":500}
+	// {"type":"hello","protocol":4,"inputResendMs":500}
 	// input: right
-	// frame 1, 145 bytes: authority player at x=0.1, remote player at x=0.0
+	// frame 1, 147 bytes: authority player at x=0.1, remote player at x=0.0
 	// {"type":"figures","seq":1,"figures":[{"name":"position error","value":10,"unit":"cm"}]}
 }

@@ -43,10 +43,16 @@ type View struct {
 	// Facing is the direction (x, z) on the ground the view's own camera
 	// looks in, a unit vector; zero: the shared camera.
 	Facing [2]float32
+	// Overview says the view is nobody's own, such as the server's world:
+	// its camera frames the whole scene instead of following the view's
+	// player. False: the view is a player's, whose cube is the view's last
+	// Player cube.
+	Overview bool
 }
 
 // Frame is what the demo hands to Publish at render rate: every world to
-// draw, side by side in this order, and the live figures for the overlay.
+// draw, in this order in a grid of viewports, and the live figures for
+// the overlay.
 type Frame struct {
 	Views   []View
 	Figures []Figure
@@ -56,14 +62,21 @@ type Frame struct {
 // them and the decoder rejects them, so a reader never allocates more than
 // MaxViews*MaxCubes cubes, and only after the bytes to fill them arrived.
 const (
-	FrameVersion = 3       // first byte of every binary frame message; 2 added Cube.Owner, 3 View.Facing
-	MaxOwner     = 7       // Cube.Owner fits three bits
-	MaxViews     = 8       // views in one frame
-	MaxViewName  = 64      // bytes of a view's name
-	MaxCubes     = 1 << 16 // cubes in one view
-	cubeBytes    = 48      // encoded size of one cube
-	headerBytes  = 8       // encoded size of the frame header
-	facingBytes  = 8       // encoded size of View.Facing
+	FrameVersion = 4                       // first byte of every binary frame message; 2 added Cube.Owner, 3 View.Facing, 4 View.Overview
+	MaxOwner     = 7                       // Cube.Owner fits three bits
+	MaxViews     = 32                      // views in one frame: a server and 16 players with room to spare
+	MaxViewName  = 64                      // bytes of a view's name
+	MaxCubes     = 1 << 16                 // cubes in one view
+	cubeBytes    = 48                      // encoded size of one cube
+	headerBytes  = 8                       // encoded size of the frame header
+	facingBytes  = 8                       // encoded size of View.Facing
+	viewFixed    = 1 + 4 + facingBytes + 1 // encoded size of a view without its name and cubes
+)
+
+// View flag bits on the wire. Undefined bits must be zero.
+const (
+	viewOverview     = 1 << 0
+	viewFlagsDefined = viewOverview
 )
 
 // facingTolerance is how far from 1 the length of a View.Facing may be.
@@ -106,13 +119,14 @@ var (
 //	|version| views |   reserved=0  |          seq (u32)            |
 //	+-------+-------+-------+-------+-------+-------+-------+-------+
 //
-// Then each view: its name, cube count and facing, then its cubes.
+// Then each view: its name, cube count, facing and flags, then its cubes.
 //
-//	+-------+---------------------------+---------------+-------+-------+
-//	| nlen  |  name (nlen bytes, UTF-8) |  cubes (u32)  |  fx   |  fz   |
-//	+-------+---------------------------+---------------+-------+-------+
+//	+-------+---------------------------+---------------+-------+-------+-------+
+//	| nlen  |  name (nlen bytes, UTF-8) |  cubes (u32)  |  fx   |  fz   | vflags|
+//	+-------+---------------------------+---------------+-------+-------+-------+
 //
 // fx and fz are View.Facing as float32: both zero, or a unit vector.
+// vflags is one byte: bit 0 View.Overview, the others zero.
 //
 // Each cube, 48 bytes (ten float32 and two u32):
 //
@@ -126,7 +140,7 @@ var (
 //	      +------+------+------+------+   bit 1 player, bit 2 at rest,
 //	                                      bits 3-5 owner (0: nobody)
 //
-// A view takes 13 bytes and its name, then 48 bytes per cube: 43,200 for
+// A view takes 14 bytes and its name, then 48 bytes per cube: 43,200 for
 // 900 cubes.
 func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 	if len(views) > MaxViews {
@@ -159,6 +173,11 @@ func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 		for _, f := range v.Facing {
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
 		}
+		var flags byte
+		if v.Overview {
+			flags |= viewOverview
+		}
+		b = append(b, flags)
 		for j := range v.Cubes {
 			b = appendCube(b, &v.Cubes[j])
 		}
@@ -171,7 +190,7 @@ func AppendFrame(b []byte, seq FrameSeq, views []View) ([]byte, error) {
 func FrameSize(views []View) int {
 	n := headerBytes
 	for i := range views {
-		n += 1 + len(views[i].Name) + 4 + facingBytes + cubeBytes*len(views[i].Cubes)
+		n += viewFixed + len(views[i].Name) + cubeBytes*len(views[i].Cubes)
 	}
 	return n
 }
@@ -243,7 +262,7 @@ func decodeView(b []byte, v *View) ([]byte, error) {
 	if nlen > MaxViewName {
 		return nil, fmt.Errorf("%w: %d-byte name", ErrLimit, nlen)
 	}
-	if len(b) < 1+nlen+4+facingBytes {
+	if len(b) < nlen+viewFixed {
 		return nil, ErrTruncated
 	}
 	name := b[1 : 1+nlen]
@@ -256,13 +275,18 @@ func decodeView(b []byte, v *View) ([]byte, error) {
 	for i := range v.Facing {
 		v.Facing[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4+4*i:]))
 	}
-	b = b[4+facingBytes:]
+	flags := b[4+facingBytes]
+	b = b[4+facingBytes+1:]
 	if n > MaxCubes {
 		return nil, fmt.Errorf("%w: %d cubes", ErrLimit, n)
 	}
 	if !validFacing(v.Facing) {
 		return nil, fmt.Errorf("%w: facing %v is neither zero nor a unit vector", ErrMalformed, v.Facing)
 	}
+	if flags&^viewFlagsDefined != 0 {
+		return nil, fmt.Errorf("%w: undefined view flags %#x", ErrMalformed, flags)
+	}
+	v.Overview = flags&viewOverview != 0
 	if uint64(len(b)) < uint64(n)*cubeBytes {
 		return nil, fmt.Errorf("%w: %d cubes announced, %d bytes left", ErrTruncated, n, len(b))
 	}

@@ -23,7 +23,7 @@ func sampleViews() []View {
 		{Name: "remote · 100 ms", Cubes: []Cube{
 			{ID: 0xFFFFFFFF, Position: [3]float32{float32(math.Inf(1)), -0, 0}, Rotation: [4]float32{0, 0, 0, 1}},
 		}, Facing: [2]float32{0.6, -0.8}},
-		{Name: ""},
+		{Name: "", Overview: true},
 	}
 }
 
@@ -47,7 +47,7 @@ func TestFrameRoundTrip(t *testing.T) {
 		t.Fatalf("%d views, want %d", len(got), len(views))
 	}
 	for i := range views {
-		if got[i].Name != views[i].Name || len(got[i].Cubes) != len(views[i].Cubes) || got[i].Facing != views[i].Facing {
+		if got[i].Name != views[i].Name || len(got[i].Cubes) != len(views[i].Cubes) || got[i].Facing != views[i].Facing || got[i].Overview != views[i].Overview {
 			t.Fatalf("view %d: got %q with %d cubes, want %q with %d", i, got[i].Name, len(got[i].Cubes), views[i].Name, len(views[i].Cubes))
 		}
 		for j := range views[i].Cubes {
@@ -62,11 +62,11 @@ func TestFrameRoundTrip(t *testing.T) {
 // (static/viewer.js), which reads the same offsets, cannot drift silently.
 func TestFrameLayout(t *testing.T) {
 	c := Cube{ID: 7, Position: [3]float32{1, 2, 3}, Rotation: [4]float32{4, 5, 6, 7}, HalfExtents: [3]float32{8, 9, 10}, Interacting: true, AtRest: true, Owner: 5}
-	b, err := AppendFrame(nil, 0x01020304, []View{{Name: "ab", Cubes: []Cube{c}, Facing: [2]float32{-1, 0}}})
+	b, err := AppendFrame(nil, 0x01020304, []View{{Name: "ab", Cubes: []Cube{c}, Facing: [2]float32{-1, 0}, Overview: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := []byte{FrameVersion, 1, 0, 0, 4, 3, 2, 1, 2, 'a', 'b', 1, 0, 0, 0, 0, 0, 0x80, 0xbf, 0, 0, 0, 0}
+	head := []byte{FrameVersion, 1, 0, 0, 4, 3, 2, 1, 2, 'a', 'b', 1, 0, 0, 0, 0, 0, 0x80, 0xbf, 0, 0, 0, 0, viewOverview}
 	if !bytes.Equal(b[:len(head)], head) {
 		t.Fatalf("header and view: % x, want % x", b[:len(head)], head)
 	}
@@ -106,8 +106,9 @@ func TestFrameRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	mutate := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
-	firstFlags := headerBytes + 1 + len("authority") + 4 + facingBytes + 44
-	secondFacing := headerBytes + 1 + len("authority") + 4 + facingBytes + 4*cubeBytes + 1 + len("remote · 100 ms") + 4
+	firstFlags := headerBytes + len("authority") + viewFixed + 44
+	secondFacing := headerBytes + len("authority") + viewFixed + 4*cubeBytes + 1 + len("remote · 100 ms") + 4
+	secondViewFlags := secondFacing + facingBytes
 	tests := []struct {
 		name string
 		b    []byte
@@ -120,6 +121,7 @@ func TestFrameRejects(t *testing.T) {
 		{"undefined flag", mutate(func(b []byte) []byte { b[firstFlags] |= 1 << 6; return b }), ErrMalformed},
 		{"undefined high flag", mutate(func(b []byte) []byte { b[firstFlags+3] |= 0x80; return b }), ErrMalformed},
 		{"trailing byte", append(bytes.Clone(good), 0), ErrMalformed},
+		{"undefined view flag", mutate(func(b []byte) []byte { b[secondViewFlags] |= 1 << 1; return b }), ErrMalformed},
 		{"facing not unit", mutate(func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[secondFacing:], math.Float32bits(0.5))
 			return b
@@ -184,7 +186,7 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Add([]byte{FrameVersion, 1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{FrameVersion, 1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		seq, views, err := DecodeFrame(b)
 		if err != nil {

@@ -1,20 +1,76 @@
 package viewer
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
 // Figure is one live number of the overlay, such as {"up", 42.5, "kbps"},
 // or a short text in its place, such as a setting or "no estimate yet".
-// Figures are shown in the order given, so related ones can sit together.
+//
+// The page shows the figures of many players as a table, a row per player
+// (Row) and a column per figure (Column), with the unit in the column's
+// header, and plots the columns it knows (rtt, up, down, the delays, the
+// corrections) over the last 30 s. A figure without a Row is a row of its
+// own in the list above the table, named by Name. Name is what the page's
+// debug hook and the terminal call the figure.
+//
+// Figures that predate Row and Column name their player in Name, as
+// "p1 up" or "server cpu": a figure with an empty Row whose Name starts
+// with a player ("p" and a number) or "server" and a space is put in that
+// row, its column the rest of the name (Cell). Figures are shown in the
+// order given: rows and columns in the order they first appear.
 type Figure struct {
-	Name  string  // short label: "up", "loss", "position error"
+	Name  string  // short label: "up", "loss", "position error"; with Row, the full name: "p1 up"
 	Value float64 // integers shown whole, others with 3 to 0 decimals as they grow; NaN and ±Inf show as "–"
 	Unit  string  // "kbps", "%", "ms", "cm", or "" for a count
 	Text  string  // when set, shown instead of Value and Unit: "100 ms each way", "no estimate yet"
+	// Row is whose figure it is, such as "p1" or "server"; empty: taken
+	// from Name (see above), or none: a figure of the whole match.
+	Row string
+	// Column is the figure's column, such as "up"; empty: Name less the
+	// row's prefix.
+	Column string
+}
+
+// Cell returns the row and column the page shows f in: Row and Column
+// when set, else those read from Name ("p3 input delay" is row "p3",
+// column "input delay"). The row is empty for a figure of the whole match.
+func (f Figure) Cell() (row, column string) {
+	row, column = f.Row, f.Column
+	if row == "" {
+		if who, rest, ok := strings.Cut(f.Name, " "); ok && rest != "" && isRowName(who) {
+			row, column = who, cmp.Or(column, rest)
+		}
+	}
+	if row != "" && column == "" {
+		column = strings.TrimPrefix(f.Name, row+" ")
+	}
+	if row == "" {
+		column = ""
+	}
+	return row, column
+}
+
+// isRowName reports whether a name's first word names a row: "server", or
+// "p" and a player number.
+func isRowName(w string) bool {
+	if w == "server" {
+		return true
+	}
+	if len(w) < 2 || len(w) > 4 || w[0] != 'p' || w[1] == '0' {
+		return false
+	}
+	for _, c := range w[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Control is one entry of the controls line at the bottom of the page:
@@ -33,10 +89,11 @@ type Control struct {
 //
 //	{"type":"hello","protocol":1,"inputResendMs":500}
 //	{"type":"controls","controls":[{"keys":["mouse"],"does":"move the hand"}, ...]}
-//	{"type":"figures","seq":17,"figures":[{"name":"up","value":42.5,"unit":"kbps"}, ...]}
+//	{"type":"figures","seq":17,"figures":[{"name":"p1 up","value":42.5,"unit":"kbps","row":"p1","col":"up"}, ...]}
 //
 // A figure with a Text has "text" as well, and no value or unit:
-// {"name":"loss","value":null,"unit":"","text":"no estimate yet"}.
+// {"name":"loss","value":null,"unit":"","text":"no estimate yet"}. "row"
+// and "col" are the figure's Cell, absent for a figure of the whole match.
 //
 // hello comes first on every connection and tells the page how often to
 // repeat its key state. controls follows it, and again whenever they
@@ -59,6 +116,8 @@ type jsonFigure struct {
 	Value *float64 `json:"value"`
 	Unit  string   `json:"unit"`
 	Text  string   `json:"text,omitempty"`
+	Row   string   `json:"row,omitempty"`
+	Col   string   `json:"col,omitempty"`
 }
 
 func marshalHello(resend time.Duration) []byte {
@@ -79,11 +138,12 @@ func marshalControls(controls []Control) []byte {
 func marshalFigures(seq FrameSeq, figs []Figure) []byte {
 	m := figuresMessage{Type: "figures", Seq: seq, Figures: make([]jsonFigure, len(figs))}
 	for i, f := range figs {
+		row, col := f.Cell()
 		if f.Text != "" {
-			m.Figures[i] = jsonFigure{Name: f.Name, Text: f.Text}
+			m.Figures[i] = jsonFigure{Name: f.Name, Text: f.Text, Row: row, Col: col}
 			continue
 		}
-		m.Figures[i] = jsonFigure{Name: f.Name, Unit: f.Unit}
+		m.Figures[i] = jsonFigure{Name: f.Name, Unit: f.Unit, Row: row, Col: col}
 		if !math.IsNaN(f.Value) && !math.IsInf(f.Value, 0) {
 			v := f.Value
 			m.Figures[i].Value = &v

@@ -11,7 +11,6 @@ import (
 
 	"github.com/netphys/netphys/netmodel/predict"
 	"github.com/netphys/netphys/netmodel/simmatch"
-	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 )
@@ -65,21 +64,23 @@ var predictConditions = []predictCondition{
 }
 
 // timedArena is the arena with the steps that step a tick again timed:
-// after a Load the physics tick is not a new one.
+// the model tells it when it re-simulates (predict.Resimulator).
 type timedArena struct {
 	*scene.Arena
-	newest physics.Tick
-	resim  time.Duration
+	resimulating bool
+	resim        time.Duration
 }
 
-func (g *timedArena) Step(in []predict.Input) {
+func (g *timedArena) Resimulating(on bool) { g.resimulating = on }
+
+func (g *timedArena) Step(in []scene.ArenaInput) {
+	if !g.resimulating {
+		g.Arena.Step(in)
+		return
+	}
 	start := time.Now()
 	g.Arena.Step(in)
-	if t := g.World.Tick(); t > g.newest {
-		g.newest = t
-	} else {
-		g.resim += time.Since(start)
-	}
+	g.resim += time.Since(start)
 }
 
 type predictRow struct {
@@ -165,7 +166,7 @@ func predictMatch(ctx context.Context, progress io.Writer, rate int, pc predictC
 	if err != nil {
 		return row, err
 	}
-	srv, err := predict.NewServer(cfg, sg, simmatch.Epoch)
+	srv, err := predict.NewServer[scene.ArenaInput](cfg, sg, simmatch.Epoch)
 	if err != nil {
 		return row, err
 	}

@@ -55,11 +55,11 @@ type serverBenchOptions struct {
 	progress        io.Writer
 }
 
-var serverBenchModels = []string{"lockstep", "predict", "statesync", "interp"}
+var serverBenchModels = []string{"lockstep", "lockstep-referee", "predict", "statesync", "interp"}
 
 func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 	model := fs.String("model", "all", "the model: "+strings.Join(serverBenchModels, ", ")+" or all")
-	matches := fs.Int("matches", 0, "concurrent matches (interp: servers of each client count); 0: the model's default (lockstep 50, predict 4, statesync 4, interp 1)")
+	matches := fs.Int("matches", 0, "concurrent matches (interp: servers of each client count); 0: the model's default (lockstep 50, lockstep-referee 10, predict 4, statesync 4, interp 1)")
 	seconds := fs.Float64("seconds", 10, "virtual seconds measured, after the warm-up")
 	warmup := fs.Duration("warmup", 3*time.Second, "virtual time played before measuring")
 	clients := fs.String("interp-clients", "64,256", "interp: the client counts to measure, comma-separated")
@@ -257,7 +257,7 @@ func benchServer(ctx context.Context, o serverBenchOptions) error {
 	return nil
 }
 
-var serverBenchDefaultMatches = map[string]int{"lockstep": 50, "predict": 4, "statesync": 4, "interp": 1}
+var serverBenchDefaultMatches = map[string]int{"lockstep": 50, "lockstep-referee": 10, "predict": 4, "statesync": 4, "interp": 1}
 
 // serverModel is the report's setup of lockstep, predict or statesync.
 func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
@@ -274,6 +274,34 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 			},
 			join: func(m *simmatch.Match, _ int) error {
 				_, err := joinLockstepPlayers(m, cfg, cfg.Players, nil)
+				return err
+			},
+		}, nil
+	case "lockstep-referee":
+		cfg := lockstep.DefaultConfig()
+		cfg.Players = 4
+		layout := scene.Tower20
+		probe, err := scene.NewLockstep(layout, scene.DefaultConfig(), cfg.Players)
+		if err != nil {
+			return serverBenchModel{}, err
+		}
+		return serverBenchModel{
+			name: name, players: cfg.Players,
+			title: fmt.Sprintf("lockstep with the referee: 4 players, the server steps its own %v world (%d cubes) from the inputs it relays and judges the checksums; every client steps the same world",
+				layout, len(probe.Scene.Cubes)),
+			newServer: func(int) (netmodel.Server, func() time.Duration, error) {
+				srv, err := lockstep.NewServer[scene.Input](cfg, simmatch.Epoch)
+				if err != nil {
+					return nil, nil, err
+				}
+				world, err := scene.NewLockstep(layout, scene.DefaultConfig(), cfg.Players)
+				if err != nil {
+					return nil, nil, err
+				}
+				return srv, nil, srv.SetReferee(world)
+			},
+			join: func(m *simmatch.Match, _ int) error {
+				_, err := joinLockstepPlayers(m, cfg, cfg.Players, &layout)
 				return err
 			},
 		}, nil

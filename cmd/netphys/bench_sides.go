@@ -44,8 +44,8 @@ func newTimedArena(acfg scene.ArenaConfig) (*timedArena, error) {
 
 // joinArenaBots joins players predict clients to m, each a bot
 // (scene.NewBot) in its own arena.
-func joinArenaBots(m *simmatch.Match, cfg predict.Config, acfg scene.ArenaConfig, players int, seed uint64) ([]*predict.Client, []*timedArena, error) {
-	clients := make([]*predict.Client, players)
+func joinArenaBots(m *simmatch.Match, cfg predict.Config, acfg scene.ArenaConfig, players int, seed uint64) ([]*predict.Client[scene.ArenaInput, *scene.ArenaInput], []*timedArena, error) {
+	clients := make([]*predict.Client[scene.ArenaInput, *scene.ArenaInput], players)
 	games := make([]*timedArena, players)
 	for p := range clients {
 		var err error
@@ -53,7 +53,7 @@ func joinArenaBots(m *simmatch.Match, cfg predict.Config, acfg scene.ArenaConfig
 			return nil, nil, err
 		}
 		bot := scene.NewBot(p, seed, acfg)
-		if clients[p], err = predict.NewClient(cfg, games[p], bot.Input, simmatch.Epoch); err != nil {
+		if clients[p], err = predict.NewClient[scene.ArenaInput](cfg, games[p], bot.Input, simmatch.Epoch); err != nil {
 			return nil, nil, err
 		}
 		if _, err := m.Join(clients[p]); err != nil {

@@ -28,18 +28,35 @@ func init() {
 	})
 }
 
-// statesyncCondition is one row of the report.
+// statesyncCondition is one row of the report: the conditions of every
+// link each way, or, with at, of each guest's link up and down at each
+// moment of the match.
 type statesyncCondition struct {
 	name string
 	c    netsim.Conditions
+	at   func(elapsed time.Duration) (up, down netsim.Conditions)
 }
 
 func statesyncConditions() []statesyncCondition {
+	const rtt100 = 50 * time.Millisecond
 	return []statesyncCondition{
-		{"0 / 0", netsim.Conditions{}},
-		{"100 ms / 5 %", netsim.Conditions{Latency: 50 * time.Millisecond, Loss: 0.05}},
-		{"250 ms / 25 %", netsim.Conditions{Latency: 125 * time.Millisecond, Loss: 0.25}},
-		{"1 s / 50 % bursts", netsim.Conditions{Latency: 500 * time.Millisecond, Burst: netsim.BurstLoss(0.5, 10)}},
+		{name: "0 / 0"},
+		{name: "100 ms / 5 %", c: netsim.Conditions{Latency: rtt100, Loss: 0.05}},
+		{name: "250 ms / 25 %", c: netsim.Conditions{Latency: 125 * time.Millisecond, Loss: 0.25}},
+		{name: "1 s / 50 % bursts", c: netsim.Conditions{Latency: 500 * time.Millisecond, Burst: netsim.BurstLoss(0.5, 10)}},
+		{name: "reorder 30 % +200 ms", c: netsim.Conditions{Latency: rtt100, Jitter: 10 * time.Millisecond, Reorder: 0.3, ReorderDelay: 200 * time.Millisecond}},
+		{name: "jitter ±40 ms", c: netsim.Conditions{Latency: rtt100, Jitter: 40 * time.Millisecond}},
+		{name: "duplicate 25 %", c: netsim.Conditions{Latency: rtt100, Jitter: 5 * time.Millisecond, Duplicate: 0.25}},
+		{name: "outage 2.5 s / 10 s", at: func(t time.Duration) (up, down netsim.Conditions) {
+			c := netsim.Conditions{Latency: rtt100}
+			if t%(10*time.Second) >= 7500*time.Millisecond {
+				c.Loss = 1
+			}
+			return c, c
+		}},
+		{name: "asym 40 % up / 2 % down", at: func(time.Duration) (up, down netsim.Conditions) {
+			return netsim.Conditions{Latency: rtt100, Loss: 0.4}, netsim.Conditions{Latency: rtt100, Loss: 0.02}
+		}},
 	}
 }
 
@@ -49,12 +66,16 @@ func setupBenchStatesync(fs *flag.FlagSet) func(ctx context.Context, args []stri
 	stops := fs.String("stops", "", "instead of the table, the convergence after play stops at each of these seconds (e.g. 45,62,77,90)")
 	settle := fs.Int("settle", 30, "seconds to wait after play for every guest to hold the host's bits")
 	seed := fs.Uint64("seed", 1, "seed of the network simulator")
+	seeds := fs.Int("seeds", 1, "instead of the table, run each condition with this many seeds from --seed on and print one line per run (the convergence sweep)")
 	only := fs.String("condition", "", "run only the condition whose name starts with this (e.g. 250)")
 	coderName := fs.String("coder", statesync.DefaultConfig().Coder.String(), "how packets are coded: plain (bit packer) or range (adaptive range coder)")
 	return func(ctx context.Context, args []string) error {
 		coder, err := statesync.ParseCoder(*coderName)
 		if err != nil {
 			return err
+		}
+		if *seeds > 1 {
+			return statesyncSweep(ctx, os.Stdout, *only, statesyncRun{kbps: *kbps, play: *seconds * 60, settle: *settle * 60, coder: coder}, *seed, *seeds)
 		}
 		plays := []int{*seconds}
 		if *stops != "" {
@@ -232,6 +253,7 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 	if err != nil {
 		return row, err
 	}
+	var up, down netsim.Conditions // c.at's conditions in force
 	nodes := []interface {
 		Authority(int) (statesync.Owner, statesync.Owner, statesync.Version)
 		Counters() statesync.Counters
@@ -285,6 +307,16 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 		if tick == run.play+1 {
 			for _, b := range bots {
 				b.Stop() // play stops: hands open and go to rest
+			}
+		}
+		if c.at != nil {
+			if u, d := c.at(m.Elapsed()); tick == 1 || u != up || d != down {
+				up, down = u, d
+				for slot := range guests {
+					if err := m.SetLink(slot, up, down); err != nil {
+						return row, err
+					}
+				}
 			}
 		}
 		if err := m.Run(frame); err != nil {
@@ -419,6 +451,8 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 		row.flightPredictable += gc.FlightPredictable
 		row.flightPredicted += gc.FlightPredicted
 		row.guests.PacketsSent += gc.PacketsSent
+		row.guests.Late += gc.Late
+		row.guests.Duplicates += gc.Duplicates
 		row.guests.AvatarBytes += gc.AvatarBytes
 	}
 	row.pops /= float64(len(guests)) * el.Minutes()
@@ -454,17 +488,17 @@ func printStatesync(w io.Writer, kbps int, coder statesync.Coder, rows []statesy
 	fmt.Fprintf(w, "netphys bench statesync: host + 3 guests, scripted VR match, budget %d kbps per player each way (%d-byte packets at 60/s), %s coder\n\n",
 		kbps, statesync.BudgetFor(kbps, 60), coder)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tafter host rest s\tstanding\ttower speed\trest speed\tlost\tconflicts\tprediction\tin flight\tpops/min\thost µs/tick\tcubes/pkt\tbits/cube\tavatar B/pkt down\tup\t")
+	fmt.Fprintln(tw, "RTT / loss\tup kbps\tdown kbps\thost kbps\terr moving cm\terr rest mm\trest→bits p50 s\tp95 s\tmax s\tconverged\tafter host rest s\tstanding\ttower speed\trest speed\tlost\timplausible\tconflicts\tprediction\tin flight\tpops/min\thost µs/tick\tcubes/pkt\tbits/cube\tavatar B/pkt down\tup\t")
 	for _, r := range rows {
 		conv := convergence(r)
 		hit := 0.0
 		if r.predictable > 0 {
 			hit = 100 * float64(r.predicted) / float64(r.predictable)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%.1f %%\t%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%d\t%s\t%.1f %%\t%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
 			r.name, r.up, r.down, r.hostTotal, 100*r.errMoving, 1000*r.errRest,
 			percentile(r.restToBits, 0.5), percentile(r.restToBits, 0.95), percentile(r.restToBits, 1),
-			conv, lastRestLag(r), r.standing, r.towerSpeed, r.restSpeed, r.lost,
+			conv, lastRestLag(r), r.standing, r.towerSpeed, r.restSpeed, r.lost, r.host.Implausible,
 			fmt.Sprintf("grabs %d won %d lost, %d overruled, %d stale", r.host.GrabsWon, r.host.GrabsLost+r.grabsLost, r.overruled, r.host.Stale),
 			hit, hitRate(r.flightPredicted, r.flightPredictable), r.pops, float64(r.cpuPerTick.Microseconds()),
 			per(r.host.UpdatesSent, r.host.PacketsSent), 8*per(r.host.UpdateBytes, r.host.UpdatesSent),
@@ -539,4 +573,39 @@ func printStatesyncStops(w io.Writer, kbps int, rows []statesyncRow, offline []s
 	tw.Flush()
 	fmt.Fprintln(w, "\n"+convergenceLegend)
 	fmt.Fprintln(w, offlineLegend)
+}
+
+// statesyncSweep runs every condition (or those named by only) with seeds
+// first to first+n-1 and prints one line per run: the convergence
+// property over many seeds.
+func statesyncSweep(ctx context.Context, w io.Writer, only string, run statesyncRun, first uint64, n int) error {
+	rest, err := offlineRest(run.play/60, run.settle/60)
+	if err != nil {
+		return fmt.Errorf("offline: %w", err)
+	}
+	fmt.Fprintf(w, "netphys bench statesync --seeds %d: play %d s, budget %d kbps; offline rest %s s after play stopped\n\n", n, run.play/60, run.kbps, rest)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "condition\tseed\tconverged\tafter host rest s\trest speed\tlost\tpops/min\timplausible\tlate\tduplicates\t")
+	failed := 0
+	for _, c := range statesyncConditions() {
+		if only != "" && !startsWith(c.name, only) {
+			continue
+		}
+		for seed := first; seed < first+uint64(n); seed++ {
+			r := run
+			r.seed = seed
+			row, err := runStatesync(ctx, c, r)
+			if err != nil {
+				return fmt.Errorf("%s, seed %d: %w", c.name, seed, err)
+			}
+			if !row.converged || row.restSpeed != 0 || row.lost != 0 {
+				failed++
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%d\t%.1f\t%d\t%d\t%d\t\n", c.name, seed, convergence(row), lastRestLag(row),
+				row.restSpeed, row.lost, row.pops, row.host.Implausible, row.guests.Late, row.guests.Duplicates)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d runs did not converge bit for bit, or moved a resting cube, or lost one\n", failed)
+	return nil
 }

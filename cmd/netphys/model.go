@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"time"
 
 	"github.com/netphys/netphys/internal/match"
@@ -15,10 +16,19 @@ import (
 
 // serveModel is `netphys serve --model M` for a network model: the
 // model's server side on the netcode server cfg describes.
-func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr string, report time.Duration) error {
+func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, listen, httpAddr, metricsAddr, record string, report time.Duration, listened ...func(*transport.Server) (func(), error)) error {
 	m, sides, setup, err := resolveModel(models)
 	if err != nil {
 		return err
+	}
+	if record != "" {
+		if !m.Records {
+			return fmt.Errorf("--record: model %s does not record matches yet (lockstep does)", m.Name)
+		}
+		if fi, err := os.Stat(record); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--record %s: want an existing directory to write the replays in", record)
+		}
+		setup.Record = record
 	}
 	ua, err := net.ResolveUDPAddr("udp", listen)
 	if err != nil {
@@ -30,8 +40,20 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	}
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
 		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: report, Status: out}
+	sc.Refusals = &match.RefusalTally{}
+	// The lifecycle's hooks take the netcode server; the metrics also
+	// read the driver's refusals.
+	var onListen []func(*udpdrive.Server) (func(), error)
+	for _, fn := range listened {
+		onListen = append(onListen, func(srv *udpdrive.Server) (func(), error) { return fn(srv.Transport()) })
+	}
 	if metricsAddr != "" {
-		sc.Listening = func(srv *transport.Server) (func(), error) { return startMetrics(metricsAddr, srv) }
+		onListen = append(onListen, func(srv *udpdrive.Server) (func(), error) {
+			return startMetrics(metricsAddr, srv.Transport(), refusalCollector(srv, sc.Refusals))
+		})
+	}
+	if len(onListen) > 0 {
+		sc.Listening = chainListening(onListen)
 	}
 	if httpAddr != "" {
 		v, url, stop, err := startViewer(httpAddr)

@@ -11,7 +11,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/metrics"
@@ -38,6 +43,8 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
 	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
+	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep: play it back with netphys replay FILE)")
+	life := declareLifecycle(fs)
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
 		if err != nil {
@@ -49,11 +56,18 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		if cfg.Netcode.ProtocolID, err = parseProtocolID(*protocol); err != nil {
 			return err
 		}
-		if cfg.Netcode.PublicAddress, err = publicAddress(*listen, *public); err != nil {
+		if cfg.Netcode.PublicAddress, err = publicAddress(*listen, *public, life.agones); err != nil {
 			return err
 		}
+		// Agones, and the drain on SIGTERM; without --public, Agones names
+		// the public address.
+		ctx, lc, err := life.start(ctx, &cfg.Netcode.PublicAddress, *public != "")
+		if err != nil {
+			return err
+		}
+		defer lc.done()
 		if models.Model() != "echo" {
-			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *report)
+			return serveModel(ctx, stdoutOf(fs), models, cfg, *listen, *httpAddr, *metricsAddr, *record, *report, lc.listened)
 		}
 		var srv *transport.Server
 		// The server's goroutine may deliver a payload before ListenServer
@@ -72,10 +86,11 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			return err
 		}
 		close(listening)
+		lc.listened(srv)
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
 		if *metricsAddr != "" {
-			stop, err := startMetrics(*metricsAddr, srv)
+			stop, err := startMetrics(*metricsAddr, srv, nil)
 			if err != nil {
 				srv.Close()
 				return err
@@ -102,8 +117,9 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 
 // publicAddress checks --listen and returns the address the tokens list:
 // --public if given, else --listen, which must then be a concrete IP and
-// port.
-func publicAddress(listen, public string) (netip.AddrPort, error) {
+// port; under Agones without --public it is left for the GameServer to
+// name.
+func publicAddress(listen, public string, fromAgones bool) (netip.AddrPort, error) {
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
 		return netip.AddrPort{}, fmt.Errorf("--listen %s: want ip:port, such as 127.0.0.1:40000", listen)
@@ -120,6 +136,8 @@ func publicAddress(listen, public string) (netip.AddrPort, error) {
 	}
 	ip, err := netip.ParseAddr(host)
 	switch {
+	case fromAgones:
+		return netip.AddrPort{}, nil // the GameServer's address, once Agones names it
 	case err != nil:
 		return netip.AddrPort{}, fmt.Errorf("--listen %s: give an IP address and port (the tokens list the server's address, and a host name is not one), or give --public", listen)
 	case ip.IsUnspecified():
@@ -140,16 +158,52 @@ func logServerStats(st netcode.ServerStats) {
 	slog.Info("server stats", attrs...)
 }
 
-// startMetrics serves Prometheus /metrics of srv on addr until stop.
-func startMetrics(addr string, srv *transport.Server) (stop func(), err error) {
+// startMetrics serves Prometheus /metrics of srv on addr until stop,
+// with the collector extra if not nil.
+func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", metrics.Handler(srv))
+	if extra == nil {
+		mux.Handle("/metrics", metrics.Handler(srv))
+	} else {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(metrics.NewServerCollector(srv), extra, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	}
 	web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go web.Serve(ln)
 	slog.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	return func() { web.Close() }, nil
+}
+
+// refusals is a Prometheus collector of the clients a model server
+// refused or sent away, by reason (udpdrive.Server.Refusals).
+// and what the model refused of what its clients sent (match.Refuser:
+// predict's late or cooling-down shots, say), by reason.
+type refusals struct {
+	srv         *udpdrive.Server
+	model       *match.RefusalTally
+	desc, input *prometheus.Desc
+}
+
+func refusalCollector(srv *udpdrive.Server, model *match.RefusalTally) prometheus.Collector {
+	return &refusals{srv: srv, model: model,
+		desc: prometheus.NewDesc("netphys_match_refused_total",
+			"Clients refused at the door (config_mismatch, no_hello, join_refused) or sent away from a match (dropped_<reason>, match_failed).", []string{"reason"}, nil),
+		input: prometheus.NewDesc("netphys_model_refused_total",
+			"What the model refused of what its clients sent, summed over the matches (predict: shot_too_late, shot_refused, input_too_late, ...).", []string{"reason"}, nil)}
+}
+
+func (r *refusals) Describe(ch chan<- *prometheus.Desc) { ch <- r.desc; ch <- r.input }
+
+func (r *refusals) Collect(ch chan<- prometheus.Metric) {
+	for _, x := range r.srv.Refusals() {
+		ch <- prometheus.MustNewConstMetric(r.desc, prometheus.CounterValue, float64(x.Count), x.Reason)
+	}
+	for _, x := range r.model.Counts() {
+		ch <- prometheus.MustNewConstMetric(r.input, prometheus.CounterValue, float64(x.Count), x.Reason)
+	}
 }

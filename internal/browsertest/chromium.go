@@ -25,6 +25,8 @@ type Browser struct {
 	stopAll context.CancelFunc
 	shots   int // screenshots taken
 
+	modifiers int64 // held during the mouse events dispatched (ShiftDrag): the protocol's bits, shift 8
+
 	stopConsole context.CancelFunc
 	consoleDone chan struct{}
 	consoleMu   sync.Mutex

@@ -11,7 +11,7 @@
 //	b.Open(web.URL)
 //	st := b.WaitState("both views drawn", func(s browsertest.PageState) bool { return s.Drawn(2) })
 //	img, _ := b.Screenshot()
-//	counts := browsertest.CountColours(img) // cube pixels per half of the picture
+//	counts := browsertest.CountViews(img, st) // cube pixels per view
 //	b.Press(browsertest.ArrowRight)
 //	...
 //	b.Release(browsertest.ArrowRight)

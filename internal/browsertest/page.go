@@ -24,7 +24,33 @@ type PageState struct {
 	Keys      []string `json:"keys"`    // held, as last sent
 	Pointer   *Pointer `json:"pointer"` // the mouse as last sent, nil before it moved over the views
 	Views     []View   `json:"views"`
+	Grid      *Grid    `json:"grid"` // the viewports' grid, nil before the first draw
 	Figures   []Figure `json:"figures"`
+	Legend    []string `json:"legend"` // the colour legend's entries, as shown
+}
+
+// Grid is the viewports' grid.
+type Grid struct {
+	Cols int `json:"cols"`
+	Rows int `json:"rows"`
+}
+
+// Box is a rectangle on the page, CSS pixels from its top left.
+type Box struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// Overlaps reports whether b and o share any area.
+func (b Box) Overlaps(o Box) bool {
+	return b.X < o.X+o.W && o.X < b.X+b.W && b.Y < o.Y+o.H && o.Y < b.Y+b.H
+}
+
+// Inside reports whether b lies within o, to within a pixel.
+func (b Box) Inside(o Box) bool {
+	return b.X >= o.X-1 && b.Y >= o.Y-1 && b.X+b.W <= o.X+o.W+1 && b.Y+b.H <= o.Y+o.H+1
 }
 
 // View is one viewport as drawn.
@@ -33,6 +59,29 @@ type View struct {
 	Cubes   int         `json:"cubes"`
 	Player  []float64   `json:"player"`  // x, y, z in m; nil when the view has no player
 	Players [][]float64 `json:"players"` // every player cube's x, y, z in frame order (the VR avatars' hands and heads)
+	// Overview says the view is nobody's own (the server's world), framed
+	// whole.
+	Overview bool `json:"overview"`
+	// Cell is the view's viewport, CSS pixels from the canvas's top left.
+	Cell *Box `json:"cell"`
+	// Own is the view's player projected on its viewport as last drawn,
+	// normalized device coordinates (-1 to 1 across it when inside), nil
+	// for an overview or a view without a player.
+	Own []float64 `json:"own"`
+	// Drawn counts the draws of a player's view, OwnInFrame those that
+	// showed the player inside the viewport.
+	Drawn      int `json:"drawn"`
+	OwnInFrame int `json:"ownInFrame"`
+	// Camera is what the mouse did to the view's camera.
+	Camera Camera `json:"camera"`
+}
+
+// Camera is a view's camera as the mouse left it: zoom 1, yaw and pitch 0
+// is the view's own framing.
+type Camera struct {
+	Zoom  float64 `json:"zoom"`  // times the framing's distance
+	Yaw   float64 `json:"yaw"`   // radians turned around the point looked at
+	Pitch float64 `json:"pitch"` // log of the rise's factor
 }
 
 // Pointer is the mouse as the page sends it (viewer.Pointer).
@@ -50,6 +99,8 @@ type Figure struct {
 	Value *float64 `json:"value"`
 	Unit  string   `json:"unit"`
 	Text  string   `json:"text"`
+	Row   string   `json:"row"` // the table's row, "" for a figure of the whole match
+	Col   string   `json:"col"` // the table's column
 }
 
 // Drawn reports whether the page has drawn a frame of n views, each
@@ -115,6 +166,36 @@ func (b *Browser) WaitState(what string, ok func(PageState) bool) PageState {
 	}
 }
 
+// WaitSettled is WaitState for a layout: it returns a state in which ok
+// holds and every view has the same viewport as in the state read before
+// it, with a frame drawn in between, so that boxes read from the page
+// right after belong to the same layout (a figures panel that grows moves
+// the viewports).
+func (b *Browser) WaitSettled(what string, ok func(PageState) bool) PageState {
+	b.t.Helper()
+	var prev PageState
+	return b.WaitState(what, func(s PageState) bool {
+		settled := ok(s) && s.Rendered > prev.Rendered && sameCells(s, prev)
+		prev = s
+		return settled
+	})
+}
+
+// sameCells reports whether a and b show the same views in the same
+// viewports.
+func sameCells(a, b PageState) bool {
+	if len(a.Views) != len(b.Views) {
+		return false
+	}
+	for i := range a.Views {
+		ca, cb := a.Views[i].Cell, b.Views[i].Cell
+		if ca == nil || cb == nil || *ca != *cb {
+			return false
+		}
+	}
+	return true
+}
+
 // Text returns the text content of the first element matching the CSS
 // selector sel.
 func (b *Browser) Text(sel string) string {
@@ -143,6 +224,72 @@ func (b *Browser) Covered(sel, over string) []string {
 		b.t.Fatalf("boxes of %s under %s: %v", sel, over, err)
 	}
 	return covered
+}
+
+// Boxes returns the boxes of the visible elements matching the CSS
+// selector sel, with their text, in document order.
+func (b *Browser) Boxes(sel string) []TextBox {
+	b.t.Helper()
+	return b.Layout(sel).Boxes[sel]
+}
+
+// Layout is the page's state and the boxes of some of its elements, read
+// at once.
+type Layout struct {
+	State PageState            `json:"state"`
+	Boxes map[string][]TextBox `json:"boxes"` // per selector, as Boxes returns them
+}
+
+// Layout reads the page's state and the boxes of the elements matching
+// each selector in one evaluation, so that they belong to the same
+// layout: a page busy drawing answers each evaluation late.
+func (b *Browser) Layout(sels ...string) Layout {
+	b.t.Helper()
+	js := fmt.Sprintf(`(() => {
+		const boxes = {};
+		for (const sel of %s) {
+			boxes[sel] = [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length > 0).map((e) => {
+				const r = e.getBoundingClientRect();
+				return { box: { x: r.left, y: r.top, w: r.width, h: r.height }, text: e.textContent,
+					overflows: e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1 };
+			});
+		}
+		return { state: window.__viewerState ?? {}, boxes };
+	})()`, jsStrings(sels))
+	l, err := chromedp.Run(b.ctx, chromedp.Evaluate[Layout](js))
+	if err != nil {
+		b.t.Fatalf("boxes of %q: %v", sels, err)
+	}
+	return l
+}
+
+// jsStrings writes strs as a JavaScript array of strings.
+func jsStrings(strs []string) string {
+	out := "["
+	for i, s := range strs {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%q", s)
+	}
+	return out + "]"
+}
+
+// TextBox is an element's box and text, and whether its content overflows
+// the box (scrolls or is clipped).
+type TextBox struct {
+	Box       Box    `json:"box"`
+	Text      string `json:"text"`
+	Overflows bool   `json:"overflows"`
+}
+
+// Resize sets the page's viewport to width × height CSS pixels, as a
+// window resized.
+func (b *Browser) Resize(width, height int) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		b.t.Fatalf("set the viewport to %d×%d: %v", width, height, err)
+	}
 }
 
 // Key is a key of the keyboard as the DevTools protocol names it.
@@ -240,11 +387,24 @@ func (b *Browser) Drag(button Button, x0, y0, x1, y1 float64, steps int, pause t
 	b.mouse(input.DispatchMouseEventTypeMouseReleased, x1, y1, button.name, 0)
 }
 
+// modifierShift is the shift key's bit in the DevTools protocol's
+// modifiers.
+const modifierShift = 8
+
+// ShiftDrag drags with the left button and the shift key held from (x0,
+// y0) to (x1, y0) in steps moves: the viewer's orbit.
+func (b *Browser) ShiftDrag(x0, y0, x1 float64, steps int) {
+	b.t.Helper()
+	b.modifiers = modifierShift
+	defer func() { b.modifiers = 0 }()
+	b.Drag(LeftButton, x0, y0, x1, y0, steps, 30*time.Millisecond)
+}
+
 // mouse dispatches one mouse event; buttons is the mask of those held
 // after it.
 func (b *Browser) mouse(typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, buttons int64) {
 	b.t.Helper()
-	ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, Buttons: buttons}
+	ev := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, Buttons: buttons, Modifiers: b.modifiers}
 	if typ != input.DispatchMouseEventTypeMouseMoved {
 		ev.ClickCount = 1
 	}

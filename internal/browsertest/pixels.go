@@ -41,32 +41,52 @@ type PixelCounts struct {
 	Grey   int // cubes at rest or moving alone
 }
 
-// CountColours classifies the pixels of each half of img, left and right
-// (the viewer draws two views side by side), by the cube colours of the
+// CountColours classifies the pixels of each half of img, left and right,
+// by the cube colours of the
 // page, lit: blue-dominant for the player, red-dominant for interacting
 // cubes, neutral grey brighter than the ground for the others (a grey face
 // turned from the sun is about (105, 110, 122); the ground about (51, 58,
 // 72), the background darker still). The overlays' light text counts as
 // grey: a test that needs the canvas alone hides them first (Hide).
 func CountColours(img image.Image) [2]PixelCounts {
-	var c [2]PixelCounts
-	bounds := img.Bounds()
-	mid := (bounds.Min.X + bounds.Max.X) / 2
-	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
-		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+	b := img.Bounds()
+	mid := (b.Min.X + b.Max.X) / 2
+	return [2]PixelCounts{
+		countIn(img, image.Rect(b.Min.X, b.Min.Y, mid, b.Max.Y)),
+		countIn(img, image.Rect(mid, b.Min.Y, b.Max.X, b.Max.Y)),
+	}
+}
+
+// CountViews classifies the pixels of each view's viewport in img, a
+// screenshot of the page in the state st, as CountColours does: the
+// viewer lays its views out in a grid on a canvas at the page's top left
+// (View.Cell). A view not drawn yet counts nothing.
+func CountViews(img image.Image, st PageState) []PixelCounts {
+	c := make([]PixelCounts, len(st.Views))
+	for i, v := range st.Views {
+		if v.Cell == nil {
+			continue
+		}
+		r := image.Rect(int(v.Cell.X), int(v.Cell.Y), int(v.Cell.X+v.Cell.W), int(v.Cell.Y+v.Cell.H))
+		c[i] = countIn(img, r.Intersect(img.Bounds()))
+	}
+	return c
+}
+
+// countIn classifies the pixels of img within r.
+func countIn(img image.Image, r image.Rectangle) PixelCounts {
+	var c PixelCounts
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
 			r16, g16, b16, _ := img.At(x, y).RGBA()
 			r, g, bl := int(r16>>8), int(g16>>8), int(b16>>8)
-			half := 0
-			if x >= mid {
-				half = 1
-			}
 			switch {
 			case bl > r+60 && bl > g+25:
-				c[half].Player++
+				c.Player++
 			case r > g+70 && r > bl+70:
-				c[half].Red++
+				c.Red++
 			case r > 90 && abs(r-g) < 14 && abs(g-bl) < 18:
-				c[half].Grey++
+				c.Grey++
 			}
 		}
 	}

@@ -32,4 +32,14 @@ func TestCountColours(t *testing.T) {
 	if got != want {
 		t.Fatalf("counts %+v, want %+v", got, want)
 	}
+	// The same picture as a grid of three viewports: the left half, the
+	// two columns of white and dark red, and one not drawn yet.
+	views := CountViews(img, PageState{Views: []View{
+		{Cell: &Box{X: 0, Y: 0, W: 20, H: 10}},
+		{Cell: &Box{X: 23, Y: 2, W: 2, H: 30}}, // beyond the picture: cut
+		{},
+	}})
+	if len(views) != 3 || views[0] != want[0] || views[1] != (PixelCounts{Grey: 8}) || views[2] != (PixelCounts{}) {
+		t.Fatalf("counts per view %+v, want %+v, {Grey: 8} and none", views, want[0])
+	}
 }

@@ -10,7 +10,9 @@ func Print(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "snapshot interpolation: 901 cubes incl. the player, %.0f s of the scripted minute (figures after %.0f s), stage 9 range coded, adaptive buffering\n", res.Seconds, res.Warmup)
 	fmt.Fprintln(w, "delay: added to the network's one-way latency; err: moving cubes against the server's real state at the time shown;")
 	fmt.Fprintln(w, "pen: how much nearer the player's centre than in the real state a cube touching it is drawn (per-frame deepest: mean over frames with cubes at the player, max)")
-	header(w)
+	if len(res.Rows) > 0 {
+		header(w)
+	}
 	for _, r := range res.Rows {
 		line(w, r)
 	}
@@ -27,6 +29,18 @@ func Print(w io.Writer, res *Result) {
 					line(w, a)
 				}
 			}
+		}
+	}
+	if len(res.Profiles) > 0 {
+		fmt.Fprintf(w, "\nspikes and drift, %d pps: spiky = 100 ms RTT, ±40 ms jitter, a 300 ms stall every 4 s, 2 s of 20 %% loss every 10 s;\n", res.AnchorsRate)
+		fmt.Fprintln(w, "clock ±d = the client's clock runs d fast or slow, on 100 ms RTT / 5 % / 10 ms; slow %: frames whose shown time advanced < 90 % of real time;")
+		fmt.Fprintln(w, "every row follows the clock drift; only the adaptive buffer's clock slows down when data runs short")
+		fmt.Fprintf(w, "%-31s %-11s %9s %8s %8s %7s %7s %9s %8s %9s\n",
+			"interpolation", "profile", "delay ms", "p95 ms", "max ms", "dry %", "slow %", "err mm", "p95 mm", "down kbps")
+		for _, r := range res.Profiles {
+			fmt.Fprintf(w, "%-31s %-11s %9.1f %8.1f %8.1f %7.2f %7.2f %9.2f %8.2f %9.1f\n",
+				r.Mode, r.Condition, ms(r.DelayMean), ms(r.DelayP95), ms(r.DelayMax), r.DryPercent, r.SlowPercent,
+				1000*r.ErrMean, 1000*r.ErrP95, r.DownKbps)
 		}
 	}
 	if len(res.Velocity) > 0 {

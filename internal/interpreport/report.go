@@ -49,7 +49,11 @@ type Config struct {
 	// cost and buy against the derived ones.
 	VelocityRates     []int
 	VelocityCondition int
-	Velocity          wire.Bounds
+	// Profiles are networks that change over time and drifting client
+	// clocks, each with one client per ProfileModes at AnchorRate.
+	Profiles     []Profile
+	ProfileModes []Mode
+	Velocity     wire.Bounds
 	// The cost rows: CostClients clients that only acknowledge, at
 	// CostRate under VelocityCondition, from CostFrom seconds into the
 	// script (the katamari), measured for CostSeconds after a second of
@@ -85,7 +89,13 @@ func DefaultConfig() Config {
 			{Name: "hermite, article's fixed delay", Interpolation: interp.Hermite, Buffering: interp.Fixed},
 			{Name: "hermite, Mirror's buffer", Interpolation: interp.Hermite, Buffering: interp.Mirror},
 		},
-		AnchorRate:    30,
+		AnchorRate: 30,
+		Profiles:   DefaultProfiles(),
+		ProfileModes: []Mode{
+			{Name: "hermite", Interpolation: interp.Hermite},
+			{Name: "hermite, article's fixed delay", Interpolation: interp.Hermite, Buffering: interp.Fixed},
+			{Name: "hermite, Mirror's buffer", Interpolation: interp.Hermite, Buffering: interp.Mirror},
+		},
 		VelocityRates: []int{10, 30}, VelocityCondition: 1,
 		CostClients: 64, CostRate: 30, CostFrom: 5, CostSeconds: 3,
 		Velocity: snapshot.VelocityBounds(32, 1.0/32),
@@ -100,8 +110,12 @@ type Row struct {
 	Condition string
 	// DelayMean and DelayP95: the render delay the model adds, the time
 	// shown behind the server's minus the network's one-way latency.
-	DelayMean, DelayP95 time.Duration
-	DryPercent          float64 // rendered frames with no snapshot after the render time
+	DelayMean, DelayP95, DelayMax time.Duration
+	DryPercent                    float64 // rendered frames with no snapshot after the render time
+	// SlowPercent: frames over which the time shown advanced at less than
+	// 90 % of real time (the render clock slowing down to stay ahead of
+	// the data it has).
+	SlowPercent float64
 	// Visual error of the moving cubes against the server's real state
 	// at the time shown, m.
 	ErrMean, ErrP95, ErrMax float64
@@ -120,6 +134,7 @@ type Result struct {
 	Rows              []Row
 	Anchors           []Row
 	Velocity          []Row // Hermite with sent velocities
+	Profiles          []Row // Condition is the profile's name
 	Cost              []CostRow
 	EncodingsPerPkt   float64 // bodies coded per packet sent: what sharing saves
 	Seconds, Warmup   float64
@@ -135,12 +150,15 @@ type client struct {
 	lat   time.Duration
 	stats *stats
 	dry   uint64
+	// The previous frame's time shown and elapsed time, for SlowPercent.
+	lastShown, lastAt time.Duration
 }
 
 // match is one server at one rate under one condition.
 type match struct {
 	pps  int
 	cond Condition
+	prof *Profile // nil: cond throughout
 	m    *simmatch.Match
 	srv  *timedServer
 	cl   []*client
@@ -220,6 +238,24 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 		}
 	}
 
+	var profiled []*client
+	for i := range cfg.Profiles {
+		p := &cfg.Profiles[i]
+		mt, err := newMatch(cfg, cfg.AnchorRate, Condition{p.Name, p.at(0)}, game, objects)
+		if err != nil {
+			return nil, err
+		}
+		mt.prof = p
+		for _, mode := range cfg.ProfileModes {
+			cl, err := mt.join(cfg, mode, objects)
+			if err != nil {
+				return nil, err
+			}
+			profiled = append(profiled, cl)
+		}
+		matches = append(matches, mt)
+	}
+
 	model := cfg.Model
 	rate := float64(model.TickRate)
 	costStart := int64(cfg.CostFrom * rate)
@@ -259,6 +295,12 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 			}
 		}
 		for _, mt := range matches {
+			if mt.prof != nil {
+				// The frame this Run ends with sends under these.
+				if err := mt.m.Sim().SetConditions(mt.prof.at(mt.m.Elapsed() + model.TickInterval)); err != nil {
+					return nil, err
+				}
+			}
 			if err := mt.m.Run(model.TickInterval); err != nil {
 				return nil, fmt.Errorf("%d pps, %s: %w", mt.pps, mt.cond.Name, err)
 			}
@@ -292,6 +334,8 @@ func Run(cfg Config, progress func(second, total int)) (*Result, error) {
 				res.Anchors = append(res.Anchors, row)
 			case slices.Contains(sentVel, cl):
 				res.Velocity = append(res.Velocity, row)
+			case slices.Contains(profiled, cl):
+				res.Profiles = append(res.Profiles, row)
 			default:
 				res.Rows = append(res.Rows, row)
 			}
@@ -323,11 +367,18 @@ func (mt *match) join(cfg Config, mode Mode, objects int) (*client, error) {
 	mc := cfg.Model
 	mc.PPS = mt.pps
 	mc.Interpolation, mc.Extrapolate, mc.Buffering, mc.SentVelocity = mode.Interpolation, mode.Extrapolate, mode.Buffering, mode.SentVelocity
+	if mode.Buffering != interp.Adaptive {
+		mc.SlowBelow = 0 // the anchors' clocks do not slow down
+	}
 	c, err := interp.NewClient(mc, objects, simmatch.Epoch)
 	if err != nil {
 		return nil, err
 	}
-	slot, err := mt.m.Join(c)
+	var nc netmodel.Client = c
+	if mt.prof != nil && mt.prof.Drift != 0 {
+		nc = driftClient{c, 1 + mt.prof.Drift}
+	}
+	slot, err := mt.m.Join(nc)
 	if err != nil {
 		return nil, err
 	}
@@ -353,6 +404,13 @@ func (cl *client) measure(m *simmatch.Match, hist *History, rate int) {
 	}
 	shown := time.Duration(r / float64(rate) * float64(time.Second))
 	s.delay(m.Elapsed() - shown - cl.lat)
+	if cl.lastAt > 0 {
+		s.steps++
+		if shown-cl.lastShown < (m.Elapsed()-cl.lastAt)*9/10 {
+			s.slow++
+		}
+	}
+	cl.lastShown, cl.lastAt = shown, m.Elapsed()
 	a, b, u, ok := hist.Between(r)
 	if !ok {
 		return
@@ -390,9 +448,10 @@ func (cl *client) row(mt *match, cfg Config) Row {
 	clients := uint64(len(mt.cl))
 	return Row{
 		PPS: mt.pps, Mode: cl.mode.Name, Condition: mt.cond.Name,
-		DelayMean: s.delayMean(), DelayP95: s.delayQuantile(0.95),
-		DryPercent: 100 * float64(s.dryFrames) / math.Max(1, float64(s.frames)),
-		ErrMean:    s.errs.Mean(), ErrP95: s.errs.Quantile(0.95), ErrMax: s.errs.Max(),
+		DelayMean: s.delayMean(), DelayP95: s.delayQuantile(0.95), DelayMax: s.delayMax,
+		DryPercent:  100 * float64(s.dryFrames) / math.Max(1, float64(s.frames)),
+		SlowPercent: 100 * float64(s.slow) / math.Max(1, float64(s.steps)),
+		ErrMean:     s.errs.Mean(), ErrP95: s.errs.Quantile(0.95), ErrMax: s.errs.Max(),
 		PenMean: s.penMean(), PenMax: s.penMax,
 		DownKbps: tr.DownKbps(secs), UpKbps: tr.UpKbps(secs),
 		EncodeMicros: float64(mt.srv.spent.Microseconds()) / math.Max(1, float64(snaps*clients)),

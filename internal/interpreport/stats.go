@@ -5,13 +5,14 @@ import "time"
 // stats accumulates one client's figures; errors and delays go into
 // histograms for their quantiles.
 type stats struct {
-	frames, dryFrames int
-	delays            []int // by whole millisecond, 0 to 4 s
-	delaySum          time.Duration
-	delayN            int
-	errs              *ErrorStats
-	penSum, penMax    float64
-	penN              int
+	frames, dryFrames  int
+	steps, slow        int   // frames after the first; of those, slowed (SlowPercent)
+	delays             []int // by whole millisecond, 0 to 4 s
+	delaySum, delayMax time.Duration
+	delayN             int
+	errs               *ErrorStats
+	penSum, penMax     float64
+	penN               int
 }
 
 const delayMax = 4000 // ms
@@ -22,6 +23,7 @@ func newStats() *stats {
 
 func (s *stats) delay(d time.Duration) {
 	s.delaySum += d
+	s.delayMax = max(s.delayMax, d)
 	s.delayN++
 	s.delays[min(max(int(d/time.Millisecond), 0), delayMax)]++
 }

@@ -67,8 +67,8 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		cfg.Setup.Logger = log
 	}
 	n := cfg.Model.Clients(cfg.Setup.Players)
-	if n < 1 || n > viewer.MaxViews {
-		return Summary{}, fmt.Errorf("demo: %d players, %d of them clients, want 1 to %d clients", cfg.Setup.Players, n, viewer.MaxViews)
+	if n < 1 || n >= viewer.MaxViews { // every client's view and the server's
+		return Summary{}, fmt.Errorf("demo: %d players, %d of them clients, want 1 to %d clients", cfg.Setup.Players, n, viewer.MaxViews-1)
 	}
 	serverConn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -163,7 +163,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 			viewer.Figure{Name: "network", Text: fmt.Sprintf("%v ±%v each way, %.3g %% loss", c.Latency, c.Jitter, 100*c.Loss)},
 		)
 		figs = append(host.Figures(now, figs), viewer.Figure{Name: "server cpu", Value: hostMeter.cpu, Unit: "ms"})
-		views = host.Views(views[:0])
+		views = hostViews(cfg.Model, host.Views(views[:0]))
 		b.mu.Lock()
 		busiest := hostMeter.cpu
 		for i := range players {
@@ -178,7 +178,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (Summary, error) {
 		}
 		if cfg.Viewer != nil {
 			// Under the lock: the views' cubes are the board's.
-			cfg.Viewer.Publish(viewer.Frame{Views: views[:min(len(views), viewer.MaxViews)], Figures: figs})
+			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
 		b.mu.Unlock()
 		if !warned && now.Sub(start) > 2*meterWindow {
@@ -369,7 +369,7 @@ func (p *demoPlayer) frame(draw bool, b *board, i int) func(now time.Time) (bool
 		if draw {
 			views = p.side.Views(views)
 			for j := range views {
-				views[j].Name = strings.TrimSpace(p.label + " " + views[j].Name)
+				views[j].Name = viewLabel(p.label, views[j].Name)
 			}
 		}
 		b.post(i, figs, views, p.meter.cpu, check)

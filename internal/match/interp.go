@@ -30,7 +30,7 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 	pps := fs.Int("pps", def.PPS, "interp: snapshots per second, 10, 20, 30 or 60")
 	hermite := fs.Bool("hermite", false, "interp: Hermite interpolation instead of linear")
 	extrapolate := fs.Bool("extrapolate", false, "interp: extrapolate up to 200 ms past the newest snapshot")
-	buffering := fs.String("buffering", "adaptive", "interp: render delay, adaptive, fixed (the article's) or mirror")
+	buffering := fs.String("buffering", "adaptive", "interp: render delay, adaptive, fixed (the article's) or mirror (these two without slowing down through stalls)")
 	return func() (Sides, error) {
 		cfg := def
 		cfg.PPS, cfg.Extrapolate = *pps, *extrapolate
@@ -40,9 +40,9 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 		switch *buffering {
 		case "adaptive":
 		case "fixed":
-			cfg.Buffering = interp.Fixed
+			cfg.Buffering, cfg.SlowBelow = interp.Fixed, 0 // the anchors as they are: no slowing down
 		case "mirror":
-			cfg.Buffering = interp.Mirror
+			cfg.Buffering, cfg.SlowBelow = interp.Mirror, 0
 		default:
 			return Sides{}, fmt.Errorf("--buffering %q: want adaptive, fixed or mirror", *buffering)
 		}

@@ -3,11 +3,18 @@ package match
 import (
 	"flag"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
+	"bufio"
+	"errors"
 	"github.com/netphys/netphys/netmodel/lockstep"
+	"github.com/netphys/netphys/netmodel/lockstep/replay"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
+	"path/filepath"
 )
 
 // Lockstep registers deterministic lockstep (package netmodel/lockstep)
@@ -18,6 +25,7 @@ func init() {
 		Name:    "lockstep",
 		Summary: "deterministic lockstep: only inputs cross the network, every player steps the same world",
 		Flags:   lockstepFlags,
+		Records: true,
 		// The server's limit; the flag error names it before anything starts.
 		MaxPlayers: lockstep.MaxPlayers,
 	})
@@ -36,9 +44,28 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &lockstepHost{Server: srv}, nil
+				// The referee: the server steps the cube world itself
+				// from the inputs it relays and drops the player whose
+				// checksum differs from its own.
+				world, err := scene.NewLockstep(s.Layout, scene.DefaultConfig(), s.Players)
+				if err != nil {
+					return nil, err
+				}
+				h := &lockstepHost{Server: srv}
+				var referee lockstep.Game[scene.Input] = world
+				if s.Record != "" {
+					if referee, err = h.record(s, c, world, lockstepDescription(*rollback, *tcp)); err != nil {
+						return nil, err
+					}
+				}
+				if err := srv.SetReferee(referee); err != nil {
+					h.Close()
+					return nil, err
+				}
+				return h, nil
 			},
 			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s) },
+			Config:    lockstepDescription(*rollback, *tcp),
 		}, nil
 	}
 }
@@ -58,9 +85,82 @@ func lockstepConfig(rollback, tcp bool) lockstep.Config {
 	return cfg
 }
 
-// lockstepHost is the relay: it simulates nothing, so it shows no world.
+// lockstepDescription is what of the flags server and players must agree on.
+func lockstepDescription(rollback, tcp bool) string {
+	d := "pure lockstep"
+	if rollback {
+		d = "rollback"
+	}
+	if tcp {
+		return d + ", over the TCP model"
+	}
+	return d + ", datagrams"
+}
+
+// lockstepHost is the relay and referee; it shows no world.
 type lockstepHost struct {
 	*lockstep.Server[scene.Input, *scene.Input]
+	// With serve --record, the referee's world records the match.
+	recorded   *replay.Game[scene.Input, *scene.Input]
+	closeFile  func() error
+	desyncKept bool
+}
+
+// record opens the match's replay in s.Record and returns the referee's
+// world wrapped to record every tick it steps (confirmed ticks only). The
+// file is written as NAME.part and renamed to NAME when the match ends
+// (Close): a host whose match never started leaves no file.
+func (h *lockstepHost) record(s Setup, cfg lockstep.Config, world *scene.Lockstep, note string) (lockstep.Game[scene.Input], error) {
+	name := filepath.Join(s.Record, "lockstep-"+s.Now.UTC().Format("20060102T150405.000")+".replay")
+	f, err := os.Create(name + ".part")
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	hd := replay.NewHeader(cfg, scene.ReplayGame, s.Layout.String(), "server")
+	hd.Note = note
+	w := bufio.NewWriter(f)
+	rec, err := replay.NewRecorder[scene.Input](w, hd)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	h.recorded = rec.Wrap(world)
+	h.closeFile = func() error {
+		err := errors.Join(rec.Close(), w.Flush(), f.Close())
+		if rec.Ticks() == 0 {
+			return errors.Join(err, os.Remove(f.Name()))
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), name)
+			s.Logger.Info("match recorded", "file", name, "ticks", rec.Ticks(), "bytes", rec.Bytes())
+		}
+		return err
+	}
+	return h.recorded, nil
+}
+
+// Update runs the server; on a desync of the referee itself, the match's
+// replay keeps the referee's state of the failing tick for netphys desync.
+func (h *lockstepHost) Update(now time.Time, send func(int, []byte)) error {
+	err := h.Server.Update(now, send)
+	var d *lockstep.DesyncError
+	if h.recorded != nil && errors.As(err, &d) && !h.desyncKept {
+		h.desyncKept = true
+		if kerr := h.recorded.Desync(d.Tick, d.Error()); kerr != nil {
+			return errors.Join(err, kerr)
+		}
+	}
+	return err
+}
+
+// Close ends the match's replay, if it records one.
+func (h *lockstepHost) Close() error {
+	if h.closeFile == nil {
+		return nil
+	}
+	err := h.closeFile()
+	h.closeFile = nil
+	return err
 }
 
 func (h *lockstepHost) Views(dst []viewer.View) []viewer.View { return dst }
@@ -80,6 +180,20 @@ func (h *lockstepHost) Summary(now time.Time, dst []Line) []Line {
 		Line{"checksums", fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
 		Line{"disconnected", fmt.Sprint(st.Disconnected)},
 	)
+	if st.Refereed {
+		dst = append(dst, Line{"referee", fmt.Sprintf("the server's own world judges the checksums; simulated up to tick %d", st.RefereeTick)})
+	} else {
+		dst = append(dst, Line{"referee", "none: the majority of the players judges the checksums"})
+	}
+	if st.Disconnected > 0 {
+		var reasons []string
+		for r, n := range st.Drops {
+			if n > 0 {
+				reasons = append(reasons, fmt.Sprintf("%v %d", lockstep.Reason(r), n))
+			}
+		}
+		dst = append(dst, Line{"dropped", strings.Join(reasons, ", ")})
+	}
 	if st.Desync != nil {
 		dst = append(dst, Line{"desync", st.Desync.Error()})
 	}
@@ -105,7 +219,14 @@ func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup) (Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &lockstepPlayer{game: &recorder{Lockstep: world, at: s.Ticks}, ticks: s.Ticks}
+	p := &lockstepPlayer{game: &recorder{Lockstep: world, at: s.Ticks, lie: -1}, ticks: s.Ticks}
+	if at := os.Getenv("NETPHYS_TEST_LIE_AT"); at != "" {
+		// A hostile player for the process tests: it reports a false
+		// checksum of this tick (its world stays honest).
+		if p.game.lie, err = strconv.Atoi(at); err != nil {
+			return nil, fmt.Errorf("NETPHYS_TEST_LIE_AT=%q: %w", at, err)
+		}
+	}
 	// The input of tick t is sampled once, when the session clock reaches
 	// it, by which time the server has named the player.
 	input := func(t lockstep.Tick) scene.Input { return s.Controls.Input(p.Player(), int(t)) }
@@ -181,6 +302,14 @@ type recorder struct {
 	at    int
 	sum   uint64
 	have  bool
+	lie   int // report a false checksum of this tick (tests); -1: never
+}
+
+func (r *recorder) Checksum() uint64 {
+	if r.tick-1 == r.lie {
+		return ^r.Lockstep.Checksum()
+	}
+	return r.Lockstep.Checksum()
 }
 
 func (r *recorder) Step(inputs []scene.Input) {

@@ -66,10 +66,20 @@ func headlessDemo(t *testing.T, cfg DemoConfig, want ...string) string {
 // sends the count to every player each frame; a player's world is the
 // newest count it heard and the inputs its controls gave, and its checksum
 // of tick t is the same function of t everywhere, so every player agrees.
-type clockHost struct{ tick int }
+type clockHost struct {
+	tick int
+	// failAt makes Update fail failAt ticks after the first Join (0: never).
+	failAt, joined int
+	anyone         bool // a player joined
+}
 
-func (h *clockHost) Join(time.Time, int) error { return nil }
-func (h *clockHost) Leave(time.Time, int)      {}
+func (h *clockHost) Join(time.Time, int) error {
+	if !h.anyone {
+		h.anyone, h.joined = true, h.tick
+	}
+	return nil
+}
+func (h *clockHost) Leave(time.Time, int) {}
 func (h *clockHost) Receive(_ time.Time, _ int, d []byte) error {
 	if len(d) != 1 {
 		return errors.New("clock: want one byte of input")
@@ -78,6 +88,9 @@ func (h *clockHost) Receive(_ time.Time, _ int, d []byte) error {
 }
 func (h *clockHost) Update(_ time.Time, send func(int, []byte)) error {
 	h.tick++
+	if h.failAt > 0 && h.anyone && h.tick-h.joined >= h.failAt {
+		return fmt.Errorf("clock: told to fail %d ticks after the first join", h.failAt)
+	}
 	for slot := range 8 {
 		send(slot, binary.LittleEndian.AppendUint32(nil, uint32(h.tick)))
 	}
@@ -136,13 +149,14 @@ func (p *clockPlayer) Checksum() (int, uint64, bool) {
 func init() {
 	Register(&Model{Name: "clock", Summary: "the runtime tests' tiny model", Flags: func(fs *flag.FlagSet) func() (Sides, error) {
 		fail := fs.Bool("clock-fail", false, "clock: refuse to build a host")
+		failAt := fs.Int("clock-fail-at", 0, "clock: the host's Update fails this many ticks after the first join")
 		return func() (Sides, error) {
 			return Sides{
 				NewHost: func(Setup) (Host, error) {
 					if *fail {
 						return nil, errors.New("clock: told to fail")
 					}
-					return &clockHost{}, nil
+					return &clockHost{failAt: *failAt}, nil
 				},
 				NewPlayer: func(s PlayerSetup) (Player, error) { return &clockPlayer{setup: s}, nil },
 			}, nil
@@ -280,6 +294,76 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 	// The first report with a player in it already shows its traffic.
 	if m := regexp.MustCompile(`"p1 up"=(\S+)`).FindStringSubmatch(logs.String()); m == nil || m[1] == "0" {
 		t.Errorf("the first report with player 1 shows no traffic:\n%s", logs.String())
+	}
+}
+
+// TestServeOutlivesAFailedMatch: a host whose Update fails ends its
+// match, not Serve: its players get the error, and the next match plays.
+func TestServeOutlivesAFailedMatch(t *testing.T) {
+	m, sides, _ := clockSides(t, "--clock-fail-at", "60")
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := netcode.Key{9}
+	scfg := udpdrive.DefaultServerConfig()
+	scfg.Transport.Netcode.PrivateKey = key
+	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var status lockedBuffer
+	served := make(chan error, 1)
+	go func() {
+		_, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Conn: conn, Server: scfg, Status: &status})
+		served <- err
+	}()
+	play := func(id, ticks int) chan error {
+		p := netcode.DefaultTokenParams()
+		p.ClientID = netcode.ClientID(id)
+		p.ServerAddresses = []netip.AddrPort{addr}
+		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
+				Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
+			done <- err
+		}()
+		return done
+	}
+	// The first match fails a second after its first player joined: both
+	// players hear why.
+	first := []chan error{play(1, 100000), play(2, 100000)}
+	for i, done := range first {
+		err := <-done
+		var r *udpdrive.RefusedError
+		if !errors.As(err, &r) || !r.Joined || !strings.Contains(r.Reason, "clock: told to fail 60 ticks after the first join") {
+			t.Fatalf("player %d of the failed match: %v", i+1, err)
+		}
+	}
+	// The next match plays to its end.
+	for i, done := range []chan error{play(3, 20), play(4, 20)} {
+		if err := <-done; err != nil {
+			t.Fatalf("player %d of the next match: %v", i+1, err)
+		}
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned %v during the matches", err)
+	default:
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(status.String(), "serve summary") < 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	if out := status.String(); !strings.Contains(out, "told to fail") || !strings.Contains(out, "match_failed 2") {
+		t.Errorf("the failed match's summary lacks its error or its byes:\n%s", out)
 	}
 }
 

@@ -42,6 +42,9 @@ type Model struct {
 	// Keys says what the viewer's keys do, for the commands' hints. Empty:
 	// the cube world's (CubeKeys).
 	Keys string
+	// Records says the model's host records each match to a file in
+	// Setup.Record (serve --record); the others refuse the flag.
+	Records bool
 }
 
 // CubeKeys are the cube world's keys.
@@ -75,6 +78,21 @@ func (m *Model) Clients(players int) int { return players - m.HostSeats }
 type Sides struct {
 	NewHost   func(Setup) (Host, error)
 	NewPlayer func(PlayerSetup) (Player, error)
+	// Config describes what of the model's own flags server and players
+	// must agree on, such as "rollback, datagrams"; "" if nothing.
+	Config string
+}
+
+// Agreement is the description of a match that server and players
+// compare before any state or input flows (udpdrive's hello): the
+// model, its config, the layout of the cube world and the players. A
+// player set up otherwise is refused with a message naming both.
+func Agreement(m *Model, sides Sides, setup Setup) string {
+	model := m.Name
+	if sides.Config != "" {
+		model += " (" + sides.Config + ")"
+	}
+	return fmt.Sprintf("%s on %v for %d players", model, setup.Layout, setup.Players)
 }
 
 // Setup is what the runtime tells a model about the match.
@@ -86,6 +104,10 @@ type Setup struct {
 	// Layout is the cube world's starting arrangement (--layout).
 	Layout scene.Layout
 	Logger *slog.Logger
+	// Record is the directory a host of a Model that Records writes each
+	// match's replay to (serve --record); empty: none. A Host that records
+	// is an io.Closer, closed when its match ends.
+	Record string
 	// Now is the wall-clock time the side is built at, set by the
 	// runtime: the models' constructors take the time as an argument.
 	Now time.Time

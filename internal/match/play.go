@@ -63,6 +63,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		ccfg = udpdrive.DefaultClientConfig()
 	}
 	ccfg.Logger = log
+	ccfg.Agree = Agreement(cfg.Model, cfg.Sides, cfg.Setup)
 	var player Player
 	c, err := udpdrive.Dial(ctx, cfg.Token, func(slot int) (netmodel.Client, error) {
 		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks, Bot: cfg.Bot}
@@ -120,6 +121,11 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	lines := player.Summary(time.Now(), nil)
 	lines = append(trafficLines(lines, c.Traffic(), d), costLine(c.Cost()))
 	lines = dropLines(lines, c)
+	if err != nil {
+		// The reason the match ended for this player: the model's (a
+		// lockstep player dropped for its checksum), or the server's bye.
+		lines = append(lines, Line{"ended", err.Error()})
+	}
 	s := Summary{Command: "play", Model: cfg.Model.Name, Duration: d, Sections: []Section{{Name: who, Lines: lines}}}
 	return s, err
 }

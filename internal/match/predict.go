@@ -3,6 +3,8 @@ package match
 import (
 	"flag"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/predict"
@@ -48,7 +50,7 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				srv, err := predict.NewServer(cfg, a, s.Now)
+				srv, err := predict.NewServer[scene.ArenaInput](cfg, a, s.Now)
 				if err != nil {
 					return nil, err
 				}
@@ -67,7 +69,12 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 
 // predictHost is the authority: it shows the world as the server has it.
 type predictHost struct {
-	*predict.Server
+	*predict.Server[scene.ArenaInput, *scene.ArenaInput]
+	// mu guards scraped: the refusals by reason as of the last Update,
+	// for a metrics scrape on another goroutine (RefusalCounts).
+	mu      sync.Mutex
+	scraped []Count
+	refused []predict.Refusal // the server's counters, read every Update
 	arena   *scene.Arena
 	hits    []predict.Hit
 	kills   uint64 // committed hits
@@ -82,7 +89,23 @@ func (h *predictHost) Update(now time.Time, send func(int, []byte)) error {
 	err := h.Server.Update(now, send)
 	h.hits = h.TakeCommitted(h.hits[:0])
 	h.kills += uint64(len(h.hits))
+	h.mu.Lock()
+	h.refused = h.Refusals(h.refused[:0])
+	h.scraped = h.scraped[:0]
+	for _, r := range h.refused {
+		h.scraped = append(h.scraped, Count{r.Reason, r.Count})
+	}
+	h.mu.Unlock()
 	return err
+}
+
+// RefusalCounts returns a copy of the server's refusals by reason as of
+// its last Update (Refuser); unlike the rest of the host it may be called
+// from any goroutine: serve's /metrics reads it.
+func (h *predictHost) RefusalCounts() []Count {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Count(nil), h.scraped...)
 }
 
 func (h *predictHost) Views(dst []viewer.View) []viewer.View {
@@ -113,15 +136,37 @@ func (h *predictHost) Summary(_ time.Time, dst []Line) []Line {
 	return append(dst,
 		Line{"ticks", fmt.Sprint(c.Ticks)},
 		Line{"rewinds", fmt.Sprintf("%d, %d ticks re-simulated, %d refused over budget", c.Rewinds, c.ResimTicks, c.RewindsDenied)},
-		Line{"inputs", fmt.Sprintf("%d late, %d guessed, %d too old, %d too far ahead, %d clamped", c.InputsLate, c.InputsGuessed, c.InputsTooOld, c.InputsTooNew, c.InputsClamped)},
-		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claims over the cap", c.Shots, h.kills, c.BehindClamped)},
+		Line{"inputs", fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d later than the max late, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
+		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claims judged at the cap; refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
+		Line{"bodies out of the arena's spec", fmt.Sprint(c.OutOfSpec)},
+		Line{"refusals", refusals(h.Refusals(nil))},
 		Line{"packets", fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
 	)
 }
 
+// refusals prints the server's refusals by reason, the non-zero ones.
+// The same counters, zeros included, are what a metrics exporter would
+// serve as netphys_predict_refusals_total{reason} (Server.Refusals).
+func refusals(rs []predict.Refusal) string {
+	var b strings.Builder
+	for _, r := range rs {
+		if r.Count == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", r.Reason, r.Count)
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
+}
+
 // predictPlayer is one player: a predicting client with its own arena.
 type predictPlayer struct {
-	*predict.Client
+	*predict.Client[scene.ArenaInput, *scene.ArenaInput]
 	arena  *scene.Arena
 	slot   int
 	ticks  int
@@ -134,12 +179,15 @@ type predictPlayer struct {
 
 func newPredictPlayer(cfg predict.Config, a *scene.Arena, s PlayerSetup) (*predictPlayer, error) {
 	p := &predictPlayer{arena: a, slot: s.Slot, ticks: s.Ticks, keys: s.Controls}
+	if k, ok := s.Controls.(*Keys); ok {
+		k.Viewer.SetControls(predictControls)
+	}
 	if _, scripted := s.Controls.(*Bot); scripted {
 		// The cube world's scripts mean nothing in the arena: its own bot
 		// plays instead.
 		p.bot = scene.NewBot(s.Slot, uint64(s.Slot)+1, a.Config())
 	}
-	c, err := predict.NewClient(cfg, a, p.control, s.Now)
+	c, err := predict.NewClient[scene.ArenaInput](cfg, a, p.control, s.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -147,10 +195,17 @@ func newPredictPlayer(cfg predict.Config, a *scene.Arena, s PlayerSetup) (*predi
 	return p, nil
 }
 
-// control is the player's predict.Control: the arena bot, or the keys:
+// predictControls are the arena's keys, for the page.
+var predictControls = []viewer.Control{
+	{Keys: []string{"left", "up", "down", "right"}, Does: "move"},
+	{Keys: []string{"space"}, Does: "jump"},
+	{Keys: []string{"z"}, Does: "fire at the nearest player shown"},
+}
+
+// control is the player's predict.Control[scene.ArenaInput]: the arena bot, or the keys:
 // arrows move, space jumps, z fires at the nearest player shown (the
 // viewer has no mouse to aim with).
-func (p *predictPlayer) control(t predict.Tick, v *predict.View) predict.Input {
+func (p *predictPlayer) control(t predict.Tick, v *predict.View) scene.ArenaInput {
 	if p.bot != nil {
 		return p.bot.Input(t, v)
 	}
@@ -178,9 +233,9 @@ func (p *predictPlayer) control(t predict.Tick, v *predict.View) predict.Input {
 			yaw, pitch = vecmath.Atan2(d.X, d.Z), vecmath.Atan2(d.Y, vecmath.V3(d.X, 0, d.Z).Length())
 		}
 	}
-	in, err := predict.MakeInput(mx, mz, yaw, pitch, k.Space, k.Z && best >= 0)
+	in, err := scene.MakeArenaInput(mx, mz, yaw, pitch, k.Space, k.Z && best >= 0)
 	if err != nil {
-		return predict.Input{}
+		return scene.ArenaInput{}
 	}
 	return in
 }

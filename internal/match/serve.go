@@ -2,6 +2,7 @@ package match
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,17 +32,31 @@ type ServeConfig struct {
 	// Status receives the summary of every match that ends (every player
 	// joined has left) while Serve goes on with a new one; nil: none.
 	Status io.Writer
-	// Listening, when set, is called once the netcode server is up (to
-	// serve its metrics, say); its error stops Serve, its stop function
-	// runs when Serve returns.
-	Listening func(*transport.Server) (stop func(), err error)
+	// Listening, when set, is called once the server is up (to serve its
+	// metrics, say); its error stops Serve, its stop function runs when
+	// Serve returns.
+	Listening func(*udpdrive.Server) (stop func(), err error)
+	// Refusals, when set, keeps what the model refused of its clients (a
+	// Refuser host's counts) summed over the matches, for the metrics.
+	Refusals *RefusalTally
 }
 
-// Serve runs the model's server side until ctx ends or the model stops,
-// and returns the summary of the last match (none if it is a match nobody
-// joined after an earlier one). A match ends when every
-// player that joined it has left; Serve then prints its summary to
-// Status and waits for the players of a new one, with a new Host.
+// failGrace is how long a failed match's model goes on being stepped
+// (telling its players what went wrong, if it can) before every player
+// of it gets a bye with the error and the next match begins.
+const failGrace = time.Second
+
+// Serve runs the model's server side until ctx ends, and returns the
+// summary of the last match (none if it is a match nobody joined after an
+// earlier one). A match ends when every player that joined it has left
+// or was released by the model (a dropped player is disconnected once it
+// has been told why); Serve then prints its summary to Status and waits
+// for the players of a new one, with a new Host. A match whose model
+// fails (a desync nobody can be blamed for) is logged, its players get
+// the error in a bye after failGrace, and the next match begins: one
+// match never ends the process. Players must agree on Agreement(...)
+// before they join: one set up for another match is refused, naming
+// the difference.
 func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	log := cfg.Setup.Logger
 	if log == nil {
@@ -57,7 +72,11 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		cfg.Conn.Close()
 		return Summary{}, err
 	}
+	if cfg.Refusals != nil {
+		cfg.Refusals.watch(host)
+	}
 	cfg.Server.Logger = log
+	cfg.Server.Agree = Agreement(cfg.Model, cfg.Sides, cfg.Setup)
 	srv, err := udpdrive.NewServer(host, cfg.Conn, cfg.Server)
 	if err != nil {
 		cfg.Conn.Close()
@@ -65,7 +84,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	}
 	defer srv.Close()
 	if cfg.Listening != nil {
-		stop, err := cfg.Listening(srv.Transport())
+		stop, err := cfg.Listening(srv)
 		if err != nil {
 			return Summary{}, err
 		}
@@ -78,10 +97,16 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	start, lastLog := time.Now(), time.Now()
 	matches := 1
 	var (
-		figs  []viewer.Figure
-		views []viewer.View
+		figs   []viewer.Figure
+		views  []viewer.View
+		failed failure
 	)
+	side := &survivor{srv: srv, log: log, failed: &failed}
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+		if failed.err != nil && !failed.ended && now.Sub(failed.at) >= failGrace {
+			srv.EndMatch(now, failed.err.Error())
+			failed.ended = true
+		}
 		inMatch, over := 0, false
 		for slot := range slots {
 			if srv.Joined(slot) {
@@ -92,11 +117,12 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			}
 		}
 		if over && inMatch == 0 {
-			s := matchSummary(cfg.Model.Name, host, srv, played, now.Sub(start))
+			s := matchSummary(cfg.Model.Name, host, srv, played, now.Sub(start), failed.err)
 			if cfg.Status != nil {
 				s.Print(cfg.Status)
 			}
-			log.Info("serve: match over, the next waits for its players", "match", matches, "duration", now.Sub(start).Round(time.Millisecond))
+			log.Info("serve: match over, the next waits for its players", "match", matches, "duration", now.Sub(start).Round(time.Millisecond), "failed", failed.err)
+			failed = failure{}
 			cfg.Setup.Now = now
 			next, err := cfg.Sides.NewHost(cfg.Setup)
 			if err != nil {
@@ -105,6 +131,10 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			if err := srv.Replace(next); err != nil {
 				return true, err
 			}
+			if cfg.Refusals != nil {
+				cfg.Refusals.watch(next)
+			}
+			closeHost(host, log)
 			host, start, matches = next, now, matches+1
 			clear(played)
 		}
@@ -129,7 +159,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			}
 		}
 		if cfg.Viewer != nil {
-			views = host.Views(views[:0])
+			views = hostViews(cfg.Model, host.Views(views[:0]))
 			cfg.Viewer.Publish(viewer.Frame{Views: views, Figures: figs})
 		}
 		if logNow {
@@ -137,18 +167,61 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			lastLog = now
 		}
 		return false, nil
-	}, srv)
+	}, side)
+	closeHost(host, log)
 	if matches > 1 && !slices.Contains(played, true) {
 		return Summary{}, err // the match nobody joined: its predecessors printed theirs
 	}
-	return matchSummary(cfg.Model.Name, host, srv, played, time.Since(start)), err
+	return matchSummary(cfg.Model.Name, host, srv, played, time.Since(start), failed.err), err
+}
+
+// closeHost ends what a host keeps open for its match (a replay it
+// records: Setup.Record).
+func closeHost(host Host, log *slog.Logger) {
+	if c, ok := host.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			log.Error("serve: the match's recording failed", "err", err)
+		}
+	}
+}
+
+// failure is the error that ended the current match, if any.
+type failure struct {
+	err   error
+	at    time.Time
+	ended bool // its players were sent away
+}
+
+// survivor steps the server and turns a model's failure into the end of
+// its match instead of the end of the process.
+type survivor struct {
+	srv    *udpdrive.Server
+	log    *slog.Logger
+	failed *failure
+}
+
+func (s *survivor) Step(now time.Time) error {
+	err := s.srv.Step(now)
+	if err == nil || !errors.Is(err, udpdrive.ErrUpdate) {
+		return err
+	}
+	if s.failed.err == nil {
+		s.log.Error("serve: the match failed; its players are told, then the next match begins", "err", err)
+		*s.failed = failure{err: err, at: now}
+	}
+	return nil
 }
 
 // matchSummary is the summary of one match of d: the host's lines and the
 // traffic of every slot that played in it.
-func matchSummary(model string, host Host, srv *udpdrive.Server, played []bool, d time.Duration) Summary {
+func matchSummary(model string, host Host, srv *udpdrive.Server, played []bool, d time.Duration, failed error) Summary {
+	lines := host.Summary(time.Now(), nil)
+	if failed != nil {
+		lines = append(lines, Line{"failed", failed.Error()})
+	}
+	lines = refusalLines(lines, srv.Refusals())
 	s := Summary{Command: "serve", Model: model, Duration: d,
-		Sections: []Section{{Name: "server", Lines: dropLines(append(host.Summary(time.Now(), nil), costLine(srv.Cost())), srv)}}}
+		Sections: []Section{{Name: "server", Lines: dropLines(append(lines, costLine(srv.Cost())), srv)}}}
 	for slot, p := range played {
 		if p {
 			s.Sections = append(s.Sections, Section{Name: fmt.Sprintf("player %d", slot+1), Lines: trafficLines(nil, srv.Traffic(slot), d)})

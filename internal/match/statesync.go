@@ -158,10 +158,10 @@ func statesyncSummary(n statesyncNode, dst []Line) []Line {
 	c := n.Counters()
 	return append(dst,
 		Line{"ticks", fmt.Sprint(n.Tick())},
-		Line{"packets", fmt.Sprintf("%d sent, %d received, %d malformed", c.PacketsSent, c.PacketsReceived, c.Malformed)},
-		Line{"claims", fmt.Sprintf("%d accepted, %d stale, %d forged, %d on held cubes", c.Accepted, c.Stale, c.Forged, c.HeldElsewhere)},
+		Line{"packets", fmt.Sprintf("%d sent, %d received, %d malformed, %d duplicates, %d late", c.PacketsSent, c.PacketsReceived, c.Malformed, c.Duplicates, c.Late)},
+		Line{"claims", fmt.Sprintf("%d accepted, %d stale, %d forged, %d implausible, %d on held cubes", c.Accepted, c.Stale, c.Forged, c.Implausible, c.HeldElsewhere)},
 		Line{"grabs", fmt.Sprintf("%d won, %d lost", c.GrabsWon, c.GrabsLost)},
-		Line{"authority", fmt.Sprintf("%d overruled, %d rests confirmed, %d returned by leaves", c.Overruled, c.Confirmed, c.Returned)},
+		Line{"authority", fmt.Sprintf("%d overruled, %d rests confirmed, %d taken back by the host, %d resynced, %d returned by leaves", c.Overruled, c.Confirmed, c.Reclaimed, c.Resynced, c.Returned)},
 		Line{"prediction", fmt.Sprintf("%d of %d moving cubes predicted exactly", c.Predicted, c.Predictable)},
 		Line{"corrections", fmt.Sprintf("%d, %d pops over %g cm", c.Corrections, c.Pops, 100*statesync.PopDistance)},
 	)

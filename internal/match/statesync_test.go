@@ -65,17 +65,17 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 }
 
 // TestStatesyncDemoBrowser is `netphys demo --model statesync --players 4`
-// in Debian's chromium: the host's view and the three guests' side by
-// side, each with the four avatars in their players' colours, and
+// in Debian's chromium: the host's view and the three guests' in a grid, each with the four avatars in their players' colours, and
 // authority colours on the cubes once the bots take some. Guest 1 is the
 // page's: the page shows the controls of the VR hand, and a left-button
 // drag across guest 1's viewport, dispatched as real mouse events,
 // carries its right hand along the table's edge in front of it, to its
 // right: guest 1's own view looks at the table from behind guest 1, who
 // faces -z, so screen right is +x. A right-button drag up the screen then
-// lifts the hand.
+// lifts the hand. At 1280×720 and 1920×1080 the page's layout then passes
+// checkLayout.
 func TestStatesyncDemoBrowser(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	t.Cleanup(cancel)
 	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 4})
 	const width, height = 1280, 480
@@ -103,9 +103,15 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	}
 	onHost := func(s browsertest.PageState) []float64 { return s.Views[0].Players[1] }
 	start, startOnHost := hand(st), onHost(st)
-	// Across guest 1's viewport, the second quarter of the page, at the
-	// height of the guest's edge of the table.
-	b.Drag(browsertest.LeftButton, 0.3*width, 0.65*height, 0.48*width, 0.65*height, 10, 50*time.Millisecond)
+	// Across guest 1's viewport at the height of its head as drawn (View.Own),
+	// which is at the guest's edge of the table.
+	v := st.Views[1]
+	if v.Cell == nil || v.Own == nil {
+		t.Fatalf("guest 1's view has no viewport or head drawn: %+v", v)
+	}
+	y := v.Cell.Y + (1-v.Own[1])/2*v.Cell.H
+	x0, x1 := v.Cell.X+0.2*v.Cell.W, v.Cell.X+0.9*v.Cell.W
+	b.Drag(browsertest.LeftButton, x0, y, x1, y, 10, 50*time.Millisecond)
 	// The guest sends its avatar, not its input: the host sees the hand
 	// move too.
 	st = b.WaitState("the hand carried right, on the guest and on the host", func(s browsertest.PageState) bool {
@@ -119,7 +125,7 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	if z := end[2]; z < 5 || z > 11 {
 		t.Errorf("the hand is at z %.2f after a drag across the screen, want it still at guest 1's edge of the table (5 to 11)", z)
 	}
-	b.Drag(browsertest.RightButton, 0.48*width, 0.65*height, 0.48*width, 0.45*height, 5, 50*time.Millisecond)
+	b.Drag(browsertest.RightButton, x1, y, x1, y-0.3*v.Cell.H, 5, 50*time.Millisecond)
 	st = b.WaitState("the hand lifted", func(s browsertest.PageState) bool {
 		return s.Drawn(4) && hand(s)[1] > end[1]+0.5
 	})
@@ -161,7 +167,7 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	}
 	// Zoomed out three times, as the mouse wheel would, to see the table around
 	// the host: the picture is kept with go test -artifacts.
-	if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[bool](`window.dispatchEvent(new WheelEvent('wheel', { deltaY: 1100 }))`)); err != nil {
+	if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[bool](`document.getElementById('view').dispatchEvent(new WheelEvent('wheel', { deltaY: 1100, clientX: 10, clientY: 10 }))`)); err != nil {
 		t.Fatal(err)
 	}
 	now, err := b.State()
@@ -169,9 +175,15 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	st = b.WaitState("zoomed out", func(s browsertest.PageState) bool { return s.Drawn(4) && s.Rendered > now.Rendered+1 })
-	b.Hide("#figures, #keys")
 	b.Screenshot()
 	if st.Error != "" {
 		t.Errorf("page reported an error: %s", st.Error)
+	}
+	// A double click puts the host's camera back.
+	if _, err := chromedp.Run(b.Context(), chromedp.Evaluate[bool](`document.getElementById('view').dispatchEvent(new MouseEvent('dblclick', { clientX: 10, clientY: 10 }))`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range layoutSizes {
+		checkLayout(t, b, m, 4, 4, size)
 	}
 }

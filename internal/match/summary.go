@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -105,6 +106,19 @@ func dropLines(dst []Line, d interface{ Dropped() (inbox, send uint64) }) []Line
 		return dst
 	}
 	return append(dst, Line{"driver drops", fmt.Sprintf("%d payloads while the model was behind, %d datagrams not sent", inbox, send)})
+}
+
+// refusalLines appends a line counting the clients the server refused or
+// sent away, by reason, since it started.
+func refusalLines(dst []Line, r []udpdrive.Refusal) []Line {
+	if len(r) == 0 {
+		return dst
+	}
+	parts := make([]string, len(r))
+	for i, x := range r {
+		parts[i] = fmt.Sprintf("%s %d", x.Reason, x.Count)
+	}
+	return append(dst, Line{"refused", strings.Join(parts, ", ") + " (clients refused or sent away since serve started)"})
 }
 
 // costLine is the summary line of a side's Step cost.

@@ -251,6 +251,9 @@ func FuzzClientReceive(f *testing.F) {
 	fd := newFeed(f)
 	var seeds [][]byte
 	for i := range 8 {
+		if i == 5 {
+			fd.enc.Reset(3, int64(2*fd.n+1)) // packets from here on carry a reset section
+		}
 		for _, d := range fd.next(f, i%2 == 0) {
 			seeds = append(seeds, d)
 			f.Add(d)
@@ -294,6 +297,9 @@ func FuzzReceiverDecode(f *testing.F) {
 	fd := newFeed(f)
 	var pkts [][]byte
 	for i := range 6 {
+		if i == 4 {
+			fd.enc.Reset(1, int64(2*fd.n+1)) // a packet with a reset section
+		}
 		fd.next(f, i%2 == 0)
 		pkts = append(pkts, bytes.Clone(fd.last))
 		f.Add(bytes.Clone(fd.last))
@@ -327,8 +333,22 @@ func FuzzReceiverDecode(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoding snapshot %d: %v", n, err)
 		}
-		if !bytes.Equal(body, pkt[interp.HeaderBytes:]) {
-			t.Fatalf("snapshot %d re-encodes to another packet:\n% x\n% x", n, body, pkt[interp.HeaderBytes:])
+		w := wire.NewWriter(make([]byte, 8192))
+		if err := h.Serialize(w); err != nil {
+			t.Fatal(err)
+		}
+		if h.Resets {
+			maxAge := interp.Ring*2 - 1
+			if h.BaseAge > 0 {
+				maxAge = 2*h.BaseAge - 1
+			}
+			if err := r.Section().Serialize(w, orbitObjects, maxAge); err != nil {
+				t.Fatalf("re-encoding the reset section %+v: %v", r.Section(), err)
+			}
+		}
+		again := append(w.Bytes(), body...)
+		if !bytes.Equal(again, pkt) {
+			t.Fatalf("snapshot %d re-encodes to another packet:\n% x\n% x", n, again, pkt)
 		}
 	})
 }

@@ -1,6 +1,9 @@
 package interp
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The render delay, and why it is chosen this way.
 //
@@ -53,10 +56,14 @@ type delayEstimator struct {
 	first      Number
 	newest     Number
 	any        bool
-	lastArrive float64 // for Mirror's delivery intervals
-	ivMean     float64 // EMA of delivery intervals, s
+	sorted     [Samples]float64 // scratch for the percentile
+	blocks     [Blocks]block    // the least delay of each block, a ring
+	nb         int              // blocks seen
+	lastArrive float64          // for Mirror's delivery intervals
+	ivMean     float64          // EMA of delivery intervals, s
 	ivVar      float64
-	slope      float64 // the drift detrend measured: d seconds per server second
+	slope      float64 // the drift measured: d seconds per server second
+	limit      float64 // samples above are stalls, left out of dry
 	cached     float64 // the last delay chosen; valid while fresh
 	fresh      bool
 }
@@ -66,6 +73,7 @@ type delayEstimator struct {
 func (e *delayEstimator) add(n Number, s, t float64) {
 	e.fresh = false
 	e.d[e.next], e.s[e.next] = t-s, s
+	e.addBlock(s, t-s)
 	e.next = (e.next + 1) % Samples
 	e.nd = min(e.nd+1, Samples)
 	e.got[uint64(n)%LossWindow] = n + 1
@@ -100,34 +108,106 @@ func (e *delayEstimator) loss() float64 {
 	return (float64(span-got) + 0.5) / float64(span+1)
 }
 
-// detrend fills adj: each delay as it would be at the newest sample's
-// server time, along the least-squares line of delay against server time.
-// A server clock running slower (or faster) than the client's makes the
-// delays grow (or shrink) steadily; taken as they are, the window's delays
-// would all lie behind (ahead of) the ones to come, and the clock would
-// run into dry frames. The drift is bounded to ±10 %.
-func (e *delayEstimator) detrend() {
-	n := float64(e.nd)
-	var ms, md float64
-	for k := range e.nd {
-		ms, md = ms+e.s[k], md+e.d[k]
+// The drift of the clocks. A server clock running slower (or faster) than
+// the client's, or a client clock running fast (slow), makes the delays
+// grow (shrink) steadily: taken as they are, the window's delays would all
+// lie behind (ahead of) the ones to come, and the render clock, running at
+// the client's rate, would run into dry frames or let the delay grow.
+// The drift is the slope of the delays against server time, measured on
+// the least delay of each half second (block): the least is what the path
+// itself costs, untouched by jitter, by a stall that holds packets for a
+// while (their delays fall along a slope of −1, which a least-squares fit
+// through all the samples reads as drift) and by loss. The fit runs
+// through the last Blocks blocks (8 s) once two are complete, and is
+// bounded to ±MaxDrift.
+const (
+	// BlockSeconds is the span of server time one block covers.
+	BlockSeconds = 0.5
+	// Blocks is how many blocks the drift is fitted through.
+	Blocks = 16
+	// MaxDrift bounds the drift followed: ±12.5 %, so that a clock off
+	// by 10 % is followed with room for the estimate's error.
+	MaxDrift = 0.125
+)
+
+// block is the least delay in one block of server time.
+type block struct {
+	idx  int64   // floor(s / BlockSeconds)
+	s, d float64 // the least delay's server time and delay, s
+}
+
+// addBlock records a sample in its block.
+func (e *delayEstimator) addBlock(s, d float64) {
+	idx := int64(math.Floor(s / BlockSeconds))
+	cur := &e.blocks[(e.nb-1+Blocks)%Blocks]
+	if e.nb == 0 || idx > cur.idx {
+		e.blocks[e.nb%Blocks] = block{idx: idx, s: s, d: d}
+		e.nb++
+		return
 	}
-	ms, md = ms/n, md/n
-	var cov, vs float64
-	for k := range e.nd {
-		cov += (e.s[k] - ms) * (e.d[k] - md)
-		vs += (e.s[k] - ms) * (e.s[k] - ms)
-	}
-	slope := 0.0
-	if vs > 0 {
-		slope = math.Max(-0.1, math.Min(0.1, cov/vs))
-	}
-	e.slope = slope
-	newest := e.s[(e.next-1+Samples)%Samples]
-	for k := range e.nd {
-		e.adj[k] = e.d[k] + slope*(newest-e.s[k])
+	if idx == cur.idx && d < cur.d {
+		cur.s, cur.d = s, d
 	}
 }
+
+// driftSlope fits the delays' slope through the complete blocks.
+func (e *delayEstimator) driftSlope() float64 {
+	n := min(e.nb-1, Blocks-1) // the newest block is still filling
+	if n < 2 {
+		return 0
+	}
+	var ms, md float64
+	for k := 1; k <= n; k++ {
+		b := &e.blocks[(e.nb-1-k+Blocks)%Blocks]
+		ms, md = ms+b.s, md+b.d
+	}
+	ms, md = ms/float64(n), md/float64(n)
+	var cov, vs float64
+	for k := 1; k <= n; k++ {
+		b := &e.blocks[(e.nb-1-k+Blocks)%Blocks]
+		cov += float64((b.s - ms) * (b.d - md))
+		vs += float64((b.s - ms) * (b.s - ms))
+	}
+	if !(vs > 0) {
+		return 0
+	}
+	return math.Max(-MaxDrift, math.Min(MaxDrift, cov/vs))
+}
+
+// detrend fills adj: each delay as it would be at the newest sample's
+// server time, along the drift.
+func (e *delayEstimator) detrend() {
+	e.slope = e.driftSlope()
+	newest := e.s[(e.next-1+Samples)%Samples]
+	for k := range e.nd {
+		e.adj[k] = e.d[k] + float64(e.slope*(newest-e.s[k]))
+	}
+}
+
+// The stalls. A link that stalls (a Wi-Fi scan, a handover, a queue
+// behind a burst of other traffic) holds every packet for a while and
+// delivers them together: their delays rise by the stall's length. A
+// delay that covers them would cover them all the time, for a stall that
+// comes every few seconds at most; the render clock slows down instead
+// (Client, Config.SlowBelow) when the data it has runs short. So the
+// dry-frame estimate leaves out the samples further above the least delay
+// than SpikeFactor times the 90th percentile's distance from it: the
+// jitter's spread.
+const SpikeFactor = 2.0
+
+// spikeLimit returns the delay above which samples are left out of the
+// dry-frame estimate.
+func (e *delayEstimator) spikeLimit(lo float64) float64 {
+	sorted := e.sorted[:e.nd]
+	copy(sorted, e.adj[:e.nd])
+	slices.Sort(sorted)
+	q90 := sorted[min(e.nd-1, e.nd*9/10)]
+	return lo + math.Max(SpikeFactor*(q90-lo), minSpike)
+}
+
+// minSpike is the least distance above the least delay a stall is told
+// from jitter at.
+const minSpike = 0.060
 
 // stats returns the smallest, mean and largest delay sampled, detrended.
 func (e *delayEstimator) stats() (lo, mean, hi float64) {
@@ -143,11 +223,15 @@ func (e *delayEstimator) stats() (lo, mean, hi float64) {
 func (e *delayEstimator) dry(D, iv, p float64) float64 {
 	total, w := 0.0, 1-p
 	for m := 1; m <= 64 && w > 1e-7; m++ {
-		sum := 0.0
+		sum, n := 0.0, 0
 		for _, d := range e.adj[:e.nd] {
+			if d > e.limit {
+				continue
+			}
 			sum += math.Max(0, math.Min(1, (float64(m)*iv+d-D)/iv))
+			n++
 		}
-		total += w * sum / float64(e.nd)
+		total += w * sum / float64(max(n, 1))
 		w *= p
 	}
 	return total
@@ -187,6 +271,8 @@ func (e *delayEstimator) choose(policy Buffering, iv, target float64) float64 {
 		return mean + iv*(1+(iv+sd)/iv)
 	}
 	p := math.Min(e.loss(), 0.9)
+	e.limit = e.spikeLimit(lo)
+	hi = math.Min(hi, e.limit)
 	a, b := lo, hi+64*iv // dry(a) ≥ target ≥ dry(b) ≈ 0
 	for b-a > 1e-4 {     // 0.1 ms
 		mid := (a + b) / 2

@@ -10,8 +10,10 @@ import (
 )
 
 // TestRenderClockNeverJumps: once started, the render clock advances by
-// one frame's ticks times 1 ± MaxTimeScale every frame, also when the
-// network changes under it (the delay then grows or shrinks smoothly).
+// one frame's ticks times 1 ± MaxTimeScale every frame (the drift it
+// follows on this link is under 1 %), also when the network changes
+// under it (the delay then grows or shrinks smoothly); only when data
+// runs short in the bad spell does it slow further, never below MinScale.
 func TestRenderClockNeverJumps(t *testing.T) {
 	cfg := interp.DefaultConfig()
 	srv, err := interp.NewServer(cfg, &orbits{n: orbitObjects}, simmatch.Epoch)
@@ -30,7 +32,7 @@ func TestRenderClockNeverJumps(t *testing.T) {
 	}
 	slot, _ := m.Join(c)
 	frame := (time.Second / 60).Seconds() * 60 // ticks per frame
-	last, started := 0.0, false
+	last, started, slowed := 0.0, false, 0
 	var delays []time.Duration
 	for i := range 20 * 60 {
 		switch i {
@@ -51,7 +53,11 @@ func TestRenderClockNeverJumps(t *testing.T) {
 		}
 		if started {
 			step := tick - last
-			if step < frame*(1-cfg.MaxTimeScale)-1e-9 || step > frame*(1+cfg.MaxTimeScale)+1e-9 {
+			lo, hi := frame*(1-cfg.MaxTimeScale)*0.99, frame*(1+cfg.MaxTimeScale)*1.01
+			bad := i >= 6*60 && i < 14*60
+			if bad && step < lo && step >= frame*cfg.MinScale*0.99 {
+				slowed++
+			} else if step < lo || step > hi {
 				t.Fatalf("frame %d: the clock moved %.4f ticks, want %.2f ± %.0f %%", i, step, frame, 100*cfg.MaxTimeScale)
 			}
 		}
@@ -61,7 +67,10 @@ func TestRenderClockNeverJumps(t *testing.T) {
 	// back down after it (the jitter is forgotten within Samples
 	// snapshots, the loss within LossWindow).
 	before, during, after := delays[5], delays[12], delays[19]
-	t.Logf("render delay %v, %v in the bad spell, %v after", before, during, after)
+	t.Logf("render delay %v, %v in the bad spell, %v after; %d frames slowed", before, during, after, slowed)
+	if slowed > 60 {
+		t.Errorf("%d frames slowed in the bad spell: the delay should cover its losses", slowed)
+	}
 	if !(during > 2*before && after < during*3/4) {
 		t.Errorf("render delay %v, %v, %v: want it to rise with loss and jitter and fall back", before, during, after)
 	}

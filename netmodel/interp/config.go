@@ -119,10 +119,21 @@ type Config struct {
 	// snapshots, and without a cap the delay would cover the stall for
 	// the next Samples snapshots. Default 1 s.
 	MaxDelay time.Duration
-	// MaxTimeScale bounds how much faster or slower than real time the
-	// render clock runs to reach its target: 0.05 is ±5 %. The clock
-	// never jumps after the first snapshot.
+	// MaxTimeScale bounds how much faster or slower than the server's
+	// timeline (real time, on clocks that do not drift) the render clock
+	// runs to reach its target: 0.05 is ±5 %. The clock never jumps
+	// after the first snapshot.
 	MaxTimeScale float64
+	// SlowBelow and MinScale: when no snapshot has arrived for SlowGap
+	// send intervals and those buffered ahead of the render clock cover
+	// less than SlowBelow, the clock slows in proportion, down to
+	// MinScale times the server's rate, so that a stall of the link
+	// shows as a moment of slow motion instead of a frozen world, and
+	// then takes the time back within MaxTimeScale. Default 100 ms and
+	// 0.2; SlowBelow 0 turns it off (`bench interp` and `--buffering`
+	// do for the Fixed and Mirror anchors, to show them as they are).
+	SlowBelow time.Duration
+	MinScale  float64
 	// MaxAhead is how far past the snapshot the client expects now, in
 	// seconds of snapshots, a packet may be before it is dropped as far
 	// ahead. Default 2 s.
@@ -151,6 +162,8 @@ func DefaultConfig() Config {
 		DryTarget:          0.001,
 		MaxDelay:           time.Second,
 		MaxTimeScale:       0.05,
+		SlowBelow:          100 * time.Millisecond,
+		MinScale:           0.2,
 		MaxAhead:           2 * time.Second,
 	}
 }
@@ -170,6 +183,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: extrapolation limit %v (at most 200 ms), blend %v", ErrConfig, c.ExtrapolationLimit, c.BlendTime)
 	case !(c.DryTarget > 0 && c.DryTarget < 0.5) || !(c.MaxTimeScale > 0 && c.MaxTimeScale <= 0.05) || c.MaxAhead <= 0 || c.MaxDelay <= 0:
 		return fmt.Errorf("%w: dry target %g, time scale %g (at most 0.05), max ahead %v, max delay %v", ErrConfig, c.DryTarget, c.MaxTimeScale, c.MaxAhead, c.MaxDelay)
+	case c.SlowBelow < 0 || c.SlowBelow > time.Second || !(c.MinScale > 0 && c.MinScale <= 1-c.MaxTimeScale):
+		return fmt.Errorf("%w: slow below %v (0 to 1 s), min scale %g (above 0, at most 1 - MaxTimeScale)", ErrConfig, c.SlowBelow, c.MinScale)
 	case c.SentVelocity && c.Codec.Stage > snapshot.QuantizedPosition && !(c.Codec.Stage == snapshot.RangeCoded && c.Codec.Config.Velocity.Res > 0):
 		return fmt.Errorf("%w: SentVelocity with a codec that sends no velocity", ErrConfig)
 	case c.Reliable.FragmentSize+reliable.MaxHeaderSize+reliable.FragmentHeaderSize > netmodel.MaxDatagram ||

@@ -35,6 +35,9 @@ type Encoder struct {
 	codes map[pairKey][]byte
 	buf   []byte
 
+	resets resetLog
+	sec    ResetSection
+
 	counters EncoderCounters
 }
 
@@ -93,6 +96,10 @@ func (e *Encoder) SetInput(tick int64, in uint32) {
 	e.inputs[int(uint64(tick)%uint64(len(e.inputs)))] = in
 }
 
+// Reset records that object jumped (Resetter) at tick, at or before the
+// next snapshot's: packets tell receivers not to interpolate it across.
+func (e *Encoder) Reset(object int, tick int64) { e.resets.add(object, tick) }
+
 // Begin starts snapshot n, the state after tick n·interval: it keeps the
 // quantized snapshot (what every peer decodes) as a future baseline. truth
 // must stay unchanged until the next Begin. Numbers must increase.
@@ -106,6 +113,7 @@ func (e *Encoder) Begin(n Number, truth *snapshot.Snapshot) error {
 	}
 	e.hist[ringIndex(n)] = histEntry{n: n, valid: true, snap: q}
 	e.n, e.truth = n, truth
+	e.resets.prune(e.tick(n) - int64(Ring*e.interval))
 	clear(e.codes)
 	e.counters.Snapshots++
 	return nil
@@ -143,15 +151,24 @@ func (e *Encoder) Encode(b *Baselines, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	h := Header{Seq: Seq(e.n)}
+	since, maxAge := e.tick(e.n)-int64(Ring*e.interval), Ring*e.interval-1
 	if key.base >= 0 {
 		h.BaseAge = int(e.n - key.base)
 		if key.prev >= 0 {
 			h.PrevAge = int(key.base - key.prev)
 		}
+		since, maxAge = e.tick(key.base), h.BaseAge*e.interval-1
 	}
+	e.resets.since(&e.sec, since, e.tick(e.n))
+	h.Resets = len(e.sec.Resets) > 0
 	w := wire.NewWriter(buf)
 	if err := h.Serialize(w); err != nil {
 		return nil, err
+	}
+	if h.Resets {
+		if err := e.sec.Serialize(w, len(e.truth.Cubes), maxAge); err != nil {
+			return nil, err
+		}
 	}
 	out := w.Bytes()
 	if len(out)+len(body) > len(buf) {
@@ -276,6 +293,8 @@ func (b *Baselines) newest() (Number, bool) { return b.newestN, b.has }
 
 // Reset forgets everything: a new peer in the slot.
 func (b *Baselines) Reset() { *b = Baselines{} }
+
+func (e *Encoder) tick(n Number) int64 { return int64(n) * int64(e.interval) }
 
 // Stage returns the codec's stage.
 func (e *Encoder) Stage() snapshot.Stage { return e.codec.Stage }

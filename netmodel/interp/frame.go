@@ -19,13 +19,16 @@ type Seq uint16
 // snapshots is not used, and the snapshot goes out whole.
 const Ring = 64
 
-// HeaderBytes frames every snapshot packet: its sequence and the ages, in
-// snapshots, of the baselines it was coded against (0: none). The body,
-// the snapshot coded by the codec, follows.
+// HeaderBytes frames every snapshot packet: its sequence, the ages, in
+// snapshots, of the baselines it was coded against (0: none), and whether
+// a ResetSection follows. The body, the snapshot coded by the codec,
+// follows the header (and the section).
 //
-//	+---------------------+--------------+--------------+------------+
-//	| sequence (16 bits)  | base age (6) | prev age (6) | zero (4)   |
-//	+---------------------+--------------+--------------+------------+
+//	+--------------------+--------------+--------------+------------+----------+
+//	| sequence (16 bits) | base age (6) | prev age (6) | resets (1) | zero (3) |
+//	+--------------------+--------------+--------------+------------+----------+
+//
+// A packet without resets is the same bytes as before the resets bit.
 const HeaderBytes = 4
 
 // Errors of the snapshot framing and decoding, each drop counted.
@@ -39,14 +42,16 @@ var (
 	ErrFarAhead = errors.New("interp: snapshot sequence far ahead")
 	// ErrTooLarge: a snapshot packet above Config.MaxPacketBytes.
 	ErrTooLarge = errors.New("interp: snapshot packet too large")
-	// ErrHeader: a header with non-zero padding or a Prev without a Base.
+	// ErrHeader: a header with non-zero padding or a Prev without a Base,
+	// or a reset section out of range.
 	ErrHeader = errors.New("interp: malformed snapshot header")
 )
 
 // Header is the framing of one snapshot packet.
 type Header struct {
 	Seq              Seq
-	BaseAge, PrevAge int // in snapshots, 0 to Ring-1; 0: no such baseline
+	BaseAge, PrevAge int  // in snapshots, 0 to Ring-1; 0: no such baseline
+	Resets           bool // a ResetSection follows
 }
 
 // Serialize writes, reads or measures the header.
@@ -60,8 +65,11 @@ func (h *Header) Serialize(s wire.Stream) error {
 	if err := wire.SerializeInt(s, &h.PrevAge, 0, Ring-1); err != nil {
 		return err
 	}
+	if err := wire.SerializeBool(s, &h.Resets); err != nil {
+		return err
+	}
 	var pad uint8
-	if err := wire.SerializeBits(s, &pad, 4); err != nil {
+	if err := wire.SerializeBits(s, &pad, 3); err != nil {
 		return err
 	}
 	if pad != 0 || (h.BaseAge == 0 && h.PrevAge != 0) {

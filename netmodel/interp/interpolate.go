@@ -9,6 +9,13 @@ import (
 type keyframe struct {
 	t     float64 // server time, ticks
 	cubes []snapshot.Cube
+	reset []int64 // the tick of each object's last reset; empty: none
+}
+
+// resetAfter reports whether object i's last reset in k is after tick t:
+// k's state of it does not continue one at or before t.
+func (k *keyframe) resetAfter(i int, t float64) bool {
+	return k != nil && len(k.reset) != 0 && float64(k.reset[i]) > t
 }
 
 // lerpCube draws cube i at fraction u from a to b: position lerp,

@@ -18,15 +18,20 @@ type Receiver struct {
 	codec     snapshot.Codec
 	interval  int
 	maxPacket int
+	objects   int
 	ring      [Ring]recvEntry
 	newest    Number
 	any       bool
+	sec       ResetSection // the last packet's, storage for objects entries
 }
 
 type recvEntry struct {
 	n     Number
 	valid bool
 	snap  snapshot.Snapshot
+	// reset[i] is the tick of object i's last reset, noReset if none in
+	// the last Ring snapshots; empty: no object's.
+	reset []int64
 }
 
 // NewReceiver returns a receiver of snapshots of cubes objects, one every
@@ -36,7 +41,8 @@ func NewReceiver(codec snapshot.Codec, interval, cubes, maxPacket int) (*Receive
 	if interval < 1 || interval > 60 || cubes < 1 || maxPacket < HeaderBytes {
 		return nil, fmt.Errorf("interp: receiver of %d cubes every %d ticks in %d bytes: %w", cubes, interval, maxPacket, ErrConfig)
 	}
-	r := &Receiver{codec: codec, interval: interval, maxPacket: maxPacket}
+	r := &Receiver{codec: codec, interval: interval, maxPacket: maxPacket, objects: cubes,
+		sec: ResetSection{Resets: make([]Reset, 0, cubes)}}
 	for i := range r.ring {
 		r.ring[i].snap.Cubes = make([]snapshot.Cube, cubes)
 	}
@@ -55,6 +61,21 @@ func (r *Receiver) At(n Number) *snapshot.Snapshot {
 	}
 	return &e.snap
 }
+
+// Resets returns, for snapshot n if the ring holds it, the tick of each
+// object's last reset (math.MinInt64: none in the last Ring snapshots),
+// or an empty slice when no object of it reset. It stays valid as At's snapshot.
+func (r *Receiver) Resets(n Number) []int64 {
+	e := &r.ring[ringIndex(n)]
+	if !e.valid || e.n != n {
+		return nil
+	}
+	return e.reset
+}
+
+// Section returns the reset section of the last packet decoded (empty
+// without one), valid until the next Decode.
+func (r *Receiver) Section() *ResetSection { return &r.sec }
 
 // Peek reads a packet's header and the snapshot number it restores to,
 // without decoding: a caller can refuse a number before paying for it.
@@ -81,12 +102,29 @@ func (r *Receiver) Decode(packet []byte) (Number, *snapshot.Snapshot, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	body := HeaderBytes
+	r.sec.Resets = r.sec.Resets[:0]
+	if h.Resets {
+		// With a Base, the section holds the resets after it.
+		maxAge := Ring*r.interval - 1
+		if h.BaseAge > 0 {
+			maxAge = h.BaseAge*r.interval - 1
+		}
+		rd := wire.NewReader(packet[HeaderBytes:])
+		if err := r.sec.Serialize(rd, r.objects, maxAge); err != nil {
+			r.sec.Resets = r.sec.Resets[:0]
+			return n, nil, fmt.Errorf("interp: snapshot %d: %w", n, err)
+		}
+		body += rd.BitsRead() / 8
+	}
 	var ref snapshot.Reference
+	var baseReset []int64
 	if h.BaseAge > 0 {
 		base := n - Number(h.BaseAge)
 		if ref.Base = r.At(base); ref.Base == nil {
 			return n, nil, fmt.Errorf("%w: snapshot %d", ErrNoBaseline, base)
 		}
+		baseReset = r.Resets(base)
 		ref.BaseAge = h.BaseAge * r.interval
 		if h.PrevAge > 0 {
 			prev := base - Number(h.PrevAge)
@@ -103,12 +141,37 @@ func (r *Receiver) Decode(packet []byte) (Number, *snapshot.Snapshot, error) {
 	// The slot cannot be a baseline of this very packet: ages are below
 	// Ring. A failed decode leaves it empty.
 	e.valid = false
-	if err := r.codec.Decode(packet[HeaderBytes:], &e.snap, ref); err != nil {
+	if err := r.codec.Decode(packet[body:], &e.snap, ref); err != nil {
 		return n, nil, fmt.Errorf("interp: snapshot %d: %w", n, err)
 	}
 	e.n, e.valid = n, true
+	r.applyResets(e, n, baseReset)
 	if !r.any || n > r.newest {
 		r.newest, r.any = n, true
 	}
 	return n, &e.snap, nil
+}
+
+// applyResets sets e's reset ticks: its Base's (none without one) and the
+// packet's section.
+func (r *Receiver) applyResets(e *recvEntry, n Number, base []int64) {
+	if len(base) == 0 && len(r.sec.Resets) == 0 {
+		e.reset = e.reset[:0]
+		return
+	}
+	if cap(e.reset) < r.objects {
+		e.reset = make([]int64, r.objects) // once per slot, sized by the scene
+	}
+	e.reset = e.reset[:r.objects]
+	if len(base) != 0 {
+		copy(e.reset, base)
+	} else {
+		for i := range e.reset {
+			e.reset[i] = noReset
+		}
+	}
+	tick := int64(n) * int64(r.interval)
+	for _, x := range r.sec.Resets {
+		e.reset[x.Object] = tick - int64(x.Age)
+	}
 }

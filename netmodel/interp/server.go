@@ -21,6 +21,8 @@ type Server struct {
 	peers []*peer
 	truth snapshot.Snapshot
 	pkt   []byte
+	reset Resetter // the game's, if it has the capability
+	marks []bool   // scratch for reset.Resets
 
 	counters ServerCounters
 }
@@ -37,6 +39,8 @@ type ServerCounters struct {
 	Dropped uint64
 	// Behind counts Updates that stopped at MaxTicksPerUpdate.
 	Behind uint64
+	// Resets counts objects the game reported reset (Resetter).
+	Resets uint64
 }
 
 type peer struct {
@@ -57,11 +61,15 @@ func NewServer(cfg Config, game Game, start time.Time) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{
+	srv := &Server{
 		cfg: cfg, game: game, enc: enc, start: start,
 		truth: snapshot.Snapshot{Cubes: make([]snapshot.Cube, n)},
 		pkt:   make([]byte, cfg.Reliable.MaxPacketSize),
-	}, nil
+	}
+	if r, ok := game.(Resetter); ok {
+		srv.reset, srv.marks = r, make([]bool, n)
+	}
+	return srv, nil
 }
 
 // Tick returns the number of ticks simulated.
@@ -133,6 +141,16 @@ func (s *Server) Update(now time.Time, send func(slot int, datagram []byte)) err
 		s.tick++
 		s.counters.Ticks++
 		s.enc.SetInput(s.tick, in)
+		if s.reset != nil {
+			clear(s.marks)
+			s.reset.Resets(s.marks)
+			for i, m := range s.marks {
+				if m {
+					s.enc.Reset(i, s.tick)
+					s.counters.Resets++
+				}
+			}
+		}
 		if s.tick%int64(s.cfg.interval()) == 0 {
 			if err := s.snapshot(now, send); err != nil {
 				return err

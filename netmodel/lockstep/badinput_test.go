@@ -250,7 +250,8 @@ func FuzzServerMessage(f *testing.F) {
 		desync: DesyncError{Tick: 120, A: 0, B: 2}}
 	seed.runs[0] = run[stick]{first: 5, inputs: []stick{{2, true}, {2, true}}}
 	seed.runs[2] = run[stick]{first: 7, inputs: []stick{{0, false}}}
-	for _, m := range []serverMsg[stick]{{players: 2}, seed} {
+	dropped := serverMsg[stick]{players: 4, you: 3, state: stateDropped, reason: ReasonDesync, reasonTick: 300}
+	for _, m := range []serverMsg[stick]{{players: 2}, seed, dropped} {
 		w := wire.NewWriter(make([]byte, maxMessage))
 		if err := serializeServer[stick](w, &m, 255, &[MaxPlayers]Tick{}); err != nil {
 			f.Fatal(err)
@@ -272,7 +273,7 @@ func FuzzServerMessage(f *testing.F) {
 			t.Fatal(err)
 		}
 		if again.players != m.players || again.you != m.you || again.state != m.state || again.clockMs != m.clockMs ||
-			again.ack != m.ack || again.desync != m.desync {
+			again.ack != m.ack || again.desync != m.desync || again.reason != m.reason || again.reasonTick != m.reasonTick {
 			t.Fatalf("round trip %+v → %+v", m, again)
 		}
 		for p := range m.players {

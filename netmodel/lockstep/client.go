@@ -22,9 +22,15 @@ type Client[I comparable, P Input[I]] struct {
 	epoch time.Time // the client's own clock starts here
 	last  time.Time // the previous Update
 
-	state  int // stateLobby until the server's first running message
-	me     int // player index; -1 until the server names it
-	desync *DesyncError
+	state    int // stateLobby until the server's first running message
+	me       int // player index; -1 until the server names it
+	desync   *DesyncError
+	dropped  *DroppedError
+	mismatch error // the server's session is not the one configured
+	// withhold, in tests only, makes the client a hostile player that
+	// does not sample (so never sends) its input of tick t while it
+	// returns true; est is the session clock in ticks.
+	withhold func(t Tick, est float64) bool
 
 	rings [MaxPlayers]inputRing[I]
 	// departed players' inputs are zero from left on; the client fills
@@ -150,13 +156,23 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		c.stats.Rejected++
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
+	if m.players != c.cfg.Players && c.mismatch == nil {
+		c.mismatch = fmt.Errorf("%w: the server's session has %d players, this client was set up for %d: every process of a match must agree on the player count",
+			ErrConfig, m.players, c.cfg.Players)
+	}
 	if err := c.check(m); err != nil {
 		c.stats.Rejected++
 		return err
 	}
 	c.lastHeard = now
-	if m.state == stateLobby {
+	switch m.state {
+	case stateLobby:
 		return nil // a late lobby message, or the lobby itself
+	case stateDropped:
+		if c.dropped == nil {
+			c.dropped = &DroppedError{Reason: m.reason, Tick: m.reasonTick, cfg: &c.cfg}
+		}
+		return nil
 	}
 	if c.state == stateLobby {
 		c.state, c.me = stateRunning, m.you
@@ -218,7 +234,7 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 	if c.me >= 0 && m.you != c.me {
 		return forged("player %d, we are %d", m.you, c.me)
 	}
-	if m.state == stateLobby {
+	if m.state == stateLobby || m.state == stateDropped {
 		return nil
 	}
 	if m.ack > c.rings[m.you].have {

@@ -104,6 +104,17 @@ type Config struct {
 	// MaxLead is how far ahead of the server's clock a client's inputs
 	// may be; further is forged.
 	MaxLead time.Duration
+	// MaxLag is how far a player's inputs may lag the server's clock:
+	// further and the server drops it (ReasonLag), whatever else it
+	// sends, so that one slow or withholding player costs the others at
+	// most this much input delay and stall. Honest players' inputs lag by
+	// their one-way trip plus the losses in a row, so it must stay well
+	// above the worst honest path (2 s is a 3 s round trip's worth).
+	MaxLag time.Duration
+	// StartTimeout is how long a full lobby waits for every player's
+	// round trip: the session then starts without those whose round trip
+	// is still unknown (ReasonNoStart), their seats playing the zero input.
+	StartTimeout time.Duration
 	// Transport chooses redundant datagrams or the TCP baseline.
 	Transport Transport
 	// Reliable configures the packet-ack endpoint of each peer (Datagrams).
@@ -131,6 +142,8 @@ func DefaultConfig() Config {
 		ChecksumEvery: 60,
 		Timeout:       10 * time.Second,
 		MaxLead:       time.Second,
+		MaxLag:        2 * time.Second,
+		StartTimeout:  5 * time.Second,
 		Transport:     Datagrams,
 		Reliable:      rel,
 		Stream:        tcpsim.DefaultConfig(),
@@ -149,15 +162,16 @@ func DefaultRollbackConfig() Config {
 
 // DefaultStreamConfig returns DefaultConfig over the TCP model (Transport
 // Stream), the article's baseline. TCP does not give up after 10 s without
-// progress, so neither does this session: Timeout is 2 minutes, and the
-// buffer holds that many ticks.
+// progress, so neither does this session: Timeout, MaxLag and
+// StartTimeout (a round trip over a lossy TCP can take seconds to
+// measure) are 2 minutes, and the buffer holds that many ticks.
 func DefaultStreamConfig() Config { return DefaultConfig().OverStream() }
 
 // OverStream returns c over the TCP model with DefaultStreamConfig's
 // Timeout and Buffer: the way to run a rollback session over TCP.
 func (c Config) OverStream() Config {
 	c.Transport = Stream
-	c.Timeout, c.Buffer = 2*time.Minute, 1<<14
+	c.Timeout, c.MaxLag, c.StartTimeout, c.Buffer = 2*time.Minute, 2*time.Minute, 2*time.Minute, 1<<14
 	return c
 }
 
@@ -183,6 +197,8 @@ func (c *Config) validate() error {
 		return bad("buffer %d, want a power of two up to 16384", c.Buffer)
 	case c.ChecksumEvery < 1 || c.Timeout <= 0 || c.MaxLead <= 0:
 		return bad("checksum every %d, timeout %v, lead %v", c.ChecksumEvery, c.Timeout, c.MaxLead)
+	case c.MaxLag <= 0 || c.MaxLag > c.Timeout || c.StartTimeout <= 0:
+		return bad("max lag %v (want more than 0, at most the timeout %v), start timeout %v", c.MaxLag, c.Timeout, c.StartTimeout)
 	case c.Transport > Stream:
 		return bad("transport %v", c.Transport)
 	}

@@ -5,8 +5,8 @@
 //
 // # Topology and API
 //
-// One Server (a relay: it does not simulate) and 1 to 4 Clients, one per
-// player, on netcode's star: the Server implements netmodel.Server, the
+// One Server (a relay, and the referee when given the game with
+// SetReferee) and 1 to 4 Clients, one per player, on netcode's star: the Server implements netmodel.Server, the
 // Client netmodel.Client, and the drivers of package netmodel run them in
 // virtual time (simmatch), over real UDP or as separate processes.
 //
@@ -19,6 +19,7 @@
 //	}
 //	cfg := lockstep.DefaultConfig()  // or DefaultRollbackConfig, DefaultStreamConfig (the TCP baseline), cfg.OverStream()
 //	srv, _ := lockstep.NewServer[scene.Input](cfg, now)
+//	srv.SetReferee(world)            // optional: the server steps its own copy and judges checksums
 //	cl, _ := lockstep.NewClient[scene.Input](cfg, game, func(t lockstep.Tick) scene.Input { ... }, now)
 //	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player(), cl.Running()
 //
@@ -40,10 +41,15 @@
 // reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
 // packet acks retire checksum reports, its round trip and loss feed the
 // delay. A peer that sends nothing, or acknowledges nothing new while
-// inputs wait for it, for Config.Timeout is disconnected: the client's
-// Update returns ErrTimeout; the server tells the others the tick from
-// which the departed player's input is the zero input, and they fill it in
-// themselves. Nothing is buffered beyond Config.Buffer ticks.
+// inputs wait for it, for Config.Timeout is disconnected, and so is a
+// player whose inputs lag the session clock by more than Config.MaxLag
+// (progress, not presence): the client's Update returns ErrTimeout or the
+// *DroppedError the server sent it; the server tells the others the tick
+// from which the departed player's input is the zero input, and they
+// fill it in themselves. Nothing is buffered beyond Config.Buffer ticks;
+// when it is full the player whose inputs are missing is dropped, never
+// those waiting for it. A full lobby starts Config.StartTimeout after it
+// filled without the players whose round trip is still unknown.
 //
 // With Transport Stream the same messages go once each over a model of
 // TCP (package tcpsim): the baseline whose stalls the article shows.
@@ -92,10 +98,17 @@
 //
 // Every client reports the checksum (low 32 bits of Game.Checksum) of the
 // state after every tick that is a multiple of Config.ChecksumEvery, once
-// every input of that tick is known. The server compares them; a mismatch
-// stops the session: the server's Update returns a *DesyncError naming the
-// tick and two players that disagree, keeps returning it, and tells the
-// clients, whose Update returns it too.
+// every input of that tick is known. The server judges them: with a
+// referee, the player whose checksum differs from the server's own is
+// dropped (ReasonDesync) as soon as another player's equals it; without,
+// the majority of three or more decides once every connected player has
+// reported. The dropped player is told why (its client's Update returns a
+// *DroppedError naming the tick) and the session goes on. A desync nobody
+// can be blamed for (two players, a tie, or the referee against every
+// player) stops the session: the server's Update returns a *DesyncError,
+// keeps returning it, and tells the clients, whose Update returns it too.
+// Released tells a driver when a dropped player has been told, so that it
+// can close the connection. The trust model is in docs/lockstep.md.
 //
 // # Bad input
 //

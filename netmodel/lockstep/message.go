@@ -193,6 +193,7 @@ const (
 	stateLobby   = 0 // waiting for players
 	stateRunning = 1
 	stateStopped = 2 // a desync stopped the session
+	stateDropped = 3 // the server dropped this client
 )
 
 // serverMsg is what the server sends one client:
@@ -214,6 +215,11 @@ const (
 //	if stopped:
 //	  tick                32 bits: the tick whose checksums differ
 //	  a, b                2 bits each: two players that disagree
+//	  referee             1 bit: the server's own simulation differs from
+//	                      every player's (a bug: the game is not deterministic)
+//	if dropped (nothing of running's fields):
+//	  reason              4 bits: a Reason
+//	  tick                32 bits: the tick it names
 type serverMsg[I any] struct {
 	players, you int
 	state        int
@@ -223,6 +229,8 @@ type serverMsg[I any] struct {
 	departed     [MaxPlayers]bool
 	left         [MaxPlayers]Tick
 	desync       DesyncError
+	reason       Reason // stateDropped
+	reasonTick   Tick
 }
 
 // serializeServer codes m. When reading, near[p] is a tick close to
@@ -236,13 +244,26 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 	if err := wire.SerializeInt(s, &m.you, 0, MaxPlayers-1); err != nil {
 		return err
 	}
-	if err := wire.SerializeInt(s, &m.state, stateLobby, stateStopped); err != nil {
+	if err := wire.SerializeInt(s, &m.state, stateLobby, stateDropped); err != nil {
 		return err
 	}
 	if reading && m.you >= m.players {
 		return fmt.Errorf("player %d of %d: %w", m.you, m.players, wire.ErrInvalid)
 	}
-	if m.state == stateLobby {
+	switch m.state {
+	case stateLobby:
+		return nil
+	case stateDropped:
+		reason := int(m.reason)
+		if err := wire.SerializeInt(s, &reason, int(ReasonNone)+1, int(NumReasons)-1); err != nil {
+			return err
+		}
+		m.reason = Reason(reason)
+		tick := uint32(m.reasonTick)
+		if err := wire.SerializeBits(s, &tick, 32); err != nil {
+			return err
+		}
+		m.reasonTick = Tick(int32(tick))
 		return nil
 	}
 	clock := uint32(m.clockMs)
@@ -290,17 +311,24 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 			return err
 		}
 	}
-	return nil
+	return wire.SerializeBool(s, &m.desync.Referee)
 }
 
 // DesyncError names the first tick whose checksums differ and two
-// players that disagree on it. errors.Is(err, ErrDesync) holds.
+// players that disagree on it, when no majority could tell who is wrong
+// (two players, or a tie). With Referee, the server's own simulation
+// differs from every player's, A and B among them: the game is not
+// deterministic, a bug no player caused. errors.Is(err, ErrDesync) holds.
 type DesyncError struct {
-	Tick Tick
-	A, B int
+	Tick    Tick
+	A, B    int
+	Referee bool
 }
 
 func (e *DesyncError) Error() string {
+	if e.Referee {
+		return fmt.Sprintf("lockstep: desync at tick %d: the server's simulation differs from every player's (players %d and %d among them): the game is not deterministic", e.Tick, e.A, e.B)
+	}
 	return fmt.Sprintf("lockstep: desync at tick %d: players %d and %d computed different checksums", e.Tick, e.A, e.B)
 }
 

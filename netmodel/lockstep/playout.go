@@ -14,8 +14,15 @@ import (
 // Update runs what is due by now: the local inputs of the ticks the
 // server's clock has reached, a rollback if a prediction was wrong, up to
 // MaxCatchUp new ticks, and one message to the server through send. It
-// returns a *DesyncError or ErrTimeout when the session cannot go on.
+// returns a *DesyncError, a *DroppedError (the server dropped this player
+// and said why) or ErrTimeout when the session cannot go on.
 func (c *Client[I, P]) Update(now time.Time, send func(datagram []byte)) error {
+	if c.dropped != nil {
+		return c.dropped
+	}
+	if c.mismatch != nil {
+		return c.mismatch
+	}
 	if c.desync != nil {
 		return c.desync
 	}
@@ -58,6 +65,9 @@ func (c *Client[I, P]) sampleInputs(est float64) {
 	ring := &c.rings[c.me]
 	limit := c.base() + Tick(c.cfg.Buffer)
 	for ring.have < limit && float64(ring.have) <= est {
+		if c.withhold != nil && c.withhold(ring.have, est) {
+			return
+		}
 		ring.push(c.input(ring.have))
 	}
 }

@@ -11,13 +11,14 @@ import (
 
 // Server is the relay of a session: it collects every player's inputs,
 // forwards them to every other player with redundancy, keeps the session
-// clock every client follows, and compares the players' checksums. It
-// does not simulate. It implements netmodel.Server. It is not safe for
-// concurrent use.
+// clock every client follows, and judges the players' checksums: against
+// its own simulation when it has one (SetReferee), by majority otherwise.
+// It implements netmodel.Server. It is not safe for concurrent use.
 //
-// A player that leaves, times out or falls further behind than the buffer
-// holds is disconnected; the server then feeds the others its zero input
-// from the tick after the last one it had, so the session goes on.
+// A player that leaves, times out, holds the others back or is found
+// wrong is disconnected; the server tells it why (its client's Update
+// returns a *DroppedError), and feeds the others its zero input from the
+// tick after the last one it had, so the session goes on.
 type Server[I comparable, P Input[I]] struct {
 	cfg     Config
 	members []*member[I] // by player index
@@ -25,6 +26,8 @@ type Server[I comparable, P Input[I]] struct {
 	start   time.Time // tick 0 of the session clock
 	desync  *DesyncError
 	table   [checksumSlots]checksumEntry
+	ref     *referee[I]
+	full    time.Time // when the lobby last became full
 	stats   ServerStats
 
 	reader wire.Reader
@@ -45,8 +48,17 @@ type member[I any] struct {
 	sent      [MaxPlayers]Tick // over a stream: the inputs sent to it, by player
 	lastHeard time.Time
 	progress  time.Time // when ack last advanced, or nothing waited for it
-	stats     PlayerStats
+	// reason says why the server dropped it (ReasonNone: it left), at
+	// reasonTick; it is told until droppedAt+tellDropped.
+	reason     Reason
+	reasonTick Tick
+	droppedAt  time.Time
+	stats      PlayerStats
 }
+
+// tellDropped is how long the server keeps telling a dropped player why,
+// one message per Update, so that losses do not hide it.
+const tellDropped = time.Second
 
 // NewServer returns the server of a session; now starts its clock.
 func NewServer[I comparable, P Input[I]](cfg Config, now time.Time) (*Server[I, P], error) {
@@ -74,8 +86,11 @@ func (s *Server[I, P]) member(slot int) (int, *member[I]) {
 // Join adds the client in slot as the next player. The session starts
 // once Config.Players have joined and every one of them answered.
 func (s *Server[I, P]) Join(now time.Time, slot int) error {
-	if s.state != stateLobby || len(s.members) == s.cfg.Players {
-		return fmt.Errorf("%w: %d of %d players, running %v", ErrSession, len(s.members), s.cfg.Players, s.state != stateLobby)
+	if s.state != stateLobby {
+		return fmt.Errorf("%w: the session of %d players is running (lockstep has no late join): try again when it is over", ErrSession, s.cfg.Players)
+	}
+	if len(s.members) == s.cfg.Players {
+		return fmt.Errorf("%w: the lobby is full (%d of %d players): try again when this session is over", ErrSession, len(s.members), s.cfg.Players)
 	}
 	if _, m := s.member(slot); m != nil {
 		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
@@ -114,12 +129,35 @@ func (s *Server[I, P]) depart(m *member[I]) {
 	}
 }
 
-// disconnect departs a player the server gave up on.
-func (s *Server[I, P]) disconnect(m *member[I]) {
+// disconnect departs a player the server gave up on, for reason at tick,
+// and starts telling it why.
+func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, tick Tick) {
 	if m.connected {
 		s.depart(m)
+		m.reason, m.reasonTick, m.droppedAt = reason, tick, now
 		s.stats.Disconnected++
+		s.stats.Drops[reason]++
 	}
+}
+
+// Released reports whether the server is done with the client in slot:
+// it is no player of the session (it timed out in the lobby), it left,
+// or it was dropped and has been told why. A driver may then close its
+// connection and tell it reason; code is a short name for counters
+// (Reason.String(), "lobby" for a lobby timeout, "" for a player that
+// left by itself), set as soon as the player is dropped, before done. It
+// implements udpdrive.Releaser.
+func (s *Server[I, P]) Released(slot int) (code, reason string, done bool) {
+	_, m := s.member(slot)
+	switch {
+	case m == nil:
+		return "lobby", "lockstep: not a player of the session: it was silent in the lobby for " + s.cfg.Timeout.String(), true
+	case m.connected:
+		return "", "", false
+	case m.reason == ReasonNone:
+		return "", "lockstep: left the session", true
+	}
+	return m.reason.String(), (&DroppedError{Reason: m.reason, Tick: m.reasonTick, cfg: &s.cfg}).Error(), m.stats.Told
 }
 
 // sessionTick is the tick the session clock is in (negative before 0).
@@ -257,6 +295,7 @@ func (s *Server[I, P]) connected() int {
 // connected player through send. After a desync it keeps telling the
 // players and returns the *DesyncError every time.
 func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte)) error {
+	tick := s.sessionTick(now)
 	for i := 0; i < len(s.members); i++ {
 		m := s.members[i]
 		m.pipe.update(now)
@@ -267,15 +306,30 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 		if m.ack >= s.othersHave(i) || s.state == stateLobby {
 			m.progress = now
 		}
-		if now.Sub(m.lastHeard) <= s.cfg.Timeout && now.Sub(m.progress) <= s.cfg.Timeout {
+		// Progress, not presence: a player is judged by its inputs
+		// advancing with the clock and its acks advancing with the
+		// others' inputs, whatever else it sends.
+		reason := ReasonNone
+		switch {
+		case now.Sub(m.lastHeard) > s.cfg.Timeout:
+			reason = ReasonTimeout
+		case now.Sub(m.progress) > s.cfg.Timeout:
+			reason = ReasonNoAck
+		case s.state == stateRunning && tick-m.ring.have > Tick(s.cfg.ticks(s.cfg.MaxLag)):
+			reason = ReasonLag
+		}
+		if reason == ReasonNone {
 			continue
 		}
 		if s.state == stateLobby {
 			// Nobody depends on it yet: the place is free again.
 			s.members = append(s.members[:i], s.members[i+1:]...)
 			i--
+			s.stats.Disconnected++
+			s.stats.Drops[reason]++
+			continue
 		}
-		s.disconnect(m)
+		s.disconnect(now, m, reason, tick)
 	}
 	switch s.state {
 	case stateLobby:
@@ -283,10 +337,21 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 	case stateRunning:
 		s.feedDisconnected(now)
 		s.dropLaggard(now)
+		s.stepReferee()
+		s.decideAll(now)
 	}
 	for i, m := range s.members {
-		if m.connected {
+		switch {
+		case m.connected:
 			if err := s.sendTo(now, i, m, send); err != nil {
+				return err
+			}
+		case m.reason != ReasonNone && !m.stats.Told:
+			if now.Sub(m.droppedAt) >= tellDropped {
+				m.stats.Told = true
+				continue
+			}
+			if err := s.sendDropped(now, i, m, send); err != nil {
 				return err
 			}
 		}
@@ -300,17 +365,36 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 // maybeStart starts the session once every player has joined and every
 // one's round trip is known: tick 0 is half the largest round trip ahead,
 // so every player learns the start before it comes.
+//
+// A player whose round trip is still unknown StartTimeout after the lobby
+// filled (its datagrams acknowledge none of the server's) cannot hold the
+// others: the session starts without it, its seat departed from tick 0.
 func (s *Server[I, P]) maybeStart(now time.Time) {
 	if len(s.members) < s.cfg.Players {
+		s.full = time.Time{}
 		return
 	}
+	if s.full.IsZero() {
+		s.full = now
+	}
+	late := now.Sub(s.full) >= s.cfg.StartTimeout
 	var lead time.Duration
+	known := 0
 	for _, m := range s.members {
-		rtt, _ := m.pipe.rtt()
-		if rtt == 0 {
+		if rtt, _ := m.pipe.rtt(); rtt > 0 {
+			lead = max(lead, rtt/2)
+			known++
+		} else if !late {
 			return
 		}
-		lead = max(lead, rtt/2)
+	}
+	if known == 0 {
+		return
+	}
+	for _, m := range s.members {
+		if rtt, _ := m.pipe.rtt(); rtt == 0 {
+			s.disconnect(now, m, ReasonNoStart, 0)
+		}
 	}
 	s.state, s.start = stateRunning, now.Add(lead+2*s.cfg.TickDuration)
 }
@@ -322,7 +406,11 @@ func (s *Server[I, P]) maybeStart(now time.Time) {
 func (s *Server[I, P]) feedDisconnected(now time.Time) {
 	var zero I
 	tick := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead))
-	limit := s.minAck() + Tick(s.cfg.Buffer)
+	limit := s.minAck()
+	if s.ref != nil && !s.ref.off {
+		limit = min(limit, s.ref.next)
+	}
+	limit += Tick(s.cfg.Buffer)
 	for _, m := range s.members {
 		for !m.connected && m.ring.have <= tick && m.ring.have < limit {
 			m.ring.push(zero)
@@ -344,18 +432,41 @@ func (s *Server[I, P]) minAck() Tick {
 	return t
 }
 
-// dropLaggard disconnects the player furthest behind when the inputs it
-// still needs, and those the clock allows, no longer fit in the buffer.
+// dropLaggard disconnects the player holding the session back when the
+// inputs still needed, and those the clock allows, no longer fit in the
+// buffer: the player whose own inputs are missing at the oldest tick
+// anyone needs, or else the one that does not acknowledge what it was
+// sent; never the players waiting for it.
 func (s *Server[I, P]) dropLaggard(now time.Time) {
 	horizon := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead)+s.cfg.Window)
 	for s.connected() > 0 && horizon-s.minAck() >= Tick(s.cfg.Buffer) {
-		for _, m := range s.members {
-			if m.connected && m.ack == s.minAck() {
-				s.disconnect(m)
-				break
-			}
+		s.disconnect(now, s.laggard(), ReasonBuffer, s.sessionTick(now))
+	}
+}
+
+// laggard is the connected player the oldest needed tick waits for.
+func (s *Server[I, P]) laggard() *member[I] {
+	low := s.minAck()
+	var blame *member[I]
+	for _, m := range s.members {
+		if m.connected && m.ring.have <= low && (blame == nil || m.ring.have < blame.ring.have) {
+			blame = m
 		}
 	}
+	if blame != nil {
+		return blame
+	}
+	for _, m := range s.members {
+		if m.connected && m.ack == low {
+			return m
+		}
+	}
+	for _, m := range s.members {
+		if m.connected {
+			return m
+		}
+	}
+	return nil
 }
 
 func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(int, []byte)) error {
@@ -382,9 +493,32 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 			out.desync = *s.desync
 		}
 	}
+	if ok, err := s.transmit(now, idx, m, out, send); !ok || err != nil {
+		return err
+	}
+	for p := range s.members {
+		if r := &out.runs[p]; p != idx && len(r.inputs) > 0 {
+			m.sent[p] = r.newest() + 1
+		}
+	}
+	return nil
+}
+
+// sendDropped tells a dropped player why.
+func (s *Server[I, P]) sendDropped(now time.Time, idx int, m *member[I], send func(int, []byte)) error {
+	out := &s.out
+	out.players, out.you, out.state = s.cfg.Players, idx, stateDropped
+	out.reason, out.reasonTick = m.reason, m.reasonTick
+	_, err := s.transmit(now, idx, m, out, send)
+	return err
+}
+
+// transmit encodes out and sends it to m; false when a stream's backlog
+// did not take it.
+func (s *Server[I, P]) transmit(now time.Time, idx int, m *member[I], out *serverMsg[I], send func(int, []byte)) (bool, error) {
 	w := wire.NewWriter(s.buf)
 	if err := serializeServer[I, P](w, out, s.cfg.Window, &[MaxPlayers]Tick{}); err != nil {
-		return fmt.Errorf("lockstep: encoding a message: %w", err)
+		return false, fmt.Errorf("lockstep: encoding a message: %w", err)
 	}
 	_, err := m.pipe.send(now, w.Bytes(), func(d []byte) {
 		m.stats.PacketsSent++
@@ -394,17 +528,12 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 	})
 	if errors.Is(err, errBacklog) {
 		m.stats.Backlogged++
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("lockstep: sending to player %d: %w", idx, err)
+		return false, fmt.Errorf("lockstep: sending to player %d: %w", idx, err)
 	}
-	for p := range s.members {
-		if r := &out.runs[p]; p != idx && len(r.inputs) > 0 {
-			m.sent[p] = r.newest() + 1
-		}
-	}
-	return nil
+	return true, nil
 }
 
 // Stats returns the server's figures.
@@ -415,10 +544,12 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 		st.Tick = s.sessionTick(now)
 	}
 	st.Desync = s.desync
+	st.Refereed = s.ref != nil && !s.ref.off
 	st.Players = make([]PlayerStats, len(s.members))
 	for i, m := range s.members {
 		ps := m.stats
 		ps.Connected, ps.Have, ps.Ack = m.connected, m.ring.have, m.ack
+		ps.Reason, ps.ReasonTick = m.reason, m.reasonTick
 		ps.RTT, _ = m.pipe.rtt()
 		st.Players[i] = ps
 	}

@@ -115,7 +115,11 @@ func TestTwoPlayersPerfectNetwork(t *testing.T) {
 	}
 }
 
-func TestDesyncStopsTheSession(t *testing.T) {
+// TestMajorityDropsTheDivergentPlayer: without a referee, three players
+// outvote the one whose world diverged; it is told why, at a checksum
+// tick, and the server goes on (2 players, or a tie, stop the session:
+// testdata/desync.txt).
+func TestMajorityDropsTheDivergentPlayer(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Players = 3
 	cfg.ChecksumEvery = 30
@@ -126,12 +130,13 @@ func TestDesyncStopsTheSession(t *testing.T) {
 	// Player 2's world diverges: one particle moves by one unit.
 	x.games[2].p[0].x++
 	err := x.m.Run(5 * time.Second)
-	var d *DesyncError
-	if !errors.As(err, &d) || !errors.Is(err, ErrDesync) {
-		t.Fatalf("Run = %v, want a desync", err)
+	var d *DroppedError
+	if !errors.As(err, &d) || !errors.Is(err, ErrDropped) || d.Reason != ReasonDesync || d.Tick%30 != 0 {
+		t.Fatalf("Run = %v, want player 2 dropped for its checksum", err)
 	}
-	if d.Tick%30 != 0 || (d.A != 2 && d.B != 2) {
-		t.Fatalf("desync %+v does not name player 2 at a checksum tick", d)
+	st := x.server.Stats(x.m.Now())
+	if st.Desync != nil || st.Players[2].Connected || !st.Players[0].Connected || !st.Players[1].Connected || st.Drops[ReasonDesync] != 1 {
+		t.Fatalf("server: desync %v, players %+v, drops %v", st.Desync, st.Players, st.Drops)
 	}
 }
 

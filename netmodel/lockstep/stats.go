@@ -59,10 +59,16 @@ type Stats struct {
 // PlayerStats are the server's figures for one player.
 type PlayerStats struct {
 	Slot      int
-	Connected bool // false once it left, timed out or fell too far behind
-	Have      Tick // the server holds the player's inputs before this tick
-	Ack       Tick // the player holds everyone's inputs before this tick
-	RTT       time.Duration
+	Connected bool // false once it left or was dropped
+	// Reason says why the server dropped it (ReasonNone: it left, or is
+	// connected), ReasonTick the tick the reason names; Told that the
+	// server has finished telling it.
+	Reason     Reason
+	ReasonTick Tick
+	Told       bool
+	Have       Tick // the server holds the player's inputs before this tick
+	Ack        Tick // the player holds everyone's inputs before this tick
+	RTT        time.Duration
 
 	PacketsSent, PacketsReceived uint64
 	BytesSent, BytesReceived     uint64
@@ -81,5 +87,15 @@ type ServerStats struct {
 	// before every player reported them.
 	Verified, Unverified uint64
 	Desync               *DesyncError
-	Disconnected         uint64 // players dropped by timeout or lag
+	// Disconnected counts the players the server dropped, Drops the same
+	// by reason.
+	Disconnected uint64
+	Drops        [NumReasons]uint64
+	// Refereed says the server judges checksums with its own simulation
+	// (SetReferee, and it has not fallen out of the buffer); RefereeTick is
+	// the next tick it simulates. RefereeOff: it fell out of the buffer and
+	// the majority decides since.
+	Refereed    bool
+	RefereeTick Tick
+	RefereeOff  bool
 }

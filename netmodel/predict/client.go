@@ -22,8 +22,8 @@ import (
 //
 // Other players and the cubes are shown as the server had them a little
 // in the past (interpolation), at a whole tick for every simulated tick,
-// so that a shot's claim Input.Behind names exactly the states the
-// shooter saw.
+// so that a shot's claim (Shooter.Trigger's behind) names exactly the
+// states the shooter saw.
 
 // ClientStats are a client's running figures.
 type ClientStats struct {
@@ -49,6 +49,7 @@ type ClientStats struct {
 	DryTicks   uint64 // shown ticks with no server state after them
 	Shots      uint64 // shots fired
 	HitsSeen   uint64 // shots that hit what the client showed, once synced
+	OutOfSpec  uint64 // bodies its prediction left outside the spec (Escaper)
 
 	BadPackets uint64 // datagrams dropped
 }
@@ -72,25 +73,26 @@ type SeenHit struct {
 }
 
 // Control returns the player's input for tick t, given what the client
-// shows. It is called once per tick, in tick order.
-type Control func(t Tick, v *View) Input
+// shows. It is called once per tick, in tick order. A Shooter's client
+// sets the claim of a shot itself.
+type Control[I any] func(t Tick, v *View) I
 
 // predFrame is one predicted tick.
-type predFrame struct {
+type predFrame[I any] struct {
 	tick     Tick
 	state    State
 	bodies   []wire.CubeState // quantized, at the tick
-	input    Input            // own input for the tick
+	input    I                // own input for the tick
 	touching bool             // own player touched a dynamic body stepping into the tick
 	base     Tick             // the server state the prediction started from
 	compared bool
 }
 
 // stateFrame is one received server state.
-type stateFrame struct {
+type stateFrame[I any] struct {
 	tick    Tick
 	valid   bool
-	players []playerInfo
+	players []playerInfo[I]
 	bodies  []wire.CubeState
 }
 
@@ -102,14 +104,15 @@ type sentPacket struct {
 }
 
 // Client is one player's side of the model: a netmodel.Client.
-type Client struct {
+type Client[I comparable, PI Input[I]] struct {
 	cfg     Config
-	game    Game
+	game    Game[I]
+	caps    caps[I]
 	spec    wire.StateSpec
 	ep      *reliable.Endpoint
 	dt      time.Duration
 	window  int
-	control Control
+	control Control[I]
 
 	started bool
 	you     int
@@ -132,24 +135,24 @@ type Client struct {
 	acked   Tick // inputs up to here reached the server
 	hasAck  bool
 	sent    []sentPacket
-	pred    []predFrame
-	states  []stateFrame
+	pred    []predFrame[I]
+	states  []stateFrame[I]
 	newest  Tick // newest server state received
 	gaps    []int
 	delay   int
-	remote  []Input // others' latest controls, for extrapolating them
-	present []bool  // presence in the client's game
+	remote  []I    // others' latest controls, for extrapolating them
+	present []bool // presence in the client's game
 	// basePresent is scratch for baseline.
 	basePresent []bool
 	pending     bool // a reconcile is due for newest
-	inputs      []Input
+	inputs      []I
 	view        View
 	shownBefore []wire.CubeState // the view of the tick before, for Rendered
 	offset      vecmath.Vec3     // visual correction still to decay
 	seen        []SeenHit
 	stats       ClientStats
-	pkt         *statePacket
-	in          inputPacket
+	pkt         *statePacket[I, PI]
+	in          inputPacket[I, PI]
 	reader      wire.Reader
 	writer      wire.Writer
 	buf         []byte
@@ -157,73 +160,79 @@ type Client struct {
 
 // NewClient prepares a client whose game is in its starting state (the
 // same one the server's started from). control samples the player.
-func NewClient(cfg Config, game Game, control Control, now time.Time) (*Client, error) {
-	if err := cfg.validate(game); err != nil {
+func NewClient[I comparable, PI Input[I]](cfg Config, game Game[I], control Control[I], now time.Time) (*Client[I, PI], error) {
+	players, bodies := game.Players(), game.Bodies()
+	if err := cfg.validate(players, bodies); err != nil {
 		return nil, err
 	}
 	ep, err := reliable.NewEndpoint(cfg.Reliable, now)
 	if err != nil {
 		return nil, err
 	}
-	players, bodies := game.Players(), game.Bodies()
-	c := &Client{
-		cfg: cfg, game: game, spec: game.Spec(), ep: ep, dt: cfg.tickDuration(), window: cfg.ticks(cfg.Window),
+	c := &Client[I, PI]{
+		cfg: cfg, game: game, caps: capsOf(game), spec: game.Spec(), ep: ep, dt: cfg.tickDuration(), window: cfg.ticks(cfg.Window),
 		control: control, speed: 1, last: now,
 		sent: make([]sentPacket, cfg.Reliable.SentPacketsBufferSize), gaps: make([]int, cfg.ticks(cfg.LeadWindow)),
-		remote: make([]Input, players), present: make([]bool, players), basePresent: make([]bool, players), inputs: make([]Input, players),
+		remote: make([]I, players), present: make([]bool, players), basePresent: make([]bool, players), inputs: make([]I, players),
 		view: View{Bodies: make([]wire.CubeState, bodies), Present: make([]bool, players)},
-		pkt:  newStatePacket(players, bodies), buf: make([]byte, cfg.Reliable.MaxPacketSize),
+		buf:  make([]byte, cfg.Reliable.MaxPacketSize),
 	}
-	c.pred = make([]predFrame, c.window+1)
+	c.pkt = newStatePacket[I, PI](players, bodies, c.caps.relayer)
+	if c.caps.joiner == nil {
+		for p := range c.present {
+			c.present[p] = true // always in the world
+		}
+	}
+	c.pred = make([]predFrame[I], c.window+1)
 	for i := range c.pred {
-		c.pred[i] = predFrame{tick: Tick(i) + 1, // never its own slot's tick
+		c.pred[i] = predFrame[I]{tick: Tick(i) + 1, // never its own slot's tick
 			state: game.NewState(), bodies: make([]wire.CubeState, bodies)}
 	}
-	c.states = make([]stateFrame, c.window+1)
+	c.states = make([]stateFrame[I], c.window+1)
 	for i := range c.states {
-		c.states[i] = stateFrame{players: make([]playerInfo, players), bodies: make([]wire.CubeState, bodies)}
+		c.states[i] = stateFrame[I]{players: make([]playerInfo[I], players), bodies: make([]wire.CubeState, bodies)}
 	}
 	return c, nil
 }
 
 // Stats returns the running figures.
-func (c *Client) Stats() ClientStats { return c.stats }
+func (c *Client[I, PI]) Stats() ClientStats { return c.stats }
 
 // Endpoint returns the packet-ack endpoint (RTT, loss).
-func (c *Client) Endpoint() *reliable.Endpoint { return c.ep }
+func (c *Client[I, PI]) Endpoint() *reliable.Endpoint { return c.ep }
 
 // Started reports whether the first server state has arrived.
-func (c *Client) Started() bool { return c.started }
+func (c *Client[I, PI]) Started() bool { return c.started }
 
 // You returns the client's player slot (valid once started).
-func (c *Client) You() int { return c.you }
+func (c *Client[I, PI]) You() int { return c.you }
 
 // Tick returns the client's predicted tick: its game is there.
-func (c *Client) Tick() Tick { return c.tick }
+func (c *Client[I, PI]) Tick() Tick { return c.tick }
 
 // Delay returns how many ticks behind its own tick the client shows the
 // others.
-func (c *Client) Delay() int { return c.delay }
+func (c *Client[I, PI]) Delay() int { return c.delay }
 
 // Game returns the client's predicting game (between calls only).
-func (c *Client) Game() Game { return c.game }
+func (c *Client[I, PI]) Game() Game[I] { return c.game }
 
 // TakeSeenHits appends the hits seen since the last call to dst (at most
 // the newest 4096).
-func (c *Client) TakeSeenHits(dst []SeenHit) []SeenHit {
+func (c *Client[I, PI]) TakeSeenHits(dst []SeenHit) []SeenHit {
 	dst = append(dst, c.seen...)
 	c.seen = c.seen[:0]
 	return dst
 }
 
-func (c *Client) predAt(t Tick) *predFrame   { return &c.pred[int(t)%len(c.pred)] }
-func (c *Client) stateAt(t Tick) *stateFrame { return &c.states[int(t)%len(c.states)] }
+func (c *Client[I, PI]) predAt(t Tick) *predFrame[I]   { return &c.pred[int(t)%len(c.pred)] }
+func (c *Client[I, PI]) stateAt(t Tick) *stateFrame[I] { return &c.states[int(t)%len(c.states)] }
 
 // after reports whether tick a is later than b (ticks wrap after 2³²).
 func after(a, b Tick) bool { return int32(a-b) > 0 }
 
 // Receive takes one datagram from the server.
-func (c *Client) Receive(now time.Time, datagram []byte) error {
+func (c *Client[I, PI]) Receive(now time.Time, datagram []byte) error {
 	_, payload, err := c.ep.ReceivePacket(now, datagram)
 	if err != nil {
 		c.stats.BadPackets++
@@ -276,7 +285,7 @@ func (c *Client) Receive(now time.Time, datagram []byte) error {
 
 // baseline finds a state the server may code a packet against: one the
 // client received (and so acknowledged).
-func (c *Client) baseline(t Tick) ([]wire.CubeState, []bool, bool) {
+func (c *Client[I, PI]) baseline(t Tick) ([]wire.CubeState, []bool, bool) {
 	sf := c.stateAt(t)
 	if !sf.valid || sf.tick != t {
 		return nil, nil, false
@@ -288,7 +297,7 @@ func (c *Client) baseline(t Tick) ([]wire.CubeState, []bool, bool) {
 }
 
 // begin starts the prediction from the first server state.
-func (c *Client) begin(m *statePacket) {
+func (c *Client[I, PI]) begin(m *statePacket[I, PI]) {
 	c.started, c.you = true, m.you
 	c.newest, c.tick = m.tick, m.tick
 	sf := c.stateAt(m.tick)
@@ -315,13 +324,13 @@ func (c *Client) begin(m *statePacket) {
 }
 
 // load overwrites the client's game with a server state.
-func (c *Client) load(sf *stateFrame) {
+func (c *Client[I, PI]) load(sf *stateFrame[I]) {
 	for p, pl := range sf.players {
-		if pl.present != c.present[p] {
+		if pl.present != c.present[p] && c.caps.joiner != nil {
 			if pl.present {
-				c.game.Spawn(p)
+				c.caps.joiner.Spawn(p)
 			} else {
-				c.game.Park(p)
+				c.caps.joiner.Park(p)
 			}
 			c.present[p] = pl.present
 		}
@@ -340,7 +349,7 @@ func (c *Client) load(sf *stateFrame) {
 
 // compare checks the prediction of the state's tick and decides whether
 // the newest state needs a reconciliation.
-func (c *Client) compare(sf *stateFrame) {
+func (c *Client[I, PI]) compare(sf *stateFrame[I]) {
 	s := sf.tick
 	if !after(c.tick, s) || after(c.tick-Tick(len(c.pred)), s) {
 		return // not predicted yet, or too long ago
@@ -399,7 +408,7 @@ func (c *Client) compare(sf *stateFrame) {
 
 // contactSince reports whether the own player touched another dynamic
 // body, in the prediction or at the server, between tick from and to.
-func (c *Client) contactSince(from, to Tick) bool {
+func (c *Client[I, PI]) contactSince(from, to Tick) bool {
 	if after(to-Tick(c.window), from) {
 		from = to - Tick(c.window)
 	}
@@ -416,7 +425,7 @@ func (c *Client) contactSince(from, to Tick) bool {
 
 // Update runs the ticks the clock says are due, after a reconciliation
 // if a state asked for one, and sends the inputs.
-func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
+func (c *Client[I, PI]) Update(now time.Time, send func(datagram []byte)) error {
 	elapsed := now.Sub(c.last)
 	c.last = now
 	if !c.started {
@@ -451,7 +460,7 @@ func (c *Client) Update(now time.Time, send func(datagram []byte)) error {
 }
 
 // reconcile restarts the prediction from the server's state of tick s.
-func (c *Client) reconcile(s Tick) error {
+func (c *Client[I, PI]) reconcile(s Tick) error {
 	sf := c.stateAt(s)
 	f := c.predAt(s)
 	if !sf.valid || sf.tick != s || f.tick != s || after(s, c.tick) {
@@ -468,11 +477,14 @@ func (c *Client) reconcile(s Tick) error {
 	c.game.Save(f.state)
 	c.stats.Reconciles++
 	c.stats.ResimTicks += uint64(now - s)
+	c.caps.resimulating(true)
 	for c.tick = s; c.tick != now; {
 		if err := c.step(c.predAt(c.tick).input, s); err != nil {
+			c.caps.resimulating(false)
 			return err
 		}
 	}
+	c.caps.resimulating(false)
 	jump := before.Sub(c.game.Body(c.you).Position)
 	if jump.Length() > 2 {
 		c.offset = vecmath.Vec3{} // a teleport: smoothing it would look worse
@@ -483,18 +495,18 @@ func (c *Client) reconcile(s Tick) error {
 }
 
 // predict runs one new tick: view, control, shot, step.
-func (c *Client) predict() error {
+func (c *Client[I, PI]) predict() error {
 	t := c.tick
 	c.observe(t)
 	c.view.Own = c.game.Body(c.you)
-	in, _ := c.control(t, &c.view).sanitize(255)
-	if in.Shoot {
-		in.Behind = uint8(min(c.delay, 255))
+	in := c.control(t, &c.view)
+	if fire, _ := c.caps.fires(in); fire {
+		in = c.caps.shooter.SetTrigger(in, true, uint8(min(c.delay, 255)))
 		c.stats.Shots++
 		// Shots before the clock settled reached the server too late to
 		// count, like the predictions of those ticks.
-		target, hit := c.game.Shot(c.you, in, c.view.Bodies, c.view.Present)
-		if hit && c.synced && !after(c.syncedFrom, t) {
+		target, outcome := c.caps.shooter.Shot(c.you, in, c.view.Bodies, c.view.Present)
+		if outcome == ShotHit && c.synced && !after(c.syncedFrom, t) {
 			c.stats.HitsSeen++
 			if len(c.seen) == maxCommitted {
 				// Nobody drains them: keep the newest.
@@ -508,7 +520,7 @@ func (c *Client) predict() error {
 }
 
 // step advances the client's game from c.tick with the own input in.
-func (c *Client) step(in Input, base Tick) error {
+func (c *Client[I, PI]) step(in I, base Tick) error {
 	f := c.predAt(c.tick)
 	f.input = in
 	copy(c.inputs, c.remote)
@@ -517,9 +529,9 @@ func (c *Client) step(in Input, base Tick) error {
 	c.tick++
 	next := c.predAt(c.tick)
 	next.tick, next.base, next.compared = c.tick, base, false
-	next.touching = c.game.Touching(c.you)
-	if err := settle(c.game, c.spec, next.bodies); err != nil {
-		return err
+	next.touching = c.caps.touching(c.you)
+	if err := settle(c.game, &c.caps, c.spec, next.bodies, &c.stats.OutOfSpec); err != nil {
+		return fmt.Errorf("predict: predicting tick %d: %w", c.tick, err)
 	}
 	c.game.Save(next.state)
 	return nil
@@ -527,7 +539,7 @@ func (c *Client) step(in Input, base Tick) error {
 
 // sendInputs sends every input the server has not acknowledged, up to
 // MaxInputs of the newest.
-func (c *Client) sendInputs(now time.Time, send func([]byte)) error {
+func (c *Client[I, PI]) sendInputs(now time.Time, send func([]byte)) error {
 	p := &c.in
 	p.epoch, p.count, p.since = c.epoch, 0, 0
 	if c.started {

@@ -29,7 +29,7 @@ const (
 // ringing. After a jump the next one waits until the new epoch's reports
 // cover two lead windows, so that a report made of a few samples cannot
 // throw the clock back and forth; the speed steers meanwhile.
-func (c *Client) steer(now time.Time) {
+func (c *Client[I, PI]) steer(now time.Time) {
 	if !c.leadNew {
 		return
 	}
@@ -58,7 +58,7 @@ func (c *Client) steer(now time.Time) {
 }
 
 // decay shrinks the visual correction.
-func (c *Client) decay(elapsed time.Duration) {
+func (c *Client[I, PI]) decay(elapsed time.Duration) {
 	if c.cfg.SmoothTime == 0 {
 		c.offset = vecmath.Vec3{}
 		return

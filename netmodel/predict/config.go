@@ -17,14 +17,32 @@ type Config struct {
 	// TickRate is the simulation rate, Hz (30 or 60 typically); it must
 	// match the game's fixed step.
 	TickRate int
-	// Window is the server's history P: how far back a late input may
-	// rewind the world (server reconciliation), and how long an outcome
-	// waits before it is committed. Default 1 s. Also bounds how far a
-	// client predicts beyond the newest server state.
+	// Window is the server's history P: the states, inputs and bodies it
+	// keeps, which bound how far back a late input (MaxLate) and lag
+	// compensation (MaxRewind) may reach, and how long an outcome waits
+	// before it is committed. Default 1 s. Also bounds how far a client
+	// predicts beyond the newest server state.
 	Window time.Duration
+	// MaxLate is how late an input may arrive, after its tick was
+	// stepped with a guess, and still rewrite that tick (a rewind); a
+	// later one is dropped and counted (ServerCounters.InputsTooOld). It
+	// bounds what a lag switch gains: a player who holds its packets back
+	// and sends them in a burst moves, in the states the others receive,
+	// as the guess had it (its last controls for Grace, then standing
+	// still) but for the last MaxLate, instead of jumping to where the
+	// held inputs took it. Legitimate inputs arrive before their tick (the
+	// clients run ahead) or a tick or two late after a loss. Default
+	// 100 ms; at most Window.
+	MaxLate time.Duration
 	// MaxRewind caps a shot's lag compensation, since a client can claim
-	// any Input.Behind. Default 300 ms; at most Window.
+	// anything (Shooter.Trigger's behind). Default 300 ms; at most Window.
 	MaxRewind time.Duration
+	// Grace is how long the server repeats a silent player's last
+	// controls (its guess for inputs that have not arrived); after it the
+	// player steps with the zero input, standing still, so that a
+	// disconnected player's ghost does not run on until the connection
+	// times out. Default 250 ms; at most Window.
+	Grace time.Duration
 	// MaxAhead bounds how far in the future an input may be stamped;
 	// inputs beyond are dropped. Default 1 s.
 	MaxAhead time.Duration
@@ -68,7 +86,9 @@ func DefaultConfig() Config {
 		TickRate:          60,
 		Window:            time.Second,
 		MaxRewind:         300 * time.Millisecond,
+		MaxLate:           100 * time.Millisecond,
 		MaxAhead:          time.Second,
+		Grace:             250 * time.Millisecond,
 		TargetLead:        1,
 		LeadWindow:        time.Second,
 		ResimBudget:       0.5,
@@ -89,7 +109,7 @@ func (c *Config) ticks(d time.Duration) int {
 // tickDuration is the length of one tick.
 func (c *Config) tickDuration() time.Duration { return time.Second / time.Duration(c.TickRate) }
 
-func (c *Config) validate(g Game) error {
+func (c *Config) validate(players, bodies int) error {
 	switch {
 	case c.TickRate < 1 || c.TickRate > 1000:
 		return fmt.Errorf("%w: tick rate %d Hz", ErrConfig, c.TickRate)
@@ -97,6 +117,10 @@ func (c *Config) validate(g Game) error {
 		return fmt.Errorf("%w: window %v is %d ticks, want 2..%d", ErrConfig, c.Window, c.ticks(c.Window), 4*MaxInputs)
 	case c.MaxRewind < 0 || c.MaxRewind > c.Window || c.ticks(c.MaxRewind) > 255:
 		return fmt.Errorf("%w: max rewind %v, want 0..window and at most 255 ticks", ErrConfig, c.MaxRewind)
+	case c.MaxLate < 0 || c.MaxLate > c.Window:
+		return fmt.Errorf("%w: max late %v, want 0..window", ErrConfig, c.MaxLate)
+	case c.Grace < 0 || c.Grace > c.Window:
+		return fmt.Errorf("%w: grace %v, want 0..window", ErrConfig, c.Grace)
 	case c.ticks(c.MaxAhead) < 1 || c.ticks(c.MaxAhead) > 4*MaxInputs:
 		return fmt.Errorf("%w: max ahead %v", ErrConfig, c.MaxAhead)
 	case !(c.TargetLead >= 0 && c.TargetLead <= 16):
@@ -110,8 +134,8 @@ func (c *Config) validate(g Game) error {
 	case c.SendEvery < 1 || c.InterpExtra < 0 || c.SmoothTime < 0 || c.MaxTicksPerUpdate < 1:
 		return fmt.Errorf("%w: send every %d, interp extra %d, smooth %v, %d ticks per update",
 			ErrConfig, c.SendEvery, c.InterpExtra, c.SmoothTime, c.MaxTicksPerUpdate)
-	case g.Players() < 1 || g.Players() > MaxPlayers || g.Bodies() < g.Players() || g.Bodies() > MaxBodies:
-		return fmt.Errorf("%w: game of %d players and %d bodies", ErrConfig, g.Players(), g.Bodies())
+	case players < 1 || players > MaxPlayers || bodies < players || bodies > MaxBodies:
+		return fmt.Errorf("%w: game of %d players and %d bodies", ErrConfig, players, bodies)
 	}
 	return nil
 }

@@ -12,17 +12,17 @@ import (
 
 // tinyControl walks player p in a square, jumps now and then, and shoots
 // at the next player as the client shows it every 20 ticks.
-func tinyControl(p int) Control {
-	return func(t Tick, v *View) Input {
+func tinyControl(p int) Control[tinyInput] {
+	return func(t Tick, v *View) tinyInput {
 		dirs := [...][2]float64{{1, 0}, {0, 1}, {-1, 0}, {0, -1}}
 		d := dirs[(int(t)/45+p)%4]
-		in, _ := MakeInput(d[0], d[1], 0, 0, int(t)%97 == 0, false)
+		in := makeTinyInput(d[0], d[1], 0, 0, int(t)%97 == 0, false)
 		target := (p + 1) % len(v.Present)
 		if int(t)%20 == p && v.Present[target] {
 			to := v.Bodies[target].Position.Sub(v.Own.Position)
 			yaw := vecmath.Atan2(to.X, to.Z)
 			pitch := vecmath.Atan2(to.Y, vecmath.V3(to.X, 0, to.Z).Length())
-			in, _ = MakeInput(d[0], d[1], yaw, pitch, false, true)
+			in = makeTinyInput(d[0], d[1], yaw, pitch, false, true)
 		}
 		return in
 	}
@@ -30,13 +30,13 @@ func tinyControl(p int) Control {
 
 type tinyMatch struct {
 	m       *simmatch.Match
-	server  *Server
-	clients []*Client
+	server  *Server[tinyInput, *tinyInput]
+	clients []*Client[tinyInput, *tinyInput]
 }
 
 func newTinyMatch(t *testing.T, cfg Config, players int, c netsim.Conditions) *tinyMatch {
 	t.Helper()
-	srv, err := NewServer(cfg, newTinyGame(players), simmatch.Epoch)
+	srv, err := NewServer[tinyInput, *tinyInput](cfg, newTinyGame(players), simmatch.Epoch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func newTinyMatch(t *testing.T, cfg Config, players int, c netsim.Conditions) *t
 	}
 	tm := &tinyMatch{m: m, server: srv}
 	for p := 0; p < players; p++ {
-		cl, err := NewClient(cfg, newTinyGame(players), tinyControl(p), simmatch.Epoch)
+		cl, err := NewClient[tinyInput, *tinyInput](cfg, newTinyGame(players), tinyControl(p), simmatch.Epoch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,6 +72,12 @@ func TestTinyMatchPredictsWithoutMispredictions(t *testing.T) {
 		}
 		sc := tm.server.Counters()
 		t.Logf("%+v: server %+v", c, sc)
+		// Inputs later than MaxLate are rare on a fair link (the clients
+		// run ahead), and the copies every packet repeats until the ack
+		// are not counted again.
+		if sc.InputsTooOld > 2 {
+			t.Errorf("%d inputs later than the max late", sc.InputsTooOld)
+		}
 		for i, cl := range tm.clients {
 			st := cl.Stats()
 			t.Logf("client %d tick %d (server %d) delay %d: %+v", i, cl.Tick(), tm.server.Tick(), cl.Delay(), st)
@@ -170,7 +176,7 @@ func TestClientStartingBehindTheNewestStateCatchesUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := NewClient(DefaultConfig(), newTinyGame(2), tinyControl(0), t0)
+	c, err := NewClient[tinyInput, *tinyInput](DefaultConfig(), newTinyGame(2), tinyControl(0), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,5 +196,28 @@ func TestClientStartingBehindTheNewestStateCatchesUp(t *testing.T) {
 	}
 	if st := c.Stats(); c.Tick() < srv.Tick()+20 || st.Stalls != 0 {
 		t.Fatalf("client at %d after half a second, server at %d: %+v", c.Tick(), srv.Tick(), st)
+	}
+}
+
+// A client far from the server starts with its inputs arriving later
+// than MaxLate (before the first ack it guesses a 100 ms round trip):
+// they are dropped, but their lateness still reaches the client in the
+// lead reports, so it jumps its clock ahead and plays.
+func TestAFarClientCatchesUpThoughItsFirstInputsAreTooLate(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TickRate = 30
+	tm := newTinyMatch(t, cfg, 2, netsim.Conditions{Latency: 150 * time.Millisecond, Loss: 0.1})
+	if err := tm.m.Run(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	sc := tm.server.Counters()
+	t.Logf("server %+v", sc)
+	if sc.InputsTooOld == 0 || sc.InputsTooOld > 100 || sc.InputsIdle > 100 || sc.Shots < 50 {
+		t.Fatalf("server %+v", sc)
+	}
+	for i, cl := range tm.clients {
+		if st := cl.Stats(); st.Compared < 400 {
+			t.Errorf("client %d: %+v", i, st)
+		}
 	}
 }

@@ -36,24 +36,27 @@ var (
 // has not acknowledged, oldest first.
 //
 //	+-------+-------+-------+-------+----------------------------+
-//	| epoch | first | count | since | count × Input (see Input)  |
-//	| 4     | 32    | 7     | 7     |                            |
+//	| epoch | first | count | since | count × (same, input)      |
+//	| 4     | 32    | 7     | 7     | 1 bit, and the game's I    |
+//	|       |       |       |       | coding if not same         |
 //	+-------+-------+-------+-------+----------------------------+
 //
 // epoch is the client's clock-sync epoch: it grows when the client jumps
 // its clock, so that the server restarts its lead measurement; inputs
 // from since on were sampled in that epoch (the ones before were sampled
 // in a burst while the clock caught up, and their lead means nothing).
-// first is the tick of the first input.
-type inputPacket struct {
+// first is the tick of the first input. same = 1 means "equal to the
+// input before" (the zero I for the first) and nothing follows: held
+// controls cost one bit per redundant copy.
+type inputPacket[I comparable, PI Input[I]] struct {
 	epoch  uint8
 	first  Tick
 	count  int
 	since  int
-	inputs [MaxInputs]Input
+	inputs [MaxInputs]I
 }
 
-func (p *inputPacket) Serialize(s wire.Stream) error {
+func (p *inputPacket[I, PI]) Serialize(s wire.Stream) error {
 	if err := wire.SerializeInt(s, &p.epoch, 0, epochs-1); err != nil {
 		return err
 	}
@@ -69,9 +72,9 @@ func (p *inputPacket) Serialize(s wire.Stream) error {
 	if p.since > p.count {
 		return fmt.Errorf("%w: inputs of the epoch from %d of %d", wire.ErrInvalid, p.since, p.count)
 	}
-	prev := Input{}
+	var prev I
 	for i := 0; i < p.count; i++ {
-		if err := p.inputs[i].Serialize(s, prev); err != nil {
+		if err := serializeInput[I, PI](s, &p.inputs[i], prev); err != nil {
 			return fmt.Errorf("predict: input %d: %w", i, err)
 		}
 		prev = p.inputs[i]
@@ -80,12 +83,13 @@ func (p *inputPacket) Serialize(s wire.Stream) error {
 }
 
 // playerInfo is what a state packet says about one player slot besides
-// its body: whether it is in the game, the controls it moved with into
-// this tick (so that a client can extrapolate the other players), and
-// whether it touched another dynamic body in that step.
-type playerInfo struct {
+// its body: whether it is in the game, the input it stepped with into
+// this tick (what the game's Relayer relays of it, so that a client can
+// extrapolate the other players), and whether it touched another
+// dynamic body in that step.
+type playerInfo[I any] struct {
 	present  bool
-	input    Input // move and jump only
+	input    I
 	touching bool
 }
 
@@ -95,8 +99,8 @@ type playerInfo struct {
 //
 //	+------+-----+-------+------+------+--------------------+-----------------+
 //	| tick | you | epoch | lead | base | players            | bodies          |
-//	| 32   | 5   | 4     | 12   | 1 or | present, moveX/Z,  | 1 bit "as in    |
-//	|      |     |       |      | 1+9  | jump, touching     | base", else the |
+//	| 32   | 5   | 4     | 12   | 1 or | present, relayed   | 1 bit "as in    |
+//	|      |     |       |      | 1+9  | input, touching    | base", else the |
 //	|      |     |       |      |      | (1 bit if absent)  | CubeState       |
 //	+------+-----+-------+------+------+--------------------+-----------------+
 //
@@ -106,16 +110,18 @@ type playerInfo struct {
 // present, is how many ticks before tick the baseline is: a state the
 // client acknowledged, whose unchanged bodies cost one bit (delta
 // compression; a resting cube is the common case). Absent players' bodies
-// are not sent.
-type statePacket struct {
+// are not sent. The relayed input is the game's Relayer coding, or the
+// whole input's (the arena relays its move and jump: 8+8+1 bits).
+type statePacket[I comparable, PI Input[I]] struct {
 	tick    Tick
 	you     int
 	epoch   uint8
 	lead    int32
 	hasBase bool
 	base    Tick // ticks before tick, 1..maxBaseAge
-	players []playerInfo
+	players []playerInfo[I]
 	bodies  []wire.CubeState
+	relayer Relayer[I] // nil: the whole input
 }
 
 // maxBaseAge bounds how old a baseline may be, ticks: the largest window.
@@ -126,13 +132,13 @@ const maxBaseAge = 4 * MaxInputs
 // receiver's when reading.
 type baseline func(t Tick) (bodies []wire.CubeState, present []bool, ok bool)
 
-func newStatePacket(players, bodies int) *statePacket {
-	return &statePacket{players: make([]playerInfo, players), bodies: make([]wire.CubeState, bodies)}
+func newStatePacket[I comparable, PI Input[I]](players, bodies int, relayer Relayer[I]) *statePacket[I, PI] {
+	return &statePacket[I, PI]{players: make([]playerInfo[I], players), bodies: make([]wire.CubeState, bodies), relayer: relayer}
 }
 
 // Serialize codes the packet; base finds the baseline's bodies, when the
 // packet names one (writing: the sender's copy; reading: the receiver's).
-func (p *statePacket) Serialize(s wire.Stream, spec wire.StateSpec, base baseline) error {
+func (p *statePacket[I, PI]) Serialize(s wire.Stream, spec wire.StateSpec, base baseline) error {
 	if err := wire.SerializeBits(s, &p.tick, 32); err != nil {
 		return err
 	}
@@ -170,28 +176,25 @@ func (p *statePacket) Serialize(s wire.Stream, spec wire.StateSpec, base baselin
 		}
 		if !pl.present {
 			if s.Mode() == wire.Reading {
-				*pl = playerInfo{}
+				*pl = playerInfo[I]{}
 			}
 			continue
 		}
-		mx, mz := uint8(pl.input.MoveX), uint8(pl.input.MoveZ)
-		if err := wire.SerializeBits(s, &mx, 8); err != nil {
-			return err
+		if s.Mode() == wire.Reading {
+			var zero I
+			pl.input = zero
 		}
-		if err := wire.SerializeBits(s, &mz, 8); err != nil {
-			return err
+		var err error
+		if p.relayer != nil {
+			err = p.relayer.SerializeRelayed(s, &pl.input)
+		} else {
+			err = PI(&pl.input).Serialize(s)
 		}
-		if err := wire.SerializeBool(s, &pl.input.Jump); err != nil {
-			return err
+		if err != nil {
+			return fmt.Errorf("predict: player %d's input: %w", i, err)
 		}
 		if err := wire.SerializeBool(s, &pl.touching); err != nil {
 			return err
-		}
-		if s.Mode() == wire.Reading {
-			pl.input = Input{MoveX: int8(mx), MoveZ: int8(mz), Jump: pl.input.Jump}
-			if _, changed := pl.input.sanitize(0); changed {
-				return fmt.Errorf("%w: player %d moves %d, %d", wire.ErrInvalid, i, mx, mz)
-			}
 		}
 	}
 	for i := range p.bodies {

@@ -9,20 +9,25 @@ import (
 	"github.com/netphys/netphys/wire"
 )
 
-func randomInput(r *rand.Rand) Input {
-	in := Input{
-		MoveX: int8(r.IntN(256) - 128), MoveZ: int8(r.IntN(256) - 128),
-		Yaw: uint16(r.Uint32()), Pitch: int16(r.Uint32()),
-		Jump: r.IntN(2) == 0, Shoot: r.IntN(3) == 0,
+// randomInput returns an input a client can send.
+func randomInput(r *rand.Rand) tinyInput {
+	for {
+		in := tinyInput{
+			MoveX: int8(r.IntN(256) - 128), MoveZ: int8(r.IntN(256) - 128),
+			Yaw: uint16(r.Uint32()), Pitch: int16(r.IntN(2*PitchMax+1) - PitchMax),
+			Jump: r.IntN(2) == 0, Shoot: r.IntN(3) == 0,
+		}
+		if in.Shoot {
+			in.Behind = uint8(r.Uint32())
+		}
+		if in.valid() {
+			return in
+		}
 	}
-	if in.Shoot {
-		in.Behind = uint8(r.Uint32())
-	}
-	return in
 }
 
-func randomInputPacket(r *rand.Rand) *inputPacket {
-	p := &inputPacket{epoch: uint8(r.IntN(epochs)), first: Tick(r.Uint32()), count: r.IntN(MaxInputs + 1)}
+func randomInputPacket(r *rand.Rand) *inputPacket[tinyInput, *tinyInput] {
+	p := &inputPacket[tinyInput, *tinyInput]{epoch: uint8(r.IntN(epochs)), first: Tick(r.Uint32()), count: r.IntN(MaxInputs + 1)}
 	p.since = r.IntN(p.count + 1)
 	for i := 0; i < p.count; i++ {
 		if i > 0 && r.IntN(2) == 0 {
@@ -34,7 +39,7 @@ func randomInputPacket(r *rand.Rand) *inputPacket {
 	return p
 }
 
-func encodeInputPacket(t testing.TB, p *inputPacket) []byte {
+func encodeInputPacket(t testing.TB, p *inputPacket[tinyInput, *tinyInput]) []byte {
 	t.Helper()
 	w := wire.NewWriter(make([]byte, 2048))
 	if err := p.Serialize(w); err != nil {
@@ -43,8 +48,8 @@ func encodeInputPacket(t testing.TB, p *inputPacket) []byte {
 	return append([]byte(nil), w.Bytes()...)
 }
 
-func decodeInputPacket(b []byte) (*inputPacket, error) {
-	p := &inputPacket{}
+func decodeInputPacket(b []byte) (*inputPacket[tinyInput, *tinyInput], error) {
+	p := &inputPacket[tinyInput, *tinyInput]{}
 	r := wire.NewReader(b)
 	if err := p.Serialize(r); err != nil {
 		return nil, err
@@ -74,9 +79,9 @@ func TestInputPacketRoundTripsAndMeasures(t *testing.T) {
 }
 
 func TestHeldControlsCostOneBitPerRedundantCopy(t *testing.T) {
-	p := &inputPacket{count: MaxInputs}
+	p := &inputPacket[tinyInput, *tinyInput]{count: MaxInputs}
 	for i := range p.inputs {
-		p.inputs[i] = Input{MoveX: 90, MoveZ: -90, Yaw: 1234, Jump: true}
+		p.inputs[i] = tinyInput{MoveX: 90, MoveZ: -90, Yaw: 1234, Jump: true}
 	}
 	var m wire.Measurer
 	if err := p.Serialize(&m); err != nil {
@@ -109,8 +114,8 @@ func FuzzInputPacket(f *testing.F) {
 			t.Fatalf("re-encoding: %v, %d bytes from %d", err, len(again), len(b))
 		}
 		for i := 0; i < p.count; i++ {
-			if s, _ := p.inputs[i].sanitize(18); s.Pitch > PitchMax || s.Pitch < -PitchMax || s.Behind > 18 {
-				t.Fatalf("sanitized %+v to %+v", p.inputs[i], s)
+			if !p.inputs[i].valid() {
+				t.Fatalf("decoded input %d: %+v, which no client sends", i, p.inputs[i])
 			}
 		}
 	})
@@ -136,16 +141,15 @@ func newFixedBase(r *rand.Rand, g *tinyGame) *fixedBase {
 
 // randomStatePacket returns a packet of random states, coded against base
 // half of the time (when there is one) with half its bodies unchanged.
-func randomStatePacket(r *rand.Rand, g *tinyGame, base *fixedBase) *statePacket {
+func randomStatePacket(r *rand.Rand, g *tinyGame, base *fixedBase) *statePacket[tinyInput, *tinyInput] {
 	spec := g.Spec()
-	p := newStatePacket(g.Players(), g.Bodies())
+	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g)
 	p.tick, p.you, p.epoch = Tick(r.Uint32()), r.IntN(g.Players()), uint8(r.IntN(epochs))
 	p.lead = int32(r.IntN(2*leadLimit*leadScale) - leadLimit*leadScale)
 	for i := range p.players {
-		p.players[i] = playerInfo{present: r.IntN(4) != 0}
+		p.players[i] = playerInfo[tinyInput]{present: r.IntN(4) != 0}
 		if p.players[i].present {
-			p.players[i].input = Input{MoveX: int8(r.IntN(255) - 127), Jump: r.IntN(2) == 0}
-			p.players[i].input, _ = p.players[i].input.sanitize(0)
+			p.players[i].input = tinyInput{MoveX: int8(r.IntN(255) - 127), Jump: r.IntN(2) == 0}
 			p.players[i].touching = r.IntN(2) == 0
 		}
 	}
@@ -161,7 +165,7 @@ func randomStatePacket(r *rand.Rand, g *tinyGame, base *fixedBase) *statePacket 
 			AtRest:         r.IntN(3) == 0,
 		}
 		var err error
-		if p.bodies[i], err = quantize(spec, s); err != nil {
+		if p.bodies[i], err = s.Quantize(spec); err != nil {
 			panic(err)
 		}
 	}
@@ -176,7 +180,7 @@ func randomStatePacket(r *rand.Rand, g *tinyGame, base *fixedBase) *statePacket 
 	return p
 }
 
-func encodeStatePacket(t testing.TB, p *statePacket, spec wire.StateSpec, base *fixedBase) []byte {
+func encodeStatePacket(t testing.TB, p *statePacket[tinyInput, *tinyInput], spec wire.StateSpec, base *fixedBase) []byte {
 	t.Helper()
 	w := wire.NewWriter(make([]byte, 4096))
 	if err := p.Serialize(w, spec, base.lookup); err != nil {
@@ -185,8 +189,8 @@ func encodeStatePacket(t testing.TB, p *statePacket, spec wire.StateSpec, base *
 	return append([]byte(nil), w.Bytes()...)
 }
 
-func decodeStatePacket(b []byte, g *tinyGame, base *fixedBase) (*statePacket, error) {
-	p := newStatePacket(g.Players(), g.Bodies())
+func decodeStatePacket(b []byte, g *tinyGame, base *fixedBase) (*statePacket[tinyInput, *tinyInput], error) {
+	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g)
 	r := wire.NewReader(b)
 	if err := p.Serialize(r, g.Spec(), base.lookup); err != nil {
 		return nil, err
@@ -198,7 +202,7 @@ func TestUnchangedBodiesCostOneBitAgainstTheBaseline(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	g := newTinyGame(4)
 	base := newFixedBase(r, g)
-	p := newStatePacket(g.Players(), g.Bodies())
+	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g)
 	for i := range p.players {
 		p.players[i].present = base.present[i]
 	}

@@ -1,21 +1,34 @@
 package predict
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/netphys/netphys/wire"
 )
 
+// ErrOutOfSpec reports a body the game left outside its Spec, which no
+// Escaper put back: the model does not clamp it silently.
+var ErrOutOfSpec = errors.New("predict: body outside the game's spec")
+
 // settle quantizes every body of g in place and stores the quantized
 // states in dst (len(dst) == g.Bodies()): the end of every tick, on the
-// server and in a client's prediction alike (quantize on both sides).
-// A value beyond the spec's bounds is clamped first: a body flung out of
-// the arena stops at its edge instead of breaking the encoding.
-func settle(g Game, spec wire.StateSpec, dst []wire.CubeState) error {
+// server and in a client's prediction alike (quantize on both sides). A
+// body outside the spec is counted in *escaped and handed to the game's
+// Escaper, if it has one, which must put it back; one still outside is
+// ErrOutOfSpec.
+func settle[I any](g Game[I], c *caps[I], spec wire.StateSpec, dst []wire.CubeState, escaped *uint64) error {
 	for i := range dst {
-		q, err := quantize(spec, g.Body(i))
+		q, err := g.Body(i).Quantize(spec)
 		if err != nil {
-			return fmt.Errorf("predict: body %d: %w", i, err)
+			*escaped++
+			if c.escaper == nil {
+				return fmt.Errorf("%w: body %d: %w", ErrOutOfSpec, i, err)
+			}
+			c.escaper.Escaped(i, err)
+			if q, err = g.Body(i).Quantize(spec); err != nil {
+				return fmt.Errorf("%w: body %d, still after Escaped: %w", ErrOutOfSpec, i, err)
+			}
 		}
 		if err := g.SetBody(i, q); err != nil {
 			return fmt.Errorf("predict: body %d: %w", i, err)
@@ -23,13 +36,6 @@ func settle(g Game, spec wire.StateSpec, dst []wire.CubeState) error {
 		dst[i] = q
 	}
 	return nil
-}
-
-func quantize(spec wire.StateSpec, s wire.CubeState) (wire.CubeState, error) {
-	s.Position = spec.Position.Clamp(s.Position)
-	s.LinearVelocity = spec.LinearVelocity.Clamp(s.LinearVelocity)
-	s.AngularVelocity = spec.AngularVelocity.Clamp(s.AngularVelocity)
-	return s.Quantize(spec)
 }
 
 // posError returns the largest difference along one axis between two

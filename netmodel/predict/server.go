@@ -45,18 +45,45 @@ type ServerCounters struct {
 	FloodPackets uint64 // input packets dropped over the rate limit
 
 	InputsLate      uint64 // inputs that arrived after their tick was stepped
-	InputsTooOld    uint64 // inputs dropped: older than the window
+	InputsTooOld    uint64 // inputs dropped: arrived more than MaxLate after their tick
 	InputsTooNew    uint64 // inputs dropped: further ahead than MaxAhead
-	InputsClamped   uint64 // inputs with a field clamped (move, pitch)
-	BehindClamped   uint64 // shots whose lag-compensation claim was capped
+	BehindClamped   uint64 // shots whose lag-compensation claim was capped: judged MaxRewind before the server's tick
+	ShotsTooLate    uint64 // shots refused: they arrived more than MaxRewind after their tick
 	InputsGuessed   uint64 // player ticks stepped with a guessed input
+	InputsIdle      uint64 // of those, ticks stepped with the zero input: the player was silent longer than Grace
 	Shots, ShotHits uint64 // shots resolved (including again by rewinds) and hits committed
+	ShotsRefused    uint64 // shots the game's rules refused (Shooter.Shot), including again by rewinds
 	HitsDropped     uint64 // committed hits dropped: TakeCommitted was not called in time
+	OutOfSpec       uint64 // bodies found outside the game's spec after a step (Escaper)
+}
+
+// Refusal is how many times the server refused something for one reason,
+// for a summary or a metrics exporter (a counter labelled by Reason).
+type Refusal struct {
+	Reason string // snake_case, stable: a metric label
+	Count  uint64
+}
+
+// Refusals appends every refusal the counters hold, one per reason, in a
+// fixed order, zeros included: what a client sent or did that the server
+// did not take as it came.
+func (c ServerCounters) Refusals(dst []Refusal) []Refusal {
+	return append(dst,
+		Refusal{"malformed_packet", c.BadPackets},       // undecodable, stale, duplicate, or an input the game rejects
+		Refusal{"packet_flood", c.FloodPackets},         // over the packet rate limit
+		Refusal{"input_too_late", c.InputsTooOld},       // arrived more than MaxLate after its tick
+		Refusal{"input_too_far_ahead", c.InputsTooNew},  // stamped more than MaxAhead ahead
+		Refusal{"rewind_over_budget", c.RewindsDenied},  // the client's ResimBudget was spent
+		Refusal{"shot_too_late", c.ShotsTooLate},        // arrived more than MaxRewind after its tick
+		Refusal{"shot_claim_capped", c.BehindClamped},   // judged at MaxRewind from the server's tick, not where it claimed
+		Refusal{"shot_refused_by_game", c.ShotsRefused}, // the game's rules (the arena's rate of fire)
+		Refusal{"input_idle_after_grace", c.InputsIdle}, // silent past Grace: stepped standing still
+	)
 }
 
 // frame is one tick of the server's ring: the inputs of every player for
 // that tick and, once the world has reached it, the saved state.
-type frame struct {
+type frame[I any] struct {
 	tick  Tick
 	saved bool // state, bodies, present, touching hold tick's values
 	state State
@@ -68,8 +95,18 @@ type frame struct {
 	spawn    []bool // presence changes made when the world entered the tick
 	park     []bool
 
-	inputs   []Input
+	inputs   []I
 	received []bool
+	tooLate  []bool // an input came, later than MaxLate: dropped
+	// back is how many ticks before the frame's tick a received shot is
+	// judged at, shotOK whether it may be judged at all: fixed when it
+	// arrives, from the server's tick then (the cap holds from the
+	// server's clock, whatever the stamp).
+	back   []uint8
+	shotOK []bool
+	// silent counts the ticks up to this one whose input was guessed, 0
+	// if this one's arrived.
+	silent []uint16
 	// arrival and lead of each received input: when it first came and how
 	// many ticks early, for the clock sync of its client.
 	arrival []time.Time
@@ -104,47 +141,56 @@ type peer struct {
 }
 
 // Server is the authoritative side of the model: a netmodel.Server.
-type Server struct {
+type Server[I comparable, PI Input[I]] struct {
 	cfg     Config
-	game    Game
+	game    Game[I]
+	caps    caps[I]
 	spec    wire.StateSpec
 	start   time.Time
 	dt      time.Duration
 	window  int // ticks of history P
 	ahead   int // ticks of MaxAhead
 	behind  int // ticks of MaxRewind
+	grace   int // ticks of Grace
+	late    int // ticks of MaxLate
 	tick    Tick
-	ring    []frame
+	ring    []frame[I]
 	peers   []*peer // by slot, which is the player
 	present []bool
 	pending []int8 // per player: +1 spawn, -1 park at the next tick
 
-	inputs    []Input
+	inputs    []I
 	versions  uint64 // frame versions handed out
 	committed []Hit
 	counters  ServerCounters
-	pkt       *statePacket
-	in        inputPacket
+	pkt       *statePacket[I, PI]
+	in        inputPacket[I, PI]
 	reader    wire.Reader
 	writer    wire.Writer
 	buf       []byte
 }
 
 // NewServer starts the authority at tick 0 at time now. The game must be
-// in its starting state with every player parked.
-func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
-	if err := cfg.validate(game); err != nil {
+// in its starting state, with every player parked if it is a Joiner.
+func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Time) (*Server[I, PI], error) {
+	players, bodies := game.Players(), game.Bodies()
+	if err := cfg.validate(players, bodies); err != nil {
 		return nil, err
 	}
-	players, bodies := game.Players(), game.Bodies()
-	s := &Server{
-		cfg: cfg, game: game, spec: game.Spec(), start: now, dt: cfg.tickDuration(),
-		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind),
+	s := &Server[I, PI]{
+		cfg: cfg, game: game, caps: capsOf(game), spec: game.Spec(), start: now, dt: cfg.tickDuration(),
+		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind), grace: cfg.ticks(cfg.Grace), late: cfg.ticks(cfg.MaxLate),
 		peers: make([]*peer, players), present: make([]bool, players), pending: make([]int8, players),
-		inputs: make([]Input, players), pkt: newStatePacket(players, bodies),
-		buf: make([]byte, cfg.Reliable.MaxPacketSize),
+		inputs: make([]I, players),
+		buf:    make([]byte, cfg.Reliable.MaxPacketSize),
 	}
-	s.ring = make([]frame, s.window+s.ahead+1)
+	s.pkt = newStatePacket[I, PI](players, bodies, s.caps.relayer)
+	if s.caps.joiner == nil {
+		for p := range s.present {
+			s.present[p] = true // always in the world
+		}
+	}
+	s.ring = make([]frame[I], s.window+s.ahead+1)
 	for i := range s.ring {
 		f := &s.ring[i]
 		f.tick = Tick(i) + 1 // never the tick of its own slot: stale until claimed
@@ -152,7 +198,8 @@ func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
 		f.bodies = make([]wire.CubeState, bodies)
 		f.present, f.touching = make([]bool, players), make([]bool, players)
 		f.spawn, f.park = make([]bool, players), make([]bool, players)
-		f.inputs, f.received = make([]Input, players), make([]bool, players)
+		f.inputs, f.received, f.tooLate = make([]I, players), make([]bool, players), make([]bool, players)
+		f.back, f.shotOK, f.silent = make([]uint8, players), make([]bool, players), make([]uint16, players)
 		f.arrival, f.epoch, f.lead = make([]time.Time, players), make([]uint8, players), make([]float64, players)
 	}
 	if err := s.enter(false); err != nil {
@@ -162,28 +209,31 @@ func NewServer(cfg Config, game Game, now time.Time) (*Server, error) {
 }
 
 // Tick returns the tick the world is at: every tick before it is stepped.
-func (s *Server) Tick() Tick { return s.tick }
+func (s *Server[I, PI]) Tick() Tick { return s.tick }
 
 // Counters returns the running totals.
-func (s *Server) Counters() ServerCounters { return s.counters }
+func (s *Server[I, PI]) Counters() ServerCounters { return s.counters }
+
+// Refusals appends the refusals by reason (ServerCounters.Refusals).
+func (s *Server[I, PI]) Refusals(dst []Refusal) []Refusal { return s.counters.Refusals(dst) }
 
 // Game returns the authoritative game, for a viewer (between calls only).
-func (s *Server) Game() Game { return s.game }
+func (s *Server[I, PI]) Game() Game[I] { return s.game }
 
 // Present reports whether player p is in the game.
-func (s *Server) Present(p int) bool { return p >= 0 && p < len(s.present) && s.present[p] }
+func (s *Server[I, PI]) Present(p int) bool { return p >= 0 && p < len(s.present) && s.present[p] }
 
 // TakeCommitted appends the hits committed since the last call to dst:
 // the outcomes that left the window and can no longer be rewritten. The
 // server holds at most maxCommitted of them between calls.
-func (s *Server) TakeCommitted(dst []Hit) []Hit {
+func (s *Server[I, PI]) TakeCommitted(dst []Hit) []Hit {
 	dst = append(dst, s.committed...)
 	s.committed = s.committed[:0]
 	return dst
 }
 
 // Endpoint returns slot's packet-ack endpoint (its RTT and loss), or nil.
-func (s *Server) Endpoint(slot int) *reliable.Endpoint {
+func (s *Server[I, PI]) Endpoint(slot int) *reliable.Endpoint {
 	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
 		return nil
 	}
@@ -192,12 +242,13 @@ func (s *Server) Endpoint(slot int) *reliable.Endpoint {
 
 // frameAt returns tick t's frame, claiming the slot if it held an older
 // tick. Callers keep t within [tick-window, tick+ahead].
-func (s *Server) frameAt(t Tick) *frame {
+func (s *Server[I, PI]) frameAt(t Tick) *frame[I] {
 	f := &s.ring[int(t)%len(s.ring)]
 	if f.tick != t {
 		f.tick, f.saved, f.hits = t, false, f.hits[:0]
 		clear(f.inputs)
 		clear(f.received)
+		clear(f.tooLate)
 		clear(f.spawn)
 		clear(f.park)
 	}
@@ -206,7 +257,7 @@ func (s *Server) frameAt(t Tick) *frame {
 
 // saved returns tick t's frame if the world has been at t and the frame
 // still holds it, or nil: a lookup into the past that claims nothing.
-func (s *Server) saved(t Tick) *frame {
+func (s *Server[I, PI]) saved(t Tick) *frame[I] {
 	f := &s.ring[int(t)%len(s.ring)]
 	if f.tick != t || !f.saved {
 		return nil
@@ -215,10 +266,10 @@ func (s *Server) saved(t Tick) *frame {
 }
 
 // offset returns t - s.tick as a signed distance.
-func (s *Server) offset(t Tick) int64 { return int64(int32(t - s.tick)) }
+func (s *Server[I, PI]) offset(t Tick) int64 { return int64(int32(t - s.tick)) }
 
 // Join puts a client's player in the game at the next tick.
-func (s *Server) Join(now time.Time, slot int) error {
+func (s *Server[I, PI]) Join(now time.Time, slot int) error {
 	if slot < 0 || slot >= len(s.peers) {
 		return fmt.Errorf("%w: %d of %d", ErrSlot, slot, len(s.peers))
 	}
@@ -233,14 +284,15 @@ func (s *Server) Join(now time.Time, slot int) error {
 		sent: make([]sentState, s.cfg.Reliable.SentPacketsBufferSize)}
 	s.pending[slot] = 1
 	// Inputs a previous client of the slot sent must not move this one.
+	var zero I
 	for i := range s.ring {
-		s.ring[i].received[slot], s.ring[i].inputs[slot] = false, Input{}
+		s.ring[i].received[slot], s.ring[i].tooLate[slot], s.ring[i].inputs[slot] = false, false, zero
 	}
 	return nil
 }
 
 // Leave takes the client's player out of the game at the next tick.
-func (s *Server) Leave(now time.Time, slot int) {
+func (s *Server[I, PI]) Leave(now time.Time, slot int) {
 	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
 		return
 	}
@@ -265,7 +317,7 @@ const (
 
 // Receive takes one datagram from slot's client: its inputs go into the
 // ring; one that arrives for a tick already stepped marks a rewind.
-func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
+func (s *Server[I, PI]) Receive(now time.Time, slot int, datagram []byte) error {
 	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
 		return fmt.Errorf("%w: %d", ErrSlot, slot)
 	}
@@ -308,37 +360,59 @@ func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
 }
 
 // takeInput files one received input.
-func (s *Server) takeInput(now time.Time, slot int, p *peer, t Tick, raw Input, timed bool) {
+func (s *Server[I, PI]) takeInput(now time.Time, slot int, p *peer, t Tick, in I, timed bool) {
 	d := s.offset(t)
 	switch {
 	case d < -int64(s.window):
-		s.counters.InputsTooOld++
+		s.counters.InputsTooOld++ // beyond the history: nothing to compare with
 		return
 	case d > int64(s.ahead):
 		s.counters.InputsTooNew++
 		return
 	}
 	f := s.frameAt(t)
-	if f.received[slot] {
+	if f.received[slot] || f.tooLate[slot] {
 		return // a redundant copy
 	}
-	in, _ := raw.sanitize(uint8(s.behind))
-	if raw.Shoot && raw.Behind > uint8(s.behind) {
-		s.counters.BehindClamped++
+	if d < -int64(s.late) {
+		// Too late to rewrite history with: a lag switch's burst, or a
+		// client whose clock has not caught up yet. Counted once, though
+		// every packet until the ack repeats it; its lateness still goes
+		// into the lead reports, so that such a client jumps its clock.
+		s.counters.InputsTooOld++
+		f.tooLate[slot] = true
+		s.noteArrival(now, slot, p, f, t, timed)
+		return
 	}
-	// Anything else clamped is the move or the pitch.
-	other := in
-	other.Behind = raw.Behind
-	if other != raw {
-		s.counters.InputsClamped++
+	if fire, behind := s.caps.fires(in); fire {
+		// The rewind a shot gets is the server's tick now (or its own
+		// tick, if it came early) minus the tick it is judged at: at most
+		// MaxRewind, whatever the stamp and the claim.
+		late := int(max(0, -d))
+		f.back[slot], f.shotOK[slot] = 0, late <= s.behind
+		switch {
+		case !f.shotOK[slot]:
+			s.counters.ShotsTooLate++
+		case int(behind) > s.behind-late:
+			s.counters.BehindClamped++
+			f.back[slot] = uint8(s.behind - late)
+		default:
+			f.back[slot] = behind
+		}
 	}
 	if d < 0 {
 		s.counters.InputsLate++
-		if !sameStep(in, f.inputs[slot]) && (!p.late || s.offset(t) < s.offset(p.lateFrom)) {
+		if !sameStep(&s.caps, in, f.inputs[slot]) && (!p.late || s.offset(t) < s.offset(p.lateFrom)) {
 			p.late, p.lateFrom = true, t
 		}
 	}
 	f.inputs[slot], f.received[slot] = in, true
+	s.noteArrival(now, slot, p, f, t, timed)
+}
+
+// noteArrival records when tick t's input from slot first came and how
+// early, for the clock sync of its client.
+func (s *Server[I, PI]) noteArrival(now time.Time, slot int, p *peer, f *frame[I], t Tick, timed bool) {
 	f.arrival[slot], f.epoch[slot], f.lead[slot] = now, p.epoch, s.leadOf(now, t)
 	if !timed {
 		f.epoch[slot] = noEpoch
@@ -346,18 +420,18 @@ func (s *Server) takeInput(now time.Time, slot int, p *peer, t Tick, raw Input, 
 }
 
 // deadline is when tick t is stepped.
-func (s *Server) deadline(t Tick) time.Time { return s.start.Add(time.Duration(t) * s.dt) }
+func (s *Server[I, PI]) deadline(t Tick) time.Time { return s.start.Add(time.Duration(t) * s.dt) }
 
 // leadOf is how many ticks before its tick's deadline an input arriving
 // now is.
-func (s *Server) leadOf(now time.Time, t Tick) float64 {
+func (s *Server[I, PI]) leadOf(now time.Time, t Tick) float64 {
 	return float64(s.deadline(t).Sub(now)) / float64(s.dt)
 }
 
 // Update steps every tick due by now (at most MaxTicksPerUpdate), doing a
 // rewind first when late inputs changed history, and sends each client
 // the newest state.
-func (s *Server) Update(now time.Time, send func(slot int, datagram []byte)) error {
+func (s *Server[I, PI]) Update(now time.Time, send func(slot int, datagram []byte)) error {
 	stepped := false
 	for n := 0; n < s.cfg.MaxTicksPerUpdate && !now.Before(s.deadline(s.tick)); n++ {
 		if err := s.rewind(); err != nil {
@@ -392,7 +466,7 @@ func (s *Server) Update(now time.Time, send func(slot int, datagram []byte)) err
 
 // rewind re-simulates from the oldest tick a late input changed, for the
 // clients whose budget allows it.
-func (s *Server) rewind() error {
+func (s *Server[I, PI]) rewind() error {
 	from, found := s.tick, false
 	for _, p := range s.peers {
 		if p == nil || !p.late {
@@ -424,6 +498,8 @@ func (s *Server) rewind() error {
 	}
 	copy(s.present, s.frameAt(from).present)
 	s.tick = from
+	s.caps.resimulating(true)
+	defer s.caps.resimulating(false)
 	for s.tick != now {
 		if err := s.step(true); err != nil {
 			return err
@@ -434,26 +510,36 @@ func (s *Server) rewind() error {
 
 // step advances the world one tick: the inputs of tick (received or
 // guessed), the shots, the game's step, then entering the next tick.
-func (s *Server) step(resim bool) error {
+func (s *Server[I, PI]) step(resim bool) error {
 	t := s.tick
 	f := s.frameAt(t)
 	prev := s.saved(t - 1)
 	for p := range s.inputs {
+		f.silent[p] = 0
 		if !f.received[p] {
-			f.inputs[p] = Input{}
+			// The last controls, for at most Grace: then stand still.
+			var zero I
+			f.inputs[p], f.silent[p] = zero, 1
 			if prev != nil {
-				f.inputs[p] = guess(prev.inputs[p])
+				f.silent[p] = prev.silent[p] + min(1, ^prev.silent[p])
+				if int(f.silent[p]) <= s.grace {
+					f.inputs[p] = s.caps.guess(prev.inputs[p])
+				}
 			}
 			if !resim && s.present[p] {
 				s.counters.InputsGuessed++
+				if int(f.silent[p]) > s.grace {
+					s.counters.InputsIdle++
+				}
 			}
 		}
 		s.inputs[p] = f.inputs[p]
 	}
 	f.hits = f.hits[:0]
 	for p, in := range s.inputs {
-		if in.Shoot && s.present[p] {
-			s.shoot(t, f, p, in)
+		// A guess never fires: a shot is always a received input's.
+		if fire, _ := s.caps.fires(in); fire && s.present[p] && f.shotOK[p] {
+			s.shoot(t, f, p, in, Tick(f.back[p]))
 		}
 	}
 	s.game.Step(s.inputs)
@@ -468,24 +554,25 @@ func (s *Server) step(resim bool) error {
 }
 
 // shoot resolves player p's shot at tick t against the states the shooter
-// saw, in.Behind ticks ago (capped by the window still held).
-func (s *Server) shoot(t Tick, f *frame, p int, in Input) {
+// saw, back ticks ago (capped when it arrived).
+func (s *Server[I, PI]) shoot(t Tick, f *frame[I], p int, in I, back Tick) {
 	s.counters.Shots++
-	back := Tick(min(int(in.Behind), s.window))
 	for back > 0 && (back > t || s.saved(t-back) == nil) {
-		back-- // the server started less than Behind ago
+		back-- // the server started less than behind ago
 	}
 	seen := s.saved(t - back)
-	target, hit := s.game.Shot(p, in, seen.bodies, seen.present)
-	if hit {
+	switch target, outcome := s.caps.shooter.Shot(p, in, seen.bodies, seen.present); outcome {
+	case ShotHit:
 		f.hits = append(f.hits, Hit{Tick: t, Shooter: p, Target: target})
+	case ShotRefused:
+		s.counters.ShotsRefused++
 	}
 }
 
 // enter finishes the step into s.tick: presence changes (pending ones
 // now, the recorded ones again when re-simulating), quantization of every
 // body, and the saved state.
-func (s *Server) enter(resim bool) error {
+func (s *Server[I, PI]) enter(resim bool) error {
 	f := s.frameAt(s.tick)
 	for p := range s.present {
 		if !resim {
@@ -493,17 +580,18 @@ func (s *Server) enter(resim bool) error {
 			s.pending[p] = 0
 		}
 		switch {
+		case s.caps.joiner == nil:
 		case f.spawn[p]:
-			s.game.Spawn(p)
+			s.caps.joiner.Spawn(p)
 			s.present[p] = true
 		case f.park[p]:
-			s.game.Park(p)
+			s.caps.joiner.Park(p)
 			s.present[p] = false
 		}
-		f.touching[p] = s.present[p] && s.game.Touching(p)
+		f.touching[p] = s.present[p] && s.caps.touching(p)
 	}
-	if err := settle(s.game, s.spec, f.bodies); err != nil {
-		return err
+	if err := settle(s.game, &s.caps, s.spec, f.bodies, &s.counters.OutOfSpec); err != nil {
+		return fmt.Errorf("predict: tick %d: %w", s.tick, err)
 	}
 	copy(f.present, s.present)
 	s.game.Save(f.state)
@@ -515,7 +603,7 @@ func (s *Server) enter(resim bool) error {
 
 // commit moves the hits of the tick that just left the window to the
 // committed list.
-func (s *Server) commit() {
+func (s *Server[I, PI]) commit() {
 	if int(s.tick) <= s.window {
 		return
 	}
@@ -537,12 +625,12 @@ func (s *Server) commit() {
 
 // minLead is the worst lead of slot's inputs that arrived within the lead
 // window in its current epoch, if any did.
-func (s *Server) minLead(now time.Time, slot int, p *peer) (float64, bool) {
+func (s *Server[I, PI]) minLead(now time.Time, slot int, p *peer) (float64, bool) {
 	lead, found := 0.0, false
 	since := now.Add(-s.cfg.LeadWindow)
 	for i := range s.ring {
 		f := &s.ring[i]
-		if !f.received[slot] || f.epoch[slot] != p.epoch || f.arrival[slot].Before(since) {
+		if !(f.received[slot] || f.tooLate[slot]) || f.epoch[slot] != p.epoch || f.arrival[slot].Before(since) {
 			continue
 		}
 		if !found || f.lead[slot] < lead {
@@ -553,7 +641,7 @@ func (s *Server) minLead(now time.Time, slot int, p *peer) (float64, bool) {
 }
 
 // sendState sends slot's client the world at the current tick.
-func (s *Server) sendState(now time.Time, slot int, p *peer, send func(int, []byte)) error {
+func (s *Server[I, PI]) sendState(now time.Time, slot int, p *peer, send func(int, []byte)) error {
 	f, prev := s.saved(s.tick), s.saved(s.tick-1)
 	m := s.pkt
 	m.tick, m.you, m.epoch = s.tick, slot, p.epoch
@@ -562,15 +650,14 @@ func (s *Server) sendState(now time.Time, slot int, p *peer, send func(int, []by
 		m.lead = int32(max(leadUnknown+1, min(leadLimit*leadScale-1, lead*leadScale)))
 	}
 	for i := range m.players {
-		m.players[i] = playerInfo{present: f.present[i], touching: f.touching[i]}
+		m.players[i] = playerInfo[I]{present: f.present[i], touching: f.touching[i]}
 		if f.present[i] && prev != nil {
-			in := prev.inputs[i]
-			m.players[i].input = Input{MoveX: in.MoveX, MoveZ: in.MoveZ, Jump: in.Jump}
+			m.players[i].input = prev.inputs[i]
 		}
 	}
 	copy(m.bodies, f.bodies)
 	m.hasBase, m.base = false, 0
-	var base *frame
+	var base *frame[I]
 	if p.base.ok && after(s.tick, p.base.tick) && int(s.tick-p.base.tick) <= s.window {
 		if b := s.saved(p.base.tick); b != nil && b.version == p.base.version {
 			base, m.hasBase, m.base = b, true, s.tick-b.tick

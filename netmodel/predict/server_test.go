@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/transport/reliable"
+	"github.com/netphys/netphys/vecmath"
 	"github.com/netphys/netphys/wire"
 )
 
@@ -27,7 +28,7 @@ func newRawClient(t *testing.T) *rawClient {
 }
 
 // send delivers p to the server's slot at now.
-func (r *rawClient) send(t *testing.T, s *Server, now time.Time, slot int, p *inputPacket) error {
+func (r *rawClient) send(t *testing.T, s *Server[tinyInput, *tinyInput], now time.Time, slot int, p *inputPacket[tinyInput, *tinyInput]) error {
 	t.Helper()
 	w := wire.NewWriter(r.buf)
 	if err := p.Serialize(w); err != nil {
@@ -40,16 +41,25 @@ func (r *rawClient) send(t *testing.T, s *Server, now time.Time, slot int, p *in
 	return s.Receive(now, slot, ds[0])
 }
 
-func inputs(first Tick, in ...Input) *inputPacket {
-	p := &inputPacket{first: first, count: len(in)}
+func inputs(first Tick, in ...tinyInput) *inputPacket[tinyInput, *tinyInput] {
+	p := &inputPacket[tinyInput, *tinyInput]{first: first, count: len(in)}
 	copy(p.inputs[:], in)
 	return p
 }
 
-// testServer is a 60 Hz server of the tiny game with player 0 joined.
-func testServer(t *testing.T) *Server {
+// testConfig is the default but for MaxLate: the whole window, so that
+// the tests can rewind as far as the window goes.
+func testConfig() Config {
+	cfg := DefaultConfig()
+	cfg.MaxLate = cfg.Window
+	return cfg
+}
+
+// testServer is a 60 Hz server of the tiny game with player 0 joined,
+// configured by testConfig.
+func testServer(t *testing.T) *Server[tinyInput, *tinyInput] {
 	t.Helper()
-	s, err := NewServer(DefaultConfig(), newTinyGame(2), t0)
+	s, err := NewServer[tinyInput, *tinyInput](testConfig(), newTinyGame(2), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +70,7 @@ func testServer(t *testing.T) *Server {
 }
 
 // runTo steps s until its world is at tick n.
-func runTo(t *testing.T, s *Server, n Tick) time.Time {
+func runTo(t *testing.T, s *Server[tinyInput, *tinyInput], n Tick) time.Time {
 	t.Helper()
 	var now time.Time
 	for s.Tick() < n {
@@ -72,7 +82,7 @@ func runTo(t *testing.T, s *Server, n Tick) time.Time {
 	return now
 }
 
-var right = Input{MoveX: MoveMax}
+var right = tinyInput{MoveX: MoveMax}
 
 func TestLateInputRewindsToTheSameStateAsOnTime(t *testing.T) {
 	onTime, late := testServer(t), testServer(t)
@@ -105,7 +115,7 @@ func TestSameInputAsTheGuessNeedsNoRewind(t *testing.T) {
 	s := testServer(t)
 	now := runTo(t, s, 20)
 	rc := newRawClient(t)
-	if err := rc.send(t, s, now, 0, inputs(5, Input{}, Input{Yaw: 100})); err != nil {
+	if err := rc.send(t, s, now, 0, inputs(5, tinyInput{}, tinyInput{Yaw: 100})); err != nil {
 		t.Fatal(err)
 	}
 	runTo(t, s, 22)
@@ -119,7 +129,7 @@ func TestInputsOutsideTheWindowAreDroppedAndCounted(t *testing.T) {
 	now := runTo(t, s, 100)
 	window, ahead := Tick(s.window), Tick(s.ahead)
 	rc := newRawClient(t)
-	for _, p := range []*inputPacket{
+	for _, p := range []*inputPacket[tinyInput, *tinyInput]{
 		inputs(100-window-1, right),              // past the window
 		inputs(100+ahead+1, right),               // too far ahead
 		inputs(100-window-1+(1<<31), right),      // wrapped far away
@@ -144,7 +154,7 @@ func TestRewindsNeverGoBeyondTheWindowNorTheBudget(t *testing.T) {
 	// of the window: the worst it can do.
 	for i := 0; i < 100; i++ {
 		old := s.Tick() - Tick(s.window)
-		in := Input{MoveX: int8(i%2*100 - 50)}
+		in := tinyInput{MoveX: int8(i%2*100 - 50)}
 		if err := rc.send(t, s, now, 0, inputs(old, in)); err != nil {
 			t.Fatal(err)
 		}
@@ -160,34 +170,27 @@ func TestRewindsNeverGoBeyondTheWindowNorTheBudget(t *testing.T) {
 	}
 }
 
-func TestForgedInputsAreClampedAndCounted(t *testing.T) {
+func TestForgedInputsAreDroppedOrCappedAndCounted(t *testing.T) {
 	s := testServer(t)
 	rc := newRawClient(t)
-	forged := []Input{
-		{MoveX: -128, MoveZ: -128},               // longer than a full move
-		{MoveX: 127, MoveZ: 127},                 // a diagonal speed hack
-		{Pitch: math.MaxInt16},                   // beyond the vertical
-		{Shoot: true, Behind: 255, Yaw: 1 << 14}, // lag compensation beyond the cap
+	for _, forged := range []tinyInput{
+		{MoveX: -128, MoveZ: -128}, // longer than a full move
+		{MoveX: 127, MoveZ: 127},   // a diagonal speed hack
+		{Pitch: math.MaxInt16},     // beyond the vertical
+	} {
+		// Serialize writes the bits a forging client would send; the
+		// server's read rejects them.
+		if err := rc.send(t, s, t0, 0, inputs(1, forged)); !errors.Is(err, wire.ErrInvalid) {
+			t.Fatalf("%+v: %v", forged, err)
+		}
 	}
-	if err := rc.send(t, s, t0, 0, inputs(1, forged...)); err != nil {
+	// Lag compensation beyond the cap is judged at the cap.
+	if err := rc.send(t, s, t0, 0, inputs(1, tinyInput{Shoot: true, Behind: 255, Yaw: 1 << 14})); err != nil {
 		t.Fatal(err)
 	}
 	c := s.Counters()
-	if c.InputsClamped != 3 || c.BehindClamped != 1 {
+	if c.BadPackets != 3 || c.BehindClamped != 1 || c.Packets != 1 || s.frameAt(1).inputs[0].Behind != 255 {
 		t.Fatalf("counters %+v", c)
-	}
-	for i := Tick(1); i <= 4; i++ {
-		in := s.frameAt(i).inputs[0]
-		x, z := int(in.MoveX), int(in.MoveZ)
-		if x*x+z*z > MoveMax*MoveMax || in.Pitch > PitchMax || int(in.Behind) > s.behind {
-			t.Fatalf("tick %d kept %+v", i, in)
-		}
-	}
-	if _, err := MakeInput(math.NaN(), 0, 0, 0, false, false); !errors.Is(err, ErrInput) {
-		t.Fatalf("NaN move: %v", err)
-	}
-	if _, err := MakeInput(0, 0, 0, math.Inf(1), false, true); !errors.Is(err, ErrInput) {
-		t.Fatalf("infinite aim: %v", err)
 	}
 }
 
@@ -231,7 +234,7 @@ func TestHitsAreCommittedWhenTheyLeaveTheWindow(t *testing.T) {
 	}
 	rc := newRawClient(t)
 	// Player 0 spawns at x = 0 and player 1 at x = 2: shoot along +X.
-	shot := Input{Shoot: true, Yaw: 1 << 14}
+	shot := tinyInput{Shoot: true, Yaw: 1 << 14}
 	if err := rc.send(t, s, t0, 0, inputs(3, shot)); err != nil {
 		t.Fatal(err)
 	}
@@ -254,12 +257,12 @@ func TestLagCompensationAimsAtThePast(t *testing.T) {
 	rc, rc1 := newRawClient(t), newRawClient(t)
 	// Player 1 walks away along +Z from tick 14; at tick 30 it is 1.07 m
 	// from where player 0 aims (along +X, at its spawn).
-	if err := rc1.send(t, s, t0, 1, inputs(14, Input{MoveZ: MoveMax})); err != nil {
+	if err := rc1.send(t, s, t0, 1, inputs(14, tinyInput{MoveZ: MoveMax})); err != nil {
 		t.Fatal(err)
 	}
 	now := runTo(t, s, 29)
-	shotNow := Input{Shoot: true, Yaw: 1 << 14}
-	shotPast := Input{Shoot: true, Yaw: 1 << 14, Behind: 17}
+	shotNow := tinyInput{Shoot: true, Yaw: 1 << 14}
+	shotPast := tinyInput{Shoot: true, Yaw: 1 << 14, Behind: 17}
 	if err := rc.send(t, s, now, 0, inputs(30, shotNow, shotPast)); err != nil {
 		t.Fatal(err)
 	}
@@ -294,5 +297,191 @@ func TestLeaveParksThePlayerAndRejoinStartsClean(t *testing.T) {
 	}
 	if err := s.Join(t0, 0); !errors.Is(err, ErrJoined) {
 		t.Fatalf("joined twice: %v", err)
+	}
+}
+
+// watchedGame is the tiny game that records the steps made while
+// re-simulating; escapingGame adds putting an escaped body back at the
+// origin, at rest.
+type watchedGame struct {
+	*tinyGame
+	resim      bool
+	resimSteps int
+	escaped    []int
+}
+
+func (g *watchedGame) Resimulating(on bool) { g.resim = on }
+func (g *watchedGame) Step(in []tinyInput) {
+	if g.resim {
+		g.resimSteps++
+	}
+	g.tinyGame.Step(in)
+}
+
+type escapingGame struct{ *watchedGame }
+
+func (g escapingGame) Escaped(i int, err error) {
+	g.escaped = append(g.escaped, i)
+	g.s.bodies[i] = wire.CubeState{Orientation: vecmath.QuatIdentity, AtRest: true}
+}
+
+func TestTheGameKnowsWhichStepsAreResimulated(t *testing.T) {
+	g := &watchedGame{tinyGame: newTinyGame(2)}
+	s, err := NewServer[tinyInput](DefaultConfig(), g, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Join(t0, 0); err != nil {
+		t.Fatal(err)
+	}
+	now := runTo(t, s, 20)
+	if g.resimSteps != 0 {
+		t.Fatalf("%d steps re-simulated before any late input", g.resimSteps)
+	}
+	rc := newRawClient(t)
+	if err := rc.send(t, s, now, 0, inputs(15, right)); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 21)
+	if c := s.Counters(); c.Rewinds != 1 || g.resimSteps != 5 || g.resim {
+		t.Fatalf("%d steps re-simulated, still resimulating %v: %+v", g.resimSteps, g.resim, c)
+	}
+}
+
+func TestABodyOutsideTheSpecIsAnErrorOrPutBackNeverClamped(t *testing.T) {
+	for _, escaper := range []bool{false, true} {
+		w := &watchedGame{tinyGame: newTinyGame(2)}
+		var g Game[tinyInput] = w
+		if escaper {
+			g = escapingGame{w}
+		}
+		s, err := NewServer[tinyInput](DefaultConfig(), g, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runTo(t, s, 5)
+		// The ball flies off at 100 m/s, beyond the spec's ±32 m/s.
+		w.s.bodies[2].LinearVelocity = vecmath.V3(100, 0, 0)
+		err = s.Update(s.deadline(s.Tick()), func(int, []byte) {})
+		c := s.Counters()
+		switch {
+		case !escaper && (!errors.Is(err, ErrOutOfSpec) || c.OutOfSpec != 1):
+			t.Fatalf("without an Escaper: %v, %+v", err, c)
+		case escaper && (err != nil || c.OutOfSpec != 1 || len(w.escaped) != 1 || w.escaped[0] != 2):
+			t.Fatalf("with an Escaper: %v, %+v, escaped %v", err, c, w.escaped)
+		case escaper && s.Game().Body(2).Position != (vecmath.Vec3{}):
+			t.Fatalf("escaped ball left at %v", s.Game().Body(2).Position)
+		}
+	}
+}
+
+// lagCompServer is a tiny-game server with both players in; player 1
+// walks away along +Z from tick 14, so that a shot along +X from player
+// 0's spawn hits it only if judged at tick 14 or before (at tick 22 it is
+// 0.53 m from the aim, beyond its 0.5 m radius).
+func lagCompServer(t *testing.T, cfg Config) *Server[tinyInput, *tinyInput] {
+	t.Helper()
+	s, err := NewServer[tinyInput](cfg, newTinyGame(2), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := 0; p < 2; p++ {
+		if err := s.Join(t0, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := newRawClient(t).send(t, s, t0, 1, inputs(14, tinyInput{MoveZ: MoveMax})); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Issue 21, case 6: shots stamped long before they arrive, claiming the
+// whole cap, used to be judged the cap before their stamp: window + cap
+// in all. The rewind a shot gets is now capped from the server's tick.
+func TestLateShotsAreNeverJudgedFurtherBackThanTheCapFromTheServersTick(t *testing.T) {
+	cfg := testConfig()
+	cap := cfg.ticks(cfg.MaxRewind) // 18 ticks
+	// Twenty shots stamped 13..32, each claiming the full cap (so judged
+	// at ticks up to 14, where the target still stood), sent at tick 70:
+	// 38 to 57 ticks late, inside the window.
+	s := lagCompServer(t, cfg)
+	now := runTo(t, s, 70)
+	var shots []tinyInput
+	for i := 0; i < 20; i++ {
+		shots = append(shots, tinyInput{Shoot: true, Yaw: 1 << 14, Behind: uint8(cap)})
+	}
+	if err := newRawClient(t).send(t, s, now, 0, inputs(13, shots...)); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 72+Tick(s.window))
+	got := s.TakeCommitted(nil)
+	if c := s.Counters(); len(got) != 0 || c.ShotsTooLate != 20 || c.InputsLate != 20 {
+		t.Fatalf("committed %v; %+v", got, c)
+	}
+	// A shot stamped 30 that arrives at tick 40 claiming the cap is judged
+	// 18 ticks before 40, at 22, not at 12: a miss.
+	s = lagCompServer(t, cfg)
+	now = runTo(t, s, 40)
+	if err := newRawClient(t).send(t, s, now, 0, inputs(30, tinyInput{Shoot: true, Yaw: 1 << 14, Behind: uint8(cap)})); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 42+Tick(s.window))
+	if got, c := s.TakeCommitted(nil), s.Counters(); len(got) != 0 || c.BehindClamped != 1 || c.Shots != 1 {
+		t.Fatalf("committed %v; %+v", got, c)
+	}
+	// The same shot sent on time, claiming 16 ticks, is judged at 14: a hit.
+	s = lagCompServer(t, cfg)
+	if err := newRawClient(t).send(t, s, t0, 0, inputs(30, tinyInput{Shoot: true, Yaw: 1 << 14, Behind: 16})); err != nil {
+		t.Fatal(err)
+	}
+	runTo(t, s, 32+Tick(s.window))
+	if got := s.TakeCommitted(nil); len(got) != 1 || got[0] != (Hit{Tick: 30, Shooter: 0, Target: 1}) {
+		t.Fatalf("on time: committed %v", got)
+	}
+}
+
+// Issue 21, case 9: a player whose client went silent (dead, not yet
+// timed out) used to run on with its last controls until the timeout.
+// Now its ghost repeats them for Grace, then stands still.
+func TestASilentPlayersGhostStopsAfterTheGrace(t *testing.T) {
+	s := testServer(t)
+	held := make([]tinyInput, 30)
+	for i := range held {
+		held[i] = right
+	}
+	if err := newRawClient(t).send(t, s, t0, 0, inputs(1, held...)); err != nil {
+		t.Fatal(err)
+	}
+	grace := Tick(s.grace) // 15 ticks
+	runTo(t, s, 31)
+	last := s.Game().Body(0).Position
+	runTo(t, s, 31+grace)
+	coasted := s.Game().Body(0).Position
+	runTo(t, s, 31+grace+1)
+	stopped := s.Game().Body(0).Position
+	runTo(t, s, 600)
+	if end := s.Game().Body(0).Position; coasted.X <= last.X || end != stopped || stopped.X-last.X > float64(grace+1)*tinySpeed*tinyDT+1e-9 {
+		t.Fatalf("last input at x = %v, %v after the grace, %v a tick later, %v ten seconds later", last.X, coasted.X, stopped.X, end.X)
+	}
+	if c := s.Counters(); c.InputsIdle != 600-31-uint64(grace) {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
+func TestRefusalsNameEveryCounterOnce(t *testing.T) {
+	c := ServerCounters{BadPackets: 1, FloodPackets: 2, InputsTooOld: 3, InputsTooNew: 4, RewindsDenied: 5,
+		ShotsTooLate: 6, BehindClamped: 7, ShotsRefused: 8, InputsIdle: 9}
+	seen := map[string]bool{}
+	var sum uint64
+	for _, r := range c.Refusals(nil) {
+		if seen[r.Reason] || r.Reason == "" {
+			t.Fatalf("reason %q twice or empty", r.Reason)
+		}
+		seen[r.Reason] = true
+		sum += r.Count
+	}
+	if len(seen) != 9 || sum != 45 {
+		t.Fatalf("%d reasons summing to %d", len(seen), sum)
 	}
 }

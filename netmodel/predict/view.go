@@ -8,7 +8,7 @@ import "github.com/netphys/netphys/wire"
 // observe fills the view of tick t: the others as the server had them
 // delay ticks earlier, with the delay following the worst recent age of
 // the newest state.
-func (c *Client) observe(t Tick) {
+func (c *Client[I, PI]) observe(t Tick) {
 	c.gaps[int(t)%len(c.gaps)] = int(int32(t - c.newest))
 	worst := 0
 	for _, g := range c.gaps {
@@ -24,7 +24,7 @@ func (c *Client) observe(t Tick) {
 	}
 	// Lost or not yet here: interpolate between the nearest states around
 	// v, or hold the newest before it.
-	var a, b *stateFrame
+	var a, b *stateFrame[I]
 	for k := Tick(1); int(k) < len(c.states) && (a == nil || b == nil); k++ {
 		if sf := c.stateAt(v - k); a == nil && sf.valid && sf.tick == v-k {
 			a = sf
@@ -45,7 +45,7 @@ func (c *Client) observe(t Tick) {
 }
 
 // fillView interpolates the view a fraction x of the way from a to b.
-func (c *Client) fillView(a, b *stateFrame, x float64) {
+func (c *Client[I, PI]) fillView(a, b *stateFrame[I], x float64) {
 	for p := range c.view.Present {
 		c.view.Present[p] = a.players[p].present && b.players[p].present
 	}
@@ -68,13 +68,13 @@ func (c *Client) fillView(a, b *stateFrame, x float64) {
 // Shown returns what the client showed at its newest tick: the others
 // as the server had them Delay ticks earlier, and which players are in
 // the game. It is valid until the next Update.
-func (c *Client) Shown() *View { return &c.view }
+func (c *Client[I, PI]) Shown() *View { return &c.view }
 
 // Rendered returns the bodies as the client draws them now, between its
 // last two ticks: the others between the last two views, its own player
 // between its last two predictions, minus the correction still being
 // smoothed away.
-func (c *Client) Rendered(dst []wire.CubeState) []wire.CubeState {
+func (c *Client[I, PI]) Rendered(dst []wire.CubeState) []wire.CubeState {
 	dst = append(dst[:0], c.view.Bodies...)
 	if !c.started {
 		return dst

@@ -8,12 +8,20 @@
 // (the server first, then the clients in slot order), and between frames
 // every datagram is delivered at the instant the simulator says it arrives.
 //
-//	m, _ := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 1, Conditions: c}}, server)
-//	for _, c := range clients {
-//		m.Join(c)
+// The package's Example runs a two-player lockstep match this way. In
+// short (server is a model's netmodel.Server, clients its netmodel.Clients):
+//
+//	bad := netsim.Conditions{Latency: 125 * time.Millisecond, Loss: 0.25} // each way
+//	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 1, Conditions: bad}}, server)
+//	for _, client := range clients {
+//		m.Join(client)
 //	}
-//	err := m.Run(10 * time.Minute)
+//	err = m.Run(10 * time.Minute) // virtual time
 //	fmt.Println(m.Traffic(0).UpKbps(m.Elapsed()))
+//
+// A session that never starts (a lockstep server waiting for players who
+// never joined) makes Run return ErrNotStarted after Config.StartWithin
+// rather than nil.
 package simmatch
 
 import (
@@ -37,6 +45,35 @@ type Config struct {
 	Start time.Time
 	// MaxSlots bounds the clients; default 64.
 	MaxSlots int
+	// StartWithin is how long a client that reports whether its session
+	// runs (a Running() bool method, as lockstep.Client has) may wait for
+	// it after joining: past it, Run returns an error wrapping
+	// ErrNotStarted instead of going on quietly. Default 60 s of virtual
+	// time; negative waits forever.
+	StartWithin time.Duration
+}
+
+// DefaultStartWithin is Config.StartWithin's default.
+const DefaultStartWithin = time.Minute
+
+// ErrNotStarted is returned by Run when a client's session has not started
+// Config.StartWithin after it joined: typically the server waits for
+// players who never joined (a lockstep session starts once its
+// Config.Players have joined).
+var ErrNotStarted = errors.New("simmatch: the session did not start")
+
+// A Runner is a client that reports whether its session has started;
+// lockstep.Client is one. Run checks such clients against
+// Config.StartWithin.
+type Runner interface {
+	Running() bool
+}
+
+// A Lobby is a server that reports how many players have joined and how
+// many its session waits for, so that ErrNotStarted can say how many are
+// missing. It is optional.
+type Lobby interface {
+	Lobby() (joined, want int)
 }
 
 // Epoch is the default start of virtual time: any fixed instant would do,
@@ -56,6 +93,7 @@ type Match struct {
 	sim     *netsim.Sim
 	server  netmodel.Server
 	clients []netmodel.Client // nil: free slot
+	joined  []time.Time       // when each slot's client joined
 	traffic []Traffic
 	now     time.Time
 	frame   time.Time // when the next Update round runs
@@ -79,6 +117,9 @@ func New(cfg Config, server netmodel.Server) (*Match, error) {
 	}
 	if cfg.MaxSlots == 0 {
 		cfg.MaxSlots = 64
+	}
+	if cfg.StartWithin == 0 {
+		cfg.StartWithin = DefaultStartWithin
 	}
 	if cfg.Frame < 0 || cfg.MaxSlots < 0 || cfg.MaxSlots > 1000 {
 		return nil, fmt.Errorf("simmatch: frame %v and %d slots out of range", cfg.Frame, cfg.MaxSlots)
@@ -105,9 +146,11 @@ func (m *Match) Join(client netmodel.Client) (int, error) {
 	}
 	if slot == len(m.clients) {
 		m.clients = append(m.clients, nil)
+		m.joined = append(m.joined, time.Time{})
 		m.traffic = append(m.traffic, Traffic{})
 	}
 	m.clients[slot] = client
+	m.joined[slot] = m.now
 	m.traffic[slot] = Traffic{}
 	return slot, nil
 }
@@ -151,7 +194,9 @@ func (m *Match) Traffic(slot int) Traffic {
 
 // Run advances virtual time by d: datagrams arrive when they are due, and
 // every Frame the server and then each client runs Update. It stops early
-// with the first Update error, wrapped with the side that failed.
+// with the first Update error, wrapped with the side that failed, or with
+// ErrNotStarted when a client's session has not started Config.StartWithin
+// after it joined.
 func (m *Match) Run(d time.Duration) error {
 	end := m.now.Add(d)
 	for {
@@ -168,6 +213,9 @@ func (m *Match) Run(d time.Duration) error {
 		m.deliver()
 		if m.now.Equal(m.frame) {
 			if err := m.update(); err != nil {
+				return err
+			}
+			if err := m.checkStarted(); err != nil {
 				return err
 			}
 			m.frame = m.frame.Add(m.cfg.Frame)
@@ -225,6 +273,38 @@ func (m *Match) update() error {
 		if err != nil {
 			return fmt.Errorf("client %d: %w", slot, err)
 		}
+	}
+	return nil
+}
+
+// checkStarted returns ErrNotStarted, with what the match knows of the
+// reason, when a client has waited longer than StartWithin for its session.
+func (m *Match) checkStarted() error {
+	if m.cfg.StartWithin < 0 {
+		return nil
+	}
+	for slot, c := range m.clients {
+		r, ok := c.(Runner)
+		if !ok || r.Running() || m.now.Sub(m.joined[slot]) <= m.cfg.StartWithin {
+			continue
+		}
+		in := 0
+		for _, c := range m.clients {
+			if c != nil {
+				in++
+			}
+		}
+		why := fmt.Sprintf("%d clients are in the match; does the server wait for more players (a lockstep session starts once Config.Players have joined)?", in)
+		if l, ok := m.server.(Lobby); ok {
+			joined, want := l.Lobby()
+			if joined < want {
+				why = fmt.Sprintf("%d of the %d players it waits for have joined: join the other %d, or start a session for %d", joined, want, want-joined, joined)
+			} else {
+				why = fmt.Sprintf("all %d players have joined, but the server has not started: can it hear them?", joined)
+			}
+		}
+		return fmt.Errorf("%w: the client in slot %d joined %v ago and its session has not started: %s",
+			ErrNotStarted, slot, m.now.Sub(m.joined[slot]), why)
 	}
 	return nil
 }

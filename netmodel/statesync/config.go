@@ -66,9 +66,29 @@ type Config struct {
 	// SpreadSpeed is how fast, m/s, one of two touching objects must move
 	// for authority to spread from one to the other.
 	SpreadSpeed float64
+	// YieldTicks is how many steps in a row an object under a guest's
+	// authority may move slower than SpreadSpeed on the host (no
+	// interaction, at most settling) before the host takes it back: the
+	// host's world is then final for it, and the guest follows. It bounds
+	// how long a guest can keep an object that neither side brings to
+	// rest (see doc.go, Convergence).
+	YieldTicks int
 	// MaxSequenceLead is how far ahead of the host's a guest's authority
-	// or ownership sequence may be before the host treats it as forged.
+	// or ownership sequence may be before the host treats it as forged,
+	// and how far, in all, the guests' claims may move the host's version
+	// of one object on in one second: the host's versions then never run
+	// half the sequence space (32768) ahead of an honest guest's, which
+	// would wrap the comparison. A guest whose version of an object runs
+	// further ahead of the host's than this takes the host's.
 	MaxSequenceLead int
+	// MaxImplausible is how many physically impossible claims (see
+	// plausible.go) the host overrules from one guest before it drops it
+	// from the match; 0 never drops.
+	MaxImplausible int
+	// Resync is how long a guest keeps its own version of an object while
+	// the host goes on sending older ones (its claim lost, or refused)
+	// before it takes the host's: the host's view is final.
+	Resync time.Duration
 	// JitterDelay is how far behind the newest avatar sample remote avatars
 	// are played back, to ride out the network's jitter.
 	JitterDelay time.Duration
@@ -129,7 +149,10 @@ func DefaultConfig() Config {
 		CollisionSpeed:     2,
 		CollisionTicks:     30,
 		SpreadSpeed:        0.2,
+		YieldTicks:         120,
 		MaxSequenceLead:    256,
+		Resync:             3 * time.Second,
+		MaxImplausible:     600,
 		JitterDelay:        100 * time.Millisecond,
 		SmoothSmall:        0.95,
 		SmoothLarge:        0.85,
@@ -151,6 +174,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: rotation bits", ErrConfig)
 	case c.Coder > CoderRange:
 		return fmt.Errorf("%w: %v", ErrConfig, c.Coder)
+	case c.Resync <= 0:
+		return fmt.Errorf("%w: resync %v", ErrConfig, c.Resync)
+	case c.YieldTicks < 1:
+		return fmt.Errorf("%w: yield ticks %d", ErrConfig, c.YieldTicks)
 	case !(c.HeldRange > 0) || !(c.AvatarReach > 0) || c.MaxSequenceLead < 1 || c.MaxSequenceLead > 1<<14:
 		return fmt.Errorf("%w: held range %v, sequence lead %d", ErrConfig, c.HeldRange, c.MaxSequenceLead)
 	case c.Ballistic.Substeps < 1 || !(c.Ballistic.TimeStep > 0):

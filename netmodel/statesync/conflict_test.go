@@ -130,3 +130,55 @@ func TestGuestLeavingMidThrowHandsItsCubeToTheHost(t *testing.T) {
 		}
 	}
 }
+
+// TestRejoinedSeatIsSeenAtOnce: guest 1 plays 5 s and leaves; a new
+// player takes its seat (at once, and in another match 2 s later), walks
+// its hand to a cube and grabs it. Guest 2 sees the newcomer's hand and
+// its hold within a jitter buffer and a round trip of the newcomer's
+// first packets, though the newcomer's clock starts again from 0, far
+// behind its predecessor's.
+func TestRejoinedSeatIsSeenAtOnce(t *testing.T) {
+	for _, gap := range []time.Duration{0, 2 * time.Second} {
+		tm := newTestMatch(t, 6, netsim.Conditions{Latency: 50 * time.Millisecond})
+		tm.run(5 * time.Second)
+		tm.m.Leave(0)
+		tm.run(gap)
+		g := newToy(1, 6)
+		cfg := DefaultConfig()
+		cfg.Player = 1
+		guest, err := NewGuest(cfg, g, tm.m.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slot, err := tm.m.Join(guest); err != nil || slot != 0 {
+			t.Fatalf("joined slot %d: %v", slot, err)
+		}
+		tm.guests[0], tm.gg[0] = guest, g
+		top := tm.hg.Object(2).Position.Add(vecmath.V3(0, 0.7, 0))
+		g.target = top
+		// The newcomer's hand needs about a second to get there; then the
+		// others have a buffer and a round trip to see it.
+		seen := func() bool {
+			a := tm.gg[1].avatars[1]
+			return tm.gg[1].present[1] && a.Hands[0].Pos.Sub(g.avatars[1].Hands[0].Pos).Length() < 0.5
+		}
+		tm.run(1500 * time.Millisecond)
+		if !seen() {
+			t.Fatalf("gap %v: guest 2 does not see the newcomer's hand: %v present %v, it is at %v", gap,
+				tm.gg[1].avatars[1].Hands[0].Pos, tm.gg[1].present[1], g.avatars[1].Hands[0].Pos)
+		}
+		g.grip = true
+		tm.run(50 * time.Millisecond)
+		if !g.avatars[1].Held[0].Holding {
+			t.Fatalf("gap %v: the newcomer did not grab the cube", gap)
+		}
+		g.target = top.Add(vecmath.V3(0, 1, 0))
+		tm.run(400 * time.Millisecond)
+		if _, h, _ := tm.guests[1].Authority(2); h != OwnerOf(1) {
+			t.Fatalf("gap %v: guest 2 thinks %d holds the cube", gap, h)
+		}
+		if d := tm.gg[1].Object(2).Position.Sub(g.Object(2).Position).Length(); d > 0.5 {
+			t.Fatalf("gap %v: the carried cube is %.2f m off on guest 2", gap, d)
+		}
+	}
+}

@@ -10,6 +10,11 @@ type Counters struct {
 	// Malformed counts packets that failed to decode or came from a seat
 	// the packet denies; none of their content was applied.
 	Malformed uint64
+	// Duplicates counts datagrams received twice (the network copied
+	// them); Late counts packets older than the endpoint's window and
+	// updates older than one already taken for the same object from the
+	// same sender (reordered): none of them is applied.
+	Duplicates, Late uint64
 	// Accepted counts guest updates the host applied; Stale those it
 	// dropped because its own claims were as new or newer (lost races,
 	// updates sent before the guest heard of a newer claim).
@@ -18,6 +23,10 @@ type Counters struct {
 	// guest: authority for another player, sequences far ahead, states
 	// outside the arena.
 	Forged uint64
+	// Implausible counts claims the host overruled as physically
+	// impossible from its own state (plausible.go): too fast, too far,
+	// out of reach, never touched.
+	Implausible uint64
 	// HeldElsewhere counts guest claims on an object another player holds.
 	HeldElsewhere uint64
 	// GrabsWon and GrabsLost count, on the host, grab claims accepted and
@@ -30,6 +39,14 @@ type Counters struct {
 	// Confirmed counts returns of authority to the default after rest: on
 	// the host the confirmations it gave, on a guest those it received.
 	Confirmed uint64
+	// Reclaimed counts, on the host, objects under a guest's authority it
+	// took back after they only crept for YieldTicks, and rests it
+	// confirmed at its own resting state for a guest whose copy only
+	// settled there.
+	Reclaimed uint64
+	// Resynced counts, on a guest, objects whose own newer version it gave
+	// up for the host's (Config.Resync, MaxSequenceLead).
+	Resynced uint64
 	// Returned counts objects whose authority or holder went back to the
 	// host when a guest left.
 	Returned uint64

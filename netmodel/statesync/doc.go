@@ -51,22 +51,39 @@
 //     version is newer than its own, or as new from the player it already
 //     gives authority to; it grants a hold when nobody else holds the
 //     object and the claim is newer. Claims for another player, with
-//     sequences more than MaxSequenceLead ahead, or with states outside the
-//     arena are counted as forged; claims on an object another player holds
-//     are counted apart; nothing of either is applied.
+//     sequences more than MaxSequenceLead ahead, beyond the second's
+//     version budget, or with states outside the arena are counted as
+//     forged; claims on an object another player holds are counted apart;
+//     claims that are physically impossible from the host's state (too
+//     fast, too far, out of reach, never touched: plausible.go) are
+//     overruled and counted as implausible. Nothing of any of them is
+//     applied.
 //   - A guest applies a host update that is newer than what it knows, or
 //     as new but naming another authority (the host decided a race, or
 //     confirmed a rest) — also for objects it thinks it owns, letting go
 //     of them — and, as new and naming the same authority, when that
 //     authority is not the guest itself (plain synchronization).
 //   - When a guest leaves, everything it had authority over or held
-//     returns to the host with a newer version.
+//     returns to the host with a newer version, and the seat starts
+//     afresh on every link: the host forgets what it relayed of it, and
+//     shows the seat empty to each other guest until that guest acks it,
+//     so that whoever takes the seat next (its clock starting from 0) is
+//     relayed from its first packet.
 //   - A guest keeps an object that the host says rests at the host's
 //     resting state before every step, while it only creeps there (slower
 //     than SpreadSpeed) and everything it touches rests on the host too:
 //     otherwise the host's rest updates, a few objects per packet, would
 //     each be undone by the awake neighbours of the object they put to
 //     rest, and a pile would creep on the guest for ever.
+//   - The host's rest is final. A guest's update that only settles
+//     (slower than 1 cm/s) at the pose where the host's object rests is
+//     answered with the host's rest: authority back to nobody, a newer
+//     version, which the guest follows; and an object under a guest's
+//     authority that moves slower than SpreadSpeed on the host for
+//     YieldTicks steps in a row is taken back the same way. A guest's
+//     copy that neither side brought to rest (its pile kept awake by the
+//     corrections of its neighbours, its rest updates lost or late) then
+//     yields within YieldTicks: see docs/statesync.md, Convergence.
 //   - No machine applies a state that differs from its own only in the
 //     rest bit (the same pose, and the one not at rest creeping slower
 //     than SpreadSpeed): woken by it, a resting stack restarts its rest
@@ -81,6 +98,24 @@
 //     object of it still waiting for the confirmation is taken afresh, or
 //     the host would take those over and simulate them a round trip late
 //     between the guest's moving ones.
+//
+// # Order, versions and trust
+//
+// Every update is judged against the newest packet of the same sender
+// that carried the same object: an older one (the network held it back,
+// or copied it) is never applied (Counters.Late, Counters.Duplicates). A
+// guest plays the host's updates back at the host's pace, JitterDelay
+// behind the newest packet's tick, and the host each guest's (its claims
+// judged on arrival, its states applied at playback time: playback.go),
+// so that a moving object does not jump back and forth with the
+// network's jitter on either leg. Versions
+// compare within half their 16-bit range; the guests' claims move the
+// host's version of an object on by at most MaxSequenceLead a second, so
+// that one guest cannot carry it half the range away from the others;
+// a guest whose version leads the host's by more than that, or that the
+// host has been answering with older versions for Config.Resync, takes
+// the host's. What a guest can and cannot do to the others is in
+// docs/statesync.md, Trust model.
 //
 // # Bandwidth
 //

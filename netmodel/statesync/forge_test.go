@@ -21,6 +21,7 @@ type forger struct {
 	wc    wireCodec
 	coder Coder
 	now   time.Time
+	tick  Tick // the forged avatar samples' time
 }
 
 func newForger(t *testing.T) *forger {
@@ -51,6 +52,33 @@ func (f *forger) send(p packet) error {
 	return f.host.Receive(f.now, 0, ds[0])
 }
 
+// reach sends guest 1's avatar with both hands at object i, as a guest
+// that touches it would: the host takes claims only on what a guest
+// could have touched.
+func (f *forger) reach(i int) {
+	f.t.Helper()
+	f.tick++
+	a := avatarSample{player: 1, time: f.tick, avatar: f.hg.avatars[1]}
+	at := f.hg.Object(i).Position
+	a.avatar.Hands[0].Pos, a.avatar.Hands[1].Pos = at, at
+	// a first sample, then one where the hands are: no jump between them
+	if err := f.send(packet{player: 1, present: 2, avatars: []avatarSample{a}}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// play steps the host past the playback delay of guest 1's updates, so
+// that what it accepted is applied.
+func (f *forger) play() {
+	f.t.Helper()
+	for range int(f.host.delay) + 2 {
+		f.now = f.now.Add(time.Second / 60)
+		if err := f.host.Update(f.now, func(int, []byte) {}); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
 // claim is guest 1's update of object i at state s with version v.
 func (f *forger) claim(i int, v Version, s qstate) update {
 	return update{id: i, auth: OwnerOf(1), ver: v, state: s}
@@ -69,6 +97,7 @@ func (f *forger) moved(i int, d vecmath.Vec3) qstate {
 
 func TestHostRejectsForgedClaims(t *testing.T) {
 	f := newForger(t)
+	f.reach(2)
 	before := f.hg.Object(2)
 	_, _, v := f.host.Authority(2)
 	ahead := v
@@ -102,6 +131,7 @@ func TestHostRejectsForgedClaims(t *testing.T) {
 	if err := f.send(packet{player: 1, present: 2, updates: []update{f.claim(2, Version{v.Own, v.Auth + 1}, f.moved(2, vecmath.V3(0, 1, 0)))}}); err != nil {
 		t.Fatal(err)
 	}
+	f.play()
 	if a, _, _ := f.host.Authority(2); a != OwnerOf(1) || f.hg.Object(2) == before {
 		t.Fatalf("an honest claim was refused: authority %d", a)
 	}

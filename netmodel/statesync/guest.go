@@ -12,6 +12,11 @@ import (
 type Guest struct {
 	*node
 	avatars [1]avatarSample
+	// newest is, per remote player, the time of the newest avatar sample
+	// taken from the host, if heard: an older one (reordered) is dropped.
+	newest [MaxPlayers]Tick
+	heard  [MaxPlayers]bool
+	delay  Tick // the playback delay of the host's updates (link.pb), in steps
 }
 
 // NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
@@ -29,7 +34,9 @@ func NewGuest(cfg Config, game Game, now time.Time) (*Guest, error) {
 		return nil, err
 	}
 	n.links[0] = l
-	return &Guest{node: n}, nil
+	g := &Guest{node: n, delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	n.beforeStep = g.playOut
+	return g, nil
 }
 
 // Game returns the guest's world.
@@ -52,9 +59,28 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 		}
 	}
 	for k := range in.updates {
-		g.follow(&in.updates[k])
+		if !g.links[0].inOrder(in.updates[k].id) {
+			g.stats.Late++
+			continue
+		}
+		u := &in.updates[k]
+		if g.links[0].pb.playing && int32(in.tick-g.links[0].pb.play) <= 0 {
+			g.follow(u) // later than the playback delay: the newest there is
+		} else if old, full := g.links[0].pb.push(in.tick, *u); full {
+			g.follow(&old.u)
+		}
 	}
 	return nil
+}
+
+// playOut applies, before each step, the host's updates whose time has
+// come.
+func (g *Guest) playOut() {
+	due := g.links[0].pb.advance(g.delay)
+	for k := range due {
+		g.follow(&due[k].u)
+	}
+	g.links[0].pb.done(len(due))
 }
 
 // absent removes the players the host no longer has.
@@ -64,6 +90,7 @@ func (g *Guest) absent(present uint8) {
 			continue
 		}
 		g.remote[p].reset()
+		g.heard[p] = false
 		g.game.ClearAvatar(p)
 		for i := range g.objs {
 			if g.objs[i].holder == OwnerOf(p) {
@@ -79,6 +106,10 @@ func (g *Guest) absent(present uint8) {
 // lets go.
 func (g *Guest) remoteAvatar(a *avatarSample) {
 	p, them := a.player, OwnerOf(a.player)
+	if g.heard[p] && int32(a.time-g.newest[p]) <= 0 {
+		return // no newer than a sample already taken
+	}
+	g.newest[p], g.heard[p] = a.time, true
 	var holds [2]int
 	for k := range a.avatar.Held {
 		holds[k] = -1
@@ -89,7 +120,7 @@ func (g *Guest) remoteAvatar(a *avatarSample) {
 		i, claim := held.Object, a.held[k]
 		o := &g.objs[i]
 		switch c := claim.Compare(o.ver); {
-		case c < 0:
+		case c < 0 && o.ver.lead(claim) <= g.cfg.MaxSequenceLead:
 			*held = Held{}
 			continue
 		case o.holder != them:
@@ -117,9 +148,13 @@ func (g *Guest) remoteAvatar(a *avatarSample) {
 func (g *Guest) follow(u *update) {
 	o := &g.objs[u.id]
 	c := u.ver.Compare(o.ver)
-	switch {
-	case c < 0:
+	if c < 0 && !g.yields(o, u.ver) {
 		return
+	}
+	if c >= 0 {
+		o.behind = false
+	}
+	switch {
 	case c == 0 && u.auth == o.auth:
 		if o.auth == g.me {
 			return
@@ -143,6 +178,27 @@ func (g *Guest) follow(u *update) {
 	if u.auth != g.me {
 		g.applyHost(u.id, u.state)
 	}
+}
+
+// yields reports whether this guest gives up its own newer version of
+// object o for the host's older v: at once when its lead is more than
+// any honest claim has (the versions were wrapped), or once the host has
+// gone on sending older versions for Config.Resync (the claim was lost
+// or refused): the host's view is final, and a guest that disagrees with
+// it takes it.
+func (g *Guest) yields(o *object, v Version) bool {
+	if o.ver.lead(v) <= g.cfg.MaxSequenceLead {
+		if !o.behind || o.behindVer != o.ver {
+			o.behind, o.behindVer, o.behindAt = true, o.ver, g.tick
+			return false
+		}
+		if g.tick-o.behindAt < Tick(g.cfg.Resync/g.cfg.TimeStep) {
+			return false
+		}
+	}
+	o.behind = false
+	g.stats.Resynced++
+	return true
 }
 
 // applyHost applies the host's state of object i and remembers whether

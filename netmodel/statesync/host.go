@@ -15,6 +15,14 @@ type Host struct {
 	// relay is each guest's newest avatar, as judged, if relayed.
 	relay   [MaxPlayers]avatarSample
 	relayed [MaxPlayers]bool
+	// limits bound what a guest's claims may do (plausible.go);
+	// implausibleBy counts each guest's impossible claims, and dropped
+	// marks the guests dropped for them.
+	limits        Limits
+	implausibleBy [MaxPlayers]uint64
+	dropped       [MaxPlayers]bool
+	// delay is the playback delay of the guests' updates, in steps.
+	delay Tick
 }
 
 // NewHost returns the host of game; cfg.Player must be 0.
@@ -23,7 +31,9 @@ func NewHost(cfg Config, game Game) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{node: n}, nil
+	h := &Host{node: n, limits: limitsOf(game), delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	n.beforeStep = h.playOut
+	return h, nil
 }
 
 // Game returns the host's world.
@@ -47,8 +57,30 @@ func (h *Host) Join(now time.Time, slot int) error {
 	if err != nil {
 		return err
 	}
+	if h.links[p] != nil {
+		h.unseat(p) // taken again without a Leave
+	}
 	h.links[p] = l
+	h.dropped[p], h.implausibleBy[p] = false, 0
 	return nil
+}
+
+// unseat forgets what every other link relayed of player p, whose seat
+// changes hands: the next player in it starts its clock again, and its
+// avatar must not wait for its predecessor's time. Until each peer has
+// acked a packet showing the seat empty, that link shows it empty.
+func (h *Host) unseat(p Player) {
+	h.relayed[p] = false
+	h.remote[p].reset()
+	for q, l := range h.links {
+		if l == nil || Player(q) == p {
+			continue
+		}
+		l.sentRelay[p], l.relayedAt[p] = false, 0
+		if !l.gone[p] {
+			l.gone[p], l.goneSent[p] = true, false
+		}
+	}
 }
 
 // Leave unseats the guest in slot: its avatar goes, and everything it had
@@ -60,8 +92,7 @@ func (h *Host) Leave(now time.Time, slot int) {
 		return
 	}
 	h.links[p] = nil
-	h.relayed[p] = false
-	h.remote[p].reset()
+	h.unseat(p)
 	h.game.ClearAvatar(p)
 	for i := range h.objs {
 		o := &h.objs[i]
@@ -77,6 +108,9 @@ func (h *Host) Leave(now time.Time, slot int) {
 // claims the rules accept.
 func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	p, ok := seat(slot)
+	if ok && h.dropped[p] {
+		return fmt.Errorf("%w: player %d", ErrDropped, p)
+	}
 	if !ok || h.links[p] == nil {
 		return fmt.Errorf("%w: slot %d is not seated", ErrMalformed, slot)
 	}
@@ -91,10 +125,23 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 		return fmt.Errorf("%w: player %d sent a packet as player %d", ErrForged, p, in.player)
 	}
 	if len(in.avatars) == 1 {
-		h.guestAvatar(l, &in.avatars[0])
+		h.guestAvatar(now, l, &in.avatars[0])
+	}
+	if h.dropped[p] {
+		return fmt.Errorf("%w: player %d", ErrDropped, p)
 	}
 	for k := range in.updates {
-		h.arbitrate(p, &in.updates[k])
+		if l.objSeq[in.updates[k].id] == l.inExt {
+			h.stats.Forged++ // a second update of one object in one packet
+			continue
+		}
+		if !l.inOrder(in.updates[k].id) {
+			h.stats.Late++
+			continue
+		}
+		if h.arbitrate(now, l, p, &in.updates[k]); h.dropped[p] {
+			return fmt.Errorf("%w: player %d", ErrDropped, p)
+		}
 	}
 	return nil
 }
@@ -102,7 +149,7 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 // guestAvatar judges the holds in a guest's avatar and queues it for
 // playback. A hold is granted when nobody else holds the object and the
 // claim is newer than the host's; the host's verdict is what it relays.
-func (h *Host) guestAvatar(l *link, a *avatarSample) {
+func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 	p, me := a.player, OwnerOf(a.player)
 	if !h.avatarInArena(&a.avatar) {
 		h.stats.Forged++
@@ -110,6 +157,10 @@ func (h *Host) guestAvatar(l *link, a *avatarSample) {
 	}
 	if l.heard && int32(a.time-l.newest) <= 0 {
 		return // an older sample than one already judged
+	}
+	if !h.plausibleAvatar(p, a) {
+		h.implausible(now, p)
+		return
 	}
 	l.newest, l.heard = a.time, true
 	var holds [2]int
@@ -128,6 +179,16 @@ func (h *Host) guestAvatar(l *link, a *avatarSample) {
 			h.stats.GrabsLost++
 			*held = Held{}
 		case claim.lead(o.ver) > h.cfg.MaxSequenceLead:
+			h.stats.Forged++
+			*held = Held{}
+		case claim.Compare(o.ver) > 0 && !h.holdInReach(l, a.avatar.Hands[k].Pos, held.Object):
+			h.implausible(now, p)
+			if h.dropped[p] {
+				return
+			}
+			h.overrule(held.Object, claim, p)
+			*held = Held{}
+		case claim.Compare(o.ver) > 0 && !h.spend(held.Object, claim.lead(o.ver)):
 			h.stats.Forged++
 			*held = Held{}
 		case claim.Compare(o.ver) > 0:
@@ -158,7 +219,7 @@ func (h *Host) guestAvatar(l *link, a *avatarSample) {
 // claim is newer than the host's, or as new and from the player the host
 // already gives authority to; an update at rest then returns the object to
 // the default authority, which confirms the rest to the guest.
-func (h *Host) arbitrate(p Player, u *update) {
+func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update) {
 	o, me := &h.objs[u.id], OwnerOf(p)
 	switch {
 	case u.auth != me || u.ver.lead(o.ver) > h.cfg.MaxSequenceLead || !h.inArena(h.q.body(u.state).Position):
@@ -173,13 +234,125 @@ func (h *Host) arbitrate(p Player, u *update) {
 		h.stats.Stale++
 		return
 	}
+	if !h.plausibleUpdate(l, p, u, c) {
+		if h.implausible(now, p); !h.dropped[p] {
+			h.overrule(u.id, u.ver, p)
+		}
+		return
+	}
+	if c > 0 {
+		if !h.spend(u.id, u.ver.lead(o.ver)) {
+			h.stats.Forged++
+			return
+		}
+		o.creep = 0 // a new claim: the guest interacted with it
+	}
+	l.took[u.id] = h.tick
 	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
-	h.apply(u.id, u.state)
 	h.stats.Accepted++
+	if l.pb.playing && int32(h.in.tick-l.pb.play) <= 0 {
+		h.settle(p, u) // later than the playback delay: the newest there is
+	} else if old, full := l.pb.push(h.in.tick, *u); full {
+		h.settle(p, &old.u)
+	}
+}
+
+// settle applies the state of guest p's accepted update u at its
+// playback time (playOut), if the claims have not changed since: the
+// host plays each guest's updates back at the guest's pace, JitterDelay
+// behind its newest packet, as the guests play back the host's, so that
+// the jitter of the guest-to-host leg does not reach the other guests as
+// jumps of the guest's cubes. An update at rest then returns the object
+// to the default authority, which confirms the rest to the guest.
+func (h *Host) settle(p Player, u *update) {
+	o := &h.objs[u.id]
+	if o.auth != OwnerOf(p) || o.ver != u.ver || o.holder != Nobody {
+		return // a newer claim, an overrule or a hold came in between
+	}
+	if h.settlesAtRest(u.id, u.state) {
+		// The host's rest is final: the guest's copy only settles where
+		// the host's rests, and the guest yields to the newer version.
+		o.auth, o.creep = Nobody, 0
+		o.ver.Auth++
+		h.stats.Reclaimed++
+		return
+	}
+	h.apply(u.id, u.state)
 	if u.state.rest {
 		o.auth = Nobody
 		h.stats.Confirmed++
 	}
+}
+
+// playOut applies, before each step, the guests' updates whose time has
+// come.
+func (h *Host) playOut() {
+	for p, l := range h.links {
+		if l == nil {
+			continue
+		}
+		due := l.pb.advance(h.delay)
+		for k := range due {
+			h.settle(Player(p), &due[k].u)
+		}
+		l.pb.done(len(due))
+	}
+}
+
+// overrule answers an implausible claim with version claim on object i
+// with the host's state: the host's version moves past the claim (and,
+// if the claimant had authority, it returns to nobody), so that
+// the claimant, like everybody, takes the host's state. Beyond the
+// version budget (spend) the claim is only refused.
+func (h *Host) overrule(i int, claim Version, claimant Player) {
+	o := &h.objs[i]
+	v := o.ver
+	if claim.Compare(v) >= 0 {
+		v = claim
+	}
+	v.Auth++
+	if !h.spend(i, v.lead(o.ver)) {
+		return
+	}
+	if o.auth == OwnerOf(claimant) && o.holder == Nobody {
+		o.auth = Nobody
+	}
+	o.ver, o.creep, o.restPending = v, 0, false
+	o.boost, o.boostUntil = h.cfg.CollisionPriority, h.tick+Tick(h.cfg.CollisionTicks)
+}
+
+// spend reports whether a claim that moves object i's version on by lead
+// fits in the object's budget, and takes it from the budget if so: the
+// guests' claims move a version on by at most MaxSequenceLead in a second.
+// One guest's claims, however many and however fast, cannot then carry
+// the host's version half the sequence space away from the other guests'
+// before they hear of it.
+func (h *Host) spend(i, lead int) bool {
+	o := &h.objs[i]
+	if second := Tick(time.Second / h.cfg.TimeStep); h.tick-o.leadAt >= second || o.leadSpent == 0 {
+		o.leadAt, o.leadSpent = h.tick, 0
+	}
+	if o.leadSpent+lead > h.cfg.MaxSequenceLead {
+		return false
+	}
+	o.leadSpent += lead
+	return true
+}
+
+// settleSpeed is how fast, m/s, a guest's object may move at the pose
+// where the host's rests for the host to answer with its rest
+// (settlesAtRest): settling after a correction, not a push.
+const settleSpeed = 0.01
+
+// settlesAtRest reports whether the host has object i at rest at the pose
+// of st, which is awake but only settles (slower than settleSpeed).
+func (h *Host) settlesAtRest(i int, st qstate) bool {
+	cur, err := h.q.quantize(h.game.Object(i))
+	if err != nil || !cur.rest || st.rest || cur.pos != st.pos || cur.rot != st.rot {
+		return false
+	}
+	v := h.q.body(st)
+	return v.LinearVelocity.LengthSq() <= settleSpeed*settleSpeed && v.AngularVelocity.LengthSq() <= 4*settleSpeed*settleSpeed
 }
 
 // Update runs the steps due by now and sends every guest a packet.
@@ -200,16 +373,25 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 			continue
 		}
 		h.avatars = append(h.avatars[:0], own)
+		shown := present
+		for q := range l.gone {
+			if l.gone[q] {
+				shown &^= 1 << q
+				if !l.goneSent[q] {
+					l.goneSeq[q], l.goneSent[q] = l.ep.NextSequence(), true
+				}
+			}
+		}
 		for q := range h.relay {
 			r := &h.relay[q]
-			if q == p || !h.relayed[q] || h.links[q] == nil || (l.sentRelay[q] && int32(r.time-l.relayedAt[q]) <= 0) {
+			if q == p || !h.relayed[q] || h.links[q] == nil || l.gone[q] || (l.sentRelay[q] && int32(r.time-l.relayedAt[q]) <= 0) {
 				continue
 			}
 			h.avatars = append(h.avatars, h.relaySample(Player(q)))
 			l.sentRelay[q], l.relayedAt[q] = true, r.time
 		}
 		slot := p - 1
-		if err := l.send(now, Player(p), present, h.avatars, func(d []byte) { send(slot, d) }); err != nil {
+		if err := l.send(now, Player(p), shown, h.avatars, func(d []byte) { send(slot, d) }); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package statesync
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,10 +26,33 @@ type link struct {
 	heard     bool
 	sentRelay [MaxPlayers]bool
 	relayedAt [MaxPlayers]Tick
-	out       packet
-	settled   []avatarSample
-	build     builder
-	buf       []byte
+	// gone[p]: player p left, and until the peer acks a packet that says
+	// so (goneSeq[p] or later, once goneSent[p]), this link shows p
+	// absent and relays nothing of p's: the peer then drops everything
+	// of the player who left before it hears of whoever takes the seat.
+	gone     [MaxPlayers]bool
+	goneSent [MaxPlayers]bool
+	goneSeq  [MaxPlayers]reliable.Sequence
+	// ext is the newest packet sequence received from the peer, extended
+	// to 32 bits, inExt that of the packet being decoded; objSeq[i] is
+	// the extended sequence of the newest packet whose update of object
+	// i was taken, 0 for none (extended sequences start at 1): an update
+	// in an older packet is late, and never applied (inOrder).
+	ext, inExt uint32
+	objSeq     []uint32
+	// took[i] is the host's tick when it last took a state of object i
+	// from this guest, 0 for never (plausibleUpdate).
+	took []Tick
+	// pb plays the host's updates back on a guest, a guest's on the host
+	// (playback.go).
+	pb playback
+	// sends counts the packets sent, to update the endpoint's figures
+	// (the round trip plausibleUpdate reads) twice a second.
+	sends   int
+	out     packet
+	settled []avatarSample
+	build   builder
+	buf     []byte
 }
 
 func newLink(n *node, peer Player, now time.Time) (*link, error) {
@@ -40,6 +64,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
 		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
+		objSeq: make([]uint32, objects), took: make([]Tick, objects), pb: newPlayback(objects),
 		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
 	if n.host {
 		l.factor = l.hostFactor
@@ -72,6 +97,10 @@ func (l *link) guestFactor(i int) float64 {
 func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarSample, out func([]byte)) error {
 	n := l.n
 	p := &l.out
+	if l.sends%30 == 0 {
+		l.ep.Update(now)
+	}
+	l.sends++
 	seq := l.ep.NextSequence()
 	l.settled, p.refs = l.settled[:0], [MaxPlayers]avatarRef{}
 	for i, a := range avatars {
@@ -129,7 +158,14 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	n := l.n
 	seq, payload, err := l.ep.ReceivePacket(now, datagram)
-	if err != nil {
+	switch {
+	case errors.Is(err, reliable.ErrDuplicate):
+		n.stats.Duplicates++
+		return false, err
+	case errors.Is(err, reliable.ErrStale):
+		n.stats.Late++
+		return false, err
+	case err != nil:
 		n.stats.Malformed++
 		return false, err
 	}
@@ -138,6 +174,11 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	}
 	for _, a := range l.ep.Acks() {
 		l.sent.ack(a)
+		for q := range l.gone {
+			if l.gone[q] && l.goneSent[q] && !reliable.SequenceLessThan(a, l.goneSeq[q]) {
+				l.gone[q] = false
+			}
+		}
 	}
 	l.ep.ClearAcks()
 	p := &n.in
@@ -145,6 +186,7 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 		n.stats.Malformed++
 		return false, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
+	l.extend(seq)
 	for _, u := range p.updates {
 		l.ring.store(u.id, seq, baseline{seq: seq, tick: p.tick, state: u.state, auth: u.auth, ver: u.ver})
 	}
@@ -153,4 +195,30 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	}
 	n.stats.PacketsReceived++
 	return true, nil
+}
+
+// extend sets inExt to the 32-bit form of seq, the sequence of the packet
+// being decoded (uint16(inExt-1) == seq; the first packet's is seq+1),
+// and moves ext on if it is the newest. The endpoint drops packets far
+// older than its newest, so seq lies within ±32767 of ext's.
+func (l *link) extend(seq reliable.Sequence) {
+	if l.ext == 0 {
+		l.inExt = uint32(seq) + 1
+	} else {
+		l.inExt = uint32(max(int64(l.ext)+int64(int16(seq-reliable.Sequence(l.ext-1))), 1))
+	}
+	l.ext = max(l.ext, l.inExt)
+}
+
+// inOrder reports whether the packet being decoded is newer than every
+// packet from the peer whose update of object i was taken, and if so
+// notes it as the newest. A state older than one already applied (a
+// packet held back by the network, a copy) is never applied: it would
+// move the object back in time, and wake what had settled since.
+func (l *link) inOrder(i int) bool {
+	if l.inExt <= l.objSeq[i] {
+		return false
+	}
+	l.objSeq[i] = l.inExt
+	return true
 }

@@ -26,6 +26,19 @@ type object struct {
 	// that it rests in state rest (see holdRests).
 	settled bool
 	rest    qstate
+	// creep counts, on the host, the steps in a row an object under a
+	// guest's authority has moved slower than SpreadSpeed (YieldTicks).
+	creep int
+	// leadAt and leadSpent budget, on the host, the lead guests' claims
+	// add to the version: at most MaxSequenceLead in each second from
+	// leadAt (Host.spend).
+	leadAt    Tick
+	leadSpent int
+	// behind and behindAt: on a guest, the host has been sending versions
+	// older than behindVer, this guest's, since step behindAt (yields).
+	behind    bool
+	behindVer Version
+	behindAt  Tick
 }
 
 // node is one machine of the match, host or guest: its copy of the world
@@ -53,6 +66,8 @@ type node struct {
 	// one that does not rest on the host.
 	unsettled []bool
 	in        packet // decoding scratch
+	// beforeStep, if set, runs first in every step (a guest's playback).
+	beforeStep func()
 }
 
 func newNode(cfg Config, game Game, host bool) (*node, error) {
@@ -109,6 +124,9 @@ func (n *node) advance(now time.Time) (int, error) {
 // as the network does, let the game step (the local player acts), then
 // apply the authority rules to what happened.
 func (n *node) step() error {
+	if n.beforeStep != nil {
+		n.beforeStep()
+	}
 	delay := float64(n.cfg.JitterDelay) / float64(n.cfg.TimeStep)
 	for p := range Player(MaxPlayers) {
 		if OwnerOf(p) == n.me {
@@ -315,6 +333,10 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 		o.boost, o.boostUntil = n.cfg.CollisionPriority, n.tick+Tick(n.cfg.CollisionTicks)
 	}
 	o.lastLin = s.LinearVelocity
+	if n.host && o.auth != Nobody && o.auth != n.me && o.holder == Nobody {
+		n.yieldCreeping(i)
+		return
+	}
 	if o.auth != n.me || o.holder != Nobody {
 		return
 	}
@@ -332,6 +354,28 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 		o.restPending = false
 		o.ver.Auth++
 	}
+}
+
+// yieldCreeping takes back, on the host, object i under a guest's
+// authority once it has moved slower than SpreadSpeed for YieldTicks
+// steps in a row: nobody interacts with it, and the guest has not brought
+// it to rest (its pile creeps there, woken by corrections, or its rest
+// updates are lost or late). The host's state is final from then on: its
+// newer version makes the guest follow it, and the guest can take the
+// object again only by interacting with it.
+func (n *node) yieldCreeping(i int) {
+	o := &n.objs[i]
+	if n.moving(i) {
+		o.creep = 0
+		return
+	}
+	if o.creep++; o.creep < n.cfg.YieldTicks {
+		return
+	}
+	o.auth, o.creep, o.restPending = Nobody, 0, false
+	o.ver.Auth++
+	o.boost, o.boostUntil = n.cfg.CollisionPriority, n.tick+Tick(n.cfg.CollisionTicks)
+	n.stats.Reclaimed++
 }
 
 // retakePiles keeps a pile under this guest's authority whole: when a

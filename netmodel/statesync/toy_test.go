@@ -33,7 +33,11 @@ const toyHandSpeed = 6.0
 
 func toyHome(p Player) vecmath.Vec3 { return vecmath.V3(float64(3*int(p))-4.5, 1, 6) }
 
-func newToy(local Player, cubes int) *toyGame {
+func newToy(local Player, cubes int) *toyGame { return newToyTower(local, cubes, 0) }
+
+// newToyTower is the toy with a tower of tower cubes standing at
+// (0, z = -3) before the row of the others.
+func newToyTower(local Player, cubes, tower int) *toyGame {
 	w, err := physics.NewWorld(physics.DefaultConfig())
 	if err != nil {
 		panic(err)
@@ -48,6 +52,9 @@ func newToy(local Player, cubes int) *toyGame {
 		def := physics.DefaultBodyDef()
 		def.Mass = 1
 		def.Position = vecmath.V3(float64(2*i)-float64(cubes-1), 0.5, 0)
+		if i < tower {
+			def.Position = vecmath.V3(0, float64(i)+0.5, -3)
+		}
 		id, err := w.CreateBody(def)
 		if err != nil {
 			panic(err)

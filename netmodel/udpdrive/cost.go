@@ -5,7 +5,7 @@ import "time"
 // Cost is the wall time a side's Steps took: the model's Join, Leave,
 // Receive and Update calls and the sends they made. It is the model's CPU
 // cost per frame as far as the wall clock can tell (a loaded machine
-// inflates it), the figure DESIGN asks every model to report.
+// inflates it), one of the figures every model reports.
 type Cost struct {
 	Steps uint64
 	Total time.Duration

@@ -8,7 +8,7 @@
 // callback; here the callback only queues it, stamped with the time it
 // arrived, and the model's goroutine takes the queue at the next frame:
 //
-//	transport goroutine:  payload ─► inbox (arrival time) ◄─ connect / disconnect
+//	transport goroutine:  payload ─► queue (arrival time) ◄─ connect / disconnect
 //	model goroutine, every frame (Run):
 //	    for each queued event, in order:  Join / Leave / Receive(arrival time, …)
 //	    Update(now, send)  ─► SendPayload, at once
@@ -20,20 +20,29 @@
 // time a model is given never goes backwards, and a Receive's time is when
 // the datagram came off the socket, not when the frame ran, so the
 // model's RTT and jitter figures are not quantized to frames. Arrival
-// times come from the transport's clock (its Config.Now); Step takes its
+// times come from the transport's clock (transport.ServerConfig.Now and
+// transport.ClientConfig.Now); Step takes its
 // time as an argument, so a test may step the sides itself on any clock,
 // while Run steps them on the wall clock.
 //
 // # Usage
 //
-//	srv, _ := udpdrive.NewServer(model, conn, udpdrive.DefaultServerConfig()) // conn: a bound *net.UDPConn
-//	cli, _ := udpdrive.Dial(ctx, token, func(slot int) (netmodel.Client, error) {
-//		return newPlayer(slot), nil // built once netcode has given the slot
+// The package's Example is a complete program: a lockstep server and two
+// players on loopback, with connect tokens and a clean shutdown. In short
+// (model is the server's netmodel.Server, newPlayer and draw the game's):
+//
+//	srv, err := udpdrive.NewServer(model, conn, cfg) // conn: a bound *net.UDPConn; cfg holds the private key
+//	cli, err := udpdrive.Dial(ctx, token, func(slot int) (netmodel.Client, error) {
+//		return newPlayer(slot) // built once netcode has given the slot
 //	}, udpdrive.DefaultClientConfig())
-//	err := udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
-//		draw(model) // the models are safe to read here, between frames
+//	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+//		draw() // the models are safe to read here, between frames
 //		return false, nil
 //	}, srv, cli)
+//
+// A client whose model has a Running() bool method (lockstep.Client) and
+// whose session has not started ClientConfig.StartWithin after its first
+// Step stops with ErrNotStarted instead of waiting quietly.
 //
 // A process normally drives one side (`netphys serve`, `netphys play`);
 // the demo runs the server and each player in a Run of its own, as
@@ -45,4 +54,17 @@
 // model's CPU per frame as the clock sees it) and what it dropped
 // (Dropped). Server.Replace hands the netcode server to a new model for
 // the next match once every client of the last one has left.
+//
+// # Agreement, refusals and byes
+//
+// With ServerConfig.Agree and ClientConfig.Agree (a description of the
+// match: model, config, game and layout, players) the client opens with a
+// hello and the model sees it only if the descriptions are equal; else
+// the client is refused with a message naming both ("server runs X; you
+// asked for Y"), before any state or input flows. A model that implements
+// Releaser has the clients it is done with (dropped, and told why) sent a
+// bye and disconnected, so that they cannot keep a finished match alive;
+// Server.EndMatch does the same for every client after a model failed.
+// Every refusal and bye carries its reason, which the client's Dial or
+// Step return as a *RefusedError, and is counted (Server.Refusals).
 package udpdrive

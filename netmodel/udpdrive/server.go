@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
@@ -21,7 +23,33 @@ type ServerConfig struct {
 	// OnDisconnect are the driver's: they queue events for Step.
 	Transport transport.ServerConfig
 	Logger    *slog.Logger // nil: slog.Default()
+	// Agree, when not empty, describes the match this server runs: the
+	// model, its config, the game and its layout, the players. Every
+	// client must then open with a hello carrying the same description
+	// (ClientConfig.Agree) before the model sees it; a client whose
+	// description differs is refused with a message naming both, and so
+	// is one that sends no hello within HelloTimeout. Empty: clients join
+	// the model as soon as netcode connects them.
+	Agree string
+	// HelloTimeout bounds the wait for a client's hello. Default 5 s.
+	HelloTimeout time.Duration
 }
+
+// A Releaser is a model that tells its driver when it is done with a
+// client (it dropped the player and has told it why, say): the driver
+// then sends the client a bye with the reason and closes its connection,
+// so that a client the match no longer counts cannot keep it alive.
+// code is a short name for the counters ("desync", "lag"; "" for a
+// player that left by itself, which is not counted); a model sets it as
+// soon as it has dropped the client, and done once it has told it, so
+// that a client that leaves in between is counted too.
+type Releaser interface {
+	Released(slot int) (code, reason string, done bool)
+}
+
+// byeCopies is how many copies of a refusal or a bye are sent before the
+// connection is closed, so that a lost datagram does not hide the reason.
+const byeCopies = 3
 
 // DefaultServerConfig returns the transport's defaults.
 func DefaultServerConfig() ServerConfig {
@@ -40,7 +68,11 @@ type Server struct {
 	clock clock
 	spare []event
 
-	joined  []bool // per slot: the model accepted the client
+	joined  []bool      // per slot: the model accepted the client
+	hello   []time.Time // per slot: netcode connected it at, its hello awaited (zero: not awaited)
+	agree   string
+	wait    time.Duration
+	refused refusals
 	traffic []netmodel.Traffic
 	sendErr uint64 // datagrams SendPayload refused (a slot that just left)
 	cost    Cost
@@ -50,7 +82,10 @@ type Server struct {
 // NewServer starts a netcode server on conn, which the Server then owns,
 // and feeds model from it.
 func NewServer(model netmodel.Server, conn transport.PacketConn, cfg ServerConfig) (*Server, error) {
-	s := &Server{model: model, log: cfg.Logger}
+	s := &Server{model: model, log: cfg.Logger, agree: cfg.Agree, wait: cfg.HelloTimeout}
+	if s.wait <= 0 {
+		s.wait = 5 * time.Second
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -68,7 +103,7 @@ func NewServer(model netmodel.Server, conn transport.PacketConn, cfg ServerConfi
 	}
 	s.ts = ts
 	n := ts.MaxClients()
-	s.joined, s.traffic = make([]bool, n), make([]netmodel.Traffic, n)
+	s.joined, s.hello, s.traffic = make([]bool, n), make([]time.Time, n), make([]netmodel.Traffic, n)
 	return s, nil
 }
 
@@ -91,36 +126,141 @@ func (s *Server) Step(now time.Time) error {
 	}
 	clear(q)
 	s.spare = q
-	err := s.model.Update(s.clock.at(now), s.send)
+	at := s.clock.at(now)
+	for slot, t := range s.hello {
+		if !t.IsZero() && at.Sub(t) > s.wait {
+			s.refuse(slot, "no_hello", fmt.Sprintf("no hello within %v of connecting: the client does not speak this server's handshake (an older or another program?)", s.wait), false)
+		}
+	}
+	err := s.model.Update(at, s.send)
+	if r, ok := s.model.(Releaser); ok {
+		for slot, j := range s.joined {
+			if !j {
+				continue
+			}
+			if code, reason, done := r.Released(slot); done {
+				s.joined[slot] = false
+				s.model.Leave(at, slot)
+				if code != "" {
+					s.log.Info("udpdrive: the match released a client", "slot", slot, "reason", reason)
+					s.refuse(slot, "dropped_"+code, reason, true)
+				} else {
+					s.refuse(slot, "", reason, true)
+				}
+			}
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUpdate, err)
 	}
 	return nil
 }
 
+// refuse sends the client in slot a refusal (or, joined, a bye) with
+// reason, closes its connection, and counts it under code ("": not
+// counted).
+func (s *Server) refuse(slot int, code, reason string, joined bool) {
+	kind := ctlRefuse
+	if joined {
+		kind = ctlBye
+	}
+	msg := encodeControl(kind, reason)
+	for range byeCopies {
+		if err := s.ts.SendPayload(netcode.ClientIndex(slot), msg); err != nil {
+			s.log.Debug("udpdrive: send", "slot", slot, "err", err)
+			break
+		}
+	}
+	s.hello[slot] = time.Time{}
+	if err := s.ts.Disconnect(netcode.ClientIndex(slot)); err != nil {
+		s.log.Debug("udpdrive: disconnect", "slot", slot, "err", err)
+	}
+	if code != "" {
+		s.refused.add(code)
+	}
+}
+
+// EndMatch closes the connection of every client in the model's match
+// with a bye carrying reason, as after a model's Update error: each is a
+// Leave for the model. Counted as "match_failed".
+func (s *Server) EndMatch(now time.Time, reason string) {
+	at := s.clock.at(now)
+	for slot, j := range s.joined {
+		if j {
+			s.joined[slot] = false
+			s.model.Leave(at, slot)
+			s.refuse(slot, "match_failed", reason, true)
+		}
+	}
+}
+
+// join hands the client in slot to the model, or refuses it with the
+// model's reason.
+func (s *Server) join(at time.Time, slot int) {
+	s.hello[slot] = time.Time{}
+	if err := s.model.Join(at, slot); err != nil {
+		// The model refuses the client (the match is full or started):
+		// netcode's slot is freed at once.
+		s.log.Info("udpdrive: model refused a client", "slot", slot, "err", err)
+		s.refuse(slot, "join_refused", err.Error(), false)
+		return
+	}
+	s.joined[slot] = true
+	s.traffic[slot] = netmodel.Traffic{}
+	if s.agree != "" {
+		s.ts.SendPayload(netcode.ClientIndex(slot), encodeControl(ctlWelcome, ""))
+	}
+}
+
+// control handles a driver message from the client in slot.
+func (s *Server) control(at time.Time, slot int, b []byte) {
+	m, err := decodeControl(b)
+	if err != nil || m.kind != ctlHello {
+		s.log.Debug("udpdrive: bad control message", "slot", slot, "err", err, "kind", m.kind)
+		return
+	}
+	switch {
+	case s.joined[slot]:
+		// Our welcome was lost: say it again.
+		s.ts.SendPayload(netcode.ClientIndex(slot), encodeControl(ctlWelcome, ""))
+	case s.hello[slot].IsZero():
+		// Refused already, or the handshake is off.
+	case m.text != s.agree:
+		reason := fmt.Sprintf("server runs %s; you asked for %s", s.agree, m.text)
+		s.log.Info("udpdrive: refused a client set up for another match", "slot", slot, "reason", reason)
+		s.refuse(slot, "config_mismatch", reason, false)
+	default:
+		s.join(at, slot)
+	}
+}
+
 func (s *Server) handle(e event) {
 	at := s.clock.at(e.at)
 	switch e.kind {
 	case evJoin:
-		if err := s.model.Join(at, e.slot); err != nil {
-			// The model refuses the client (the match is full or
-			// started): netcode's slot is freed at once.
-			s.log.Info("udpdrive: model refused a client", "slot", e.slot, "err", err)
-			if err := s.ts.Disconnect(netcode.ClientIndex(e.slot)); err != nil {
-				s.log.Debug("udpdrive: disconnect", "slot", e.slot, "err", err)
-			}
+		if s.agree != "" {
+			s.hello[e.slot] = at // its hello first
 			return
 		}
-		s.joined[e.slot] = true
-		s.traffic[e.slot] = netmodel.Traffic{}
+		s.join(at, e.slot)
 	case evLeave:
+		s.hello[e.slot] = time.Time{}
 		if s.joined[e.slot] {
 			s.joined[e.slot] = false
+			if r, ok := s.model.(Releaser); ok {
+				if code, _, _ := r.Released(e.slot); code != "" {
+					s.refused.add("dropped_" + code) // dropped, then gone before the bye
+				}
+			}
 			s.model.Leave(at, e.slot)
 		}
 	case evPayload:
+		if s.agree != "" && isControl(e.data) {
+			s.control(at, e.slot, e.data)
+			return
+		}
 		if !s.joined[e.slot] {
-			return // sent before its client was refused
+			return // sent before its client was refused, or before its hello
 		}
 		t := &s.traffic[e.slot]
 		t.UpPackets++
@@ -180,9 +320,55 @@ func (s *Server) Traffic(slot int) netmodel.Traffic {
 }
 
 // Dropped counts what never reached the model or the network: payloads
-// the inbox refused (the model goroutine was behind, or a client sent more
+// the driver's queue refused (the model goroutine was behind, or a client sent more
 // than its share of a frame), and datagrams to slots that had left.
-func (s *Server) Dropped() (inbox, send uint64) { return s.dropped, s.sendErr }
+func (s *Server) Dropped() (queue, send uint64) { return s.dropped, s.sendErr }
+
+// Refusal is a count of clients refused or released for one reason.
+type Refusal struct {
+	// Reason is a short name: "config_mismatch", "no_hello",
+	// "join_refused", "match_failed", or "dropped_" and the model's code.
+	Reason string
+	Count  uint64
+}
+
+// Refusals returns the clients refused or released so far, by reason,
+// sorted by reason. It is safe to call from any goroutine (a metrics
+// scrape).
+func (s *Server) Refusals() []Refusal { return s.refused.list() }
+
+type refusals struct {
+	mu sync.Mutex
+	n  map[string]uint64
+}
+
+func (r *refusals) add(code string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == nil {
+		r.n = map[string]uint64{}
+	}
+	r.n[code]++
+}
+
+func (r *refusals) list() []Refusal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Refusal, 0, len(r.n))
+	for k, v := range r.n {
+		out = append(out, Refusal{k, v})
+	}
+	slices.SortFunc(out, func(a, b Refusal) int {
+		switch {
+		case a.Reason < b.Reason:
+			return -1
+		case a.Reason > b.Reason:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
 
 // Close disconnects every client and closes the socket. The model sees no
 // Leave: it is not stepped again.

@@ -101,6 +101,12 @@ var quiet = slog.New(slog.DiscardHandler)
 // startServer serves model on a loopback port and returns a token maker.
 func startServer(t *testing.T, model netmodel.Server) (*Server, func(id uint64) *netcode.ConnectToken) {
 	t.Helper()
+	return startServerWith(t, model, func(*ServerConfig) {})
+}
+
+// startServerWith is startServer with the config changed by set.
+func startServerWith(t *testing.T, model netmodel.Server, set func(*ServerConfig)) (*Server, func(id uint64) *netcode.ConnectToken) {
+	t.Helper()
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +116,7 @@ func startServer(t *testing.T, model netmodel.Server) (*Server, func(id uint64) 
 	cfg.Logger = quiet
 	cfg.Transport.Netcode.PrivateKey = key
 	cfg.Transport.Netcode.MaxClients = 4
+	set(&cfg)
 	srv, err := NewServer(model, conn, cfg)
 	if err != nil {
 		t.Fatal(err)

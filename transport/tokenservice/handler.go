@@ -1,9 +1,11 @@
 package tokenservice
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/netphys/netphys/transport"
@@ -23,7 +25,12 @@ type Handler struct {
 	// Authenticate returns the client id and user data (at most 256 bytes)
 	// of the player making request r, or an error to refuse it.
 	Authenticate func(r *http.Request) (clientID uint64, userData []byte, err error)
-	Logger       *slog.Logger // nil: slog.Default()
+	// Servers, when set, names the servers of each token instead of
+	// Params.ServerAddresses: a matchmaker's choice, such as the game
+	// server an Allocator allocated for the player's match. An error
+	// wrapping ErrNoGameServer answers 503, any other 502.
+	Servers func(r *http.Request, clientID uint64) ([]netip.AddrPort, error)
+	Logger  *slog.Logger // nil: slog.Default()
 }
 
 // ServeHTTP issues one token per GET or POST.
@@ -44,6 +51,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p := h.Params
 	p.ClientID = netcode.ClientID(id)
+	if h.Servers != nil {
+		servers, err := h.Servers(r, id)
+		if err != nil {
+			log.Error("token handler: servers", "client_id", id, "err", err)
+			code := http.StatusBadGateway
+			if errors.Is(err, ErrNoGameServer) {
+				code = http.StatusServiceUnavailable
+				w.Header().Set("Retry-After", "5")
+			}
+			http.Error(w, "no game server for this match: "+err.Error(), code)
+			return
+		}
+		p.ServerAddresses = servers
+	}
 	if p.UserData, err = transport.UserDataFrom(userData); err != nil {
 		log.Error("token handler", "client_id", id, "err", err)
 		http.Error(w, "cannot issue a token", http.StatusInternalServerError)

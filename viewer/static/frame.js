@@ -1,8 +1,9 @@
 // The binary frame message, as viewer/frame.go writes it (the layout
 // diagram is on AppendFrame there): an 8-byte header, then per view its
-// name, cube count and facing, then 48 bytes per cube, all little-endian.
+// name, cube count, facing and flags, then 48 bytes per cube, all
+// little-endian.
 
-export const FRAME_VERSION = 3;
+export const FRAME_VERSION = 4;
 export const HEADER_BYTES = 8;
 export const CUBE_BYTES = 48;
 export const FLAG_INTERACTING = 1;
@@ -10,6 +11,7 @@ export const FLAG_PLAYER = 2;
 export const FLAG_AT_REST = 4;
 export const OWNER_SHIFT = 3; // bits 3-5 of the flags: 0 nobody, p+1 player p
 export const OWNER_MASK = 7;
+export const VIEW_OVERVIEW = 1; // bit 0 of a view's flags: nobody's own view, framed whole
 
 // ownerOf returns the owner bits of a cube's flags.
 export function ownerOf(flags) {
@@ -28,9 +30,10 @@ export function frameSeq(buf) {
 }
 
 // parseFrame validates a whole frame message and returns its views as
-// {name, count, facing, off}: the cubes of a view are count records of
-// CUBE_BYTES from byte off, for readCube; facing is [x, z], the direction
-// the view's own camera looks in, or null for the shared camera. It throws
+// {name, count, facing, overview, off}: the cubes of a view are count
+// records of CUBE_BYTES from byte off, for readCube; facing is [x, z], the
+// direction the view's own camera looks in, or null for the default;
+// overview says the view is nobody's own (the server's world). It throws
 // on anything Go's DecodeFrame rejects for its layout.
 export function parseFrame(buf) {
   const seq = frameSeq(buf);
@@ -41,19 +44,21 @@ export function parseFrame(buf) {
   for (let i = 0; i < nviews; i++) {
     if (off + 1 > dv.byteLength) throw new Error('frame: truncated view');
     const nlen = dv.getUint8(off);
-    if (off + 1 + nlen + 4 + 8 > dv.byteLength) throw new Error('frame: truncated view name');
+    if (off + 1 + nlen + 4 + 8 + 1 > dv.byteLength) throw new Error('frame: truncated view name');
     const name = utf8.decode(new Uint8Array(buf, off + 1, nlen));
     off += 1 + nlen;
     const count = dv.getUint32(off, true);
     const fx = dv.getFloat32(off + 4, true), fz = dv.getFloat32(off + 8, true);
-    off += 12;
+    const flags = dv.getUint8(off + 12);
+    off += 13;
+    if (flags & ~VIEW_OVERVIEW) throw new Error('frame: undefined view flags');
     let facing = null;
     if (fx !== 0 || fz !== 0) {
       if (!(Math.abs(Math.hypot(fx, fz) - 1) <= 1e-3)) throw new Error('frame: facing is not a unit vector');
       facing = [fx, fz];
     }
     if (off + count * CUBE_BYTES > dv.byteLength) throw new Error('frame: truncated cubes');
-    views.push({ name, count, facing, off });
+    views.push({ name, count, facing, overview: (flags & VIEW_OVERVIEW) !== 0, off });
     off += count * CUBE_BYTES;
   }
   if (off !== dv.byteLength) throw new Error('frame: trailing bytes');

@@ -32,6 +32,9 @@ export function watchPointer(canvas, rayAt, onMove, onButton) {
   // end of a right-drag leaves the hand where it was lifted until the
   // mouse moves on, and a throw leaves from where the hand was carried.
   const update = (e) => {
+    // A middle-drag or a shift-drag orbits the view's camera (viewer.js):
+    // not the hand's business.
+    if ((e.shiftKey || (e.buttons & 4) !== 0) && !grip && dragY === null) return;
     const left = (e.buttons & 1) !== 0, right = (e.buttons & 2) !== 0;
     if (right && dragY !== null) {
       // A right-drag lifts the hand where it is: the ray stays.

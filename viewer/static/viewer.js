@@ -6,11 +6,17 @@
 import { frameSeq, parseFrame } from './frame.js';
 import { KEYS, watchKeys } from './keys.js';
 import { watchPointer } from './pointer.js';
-import { Worlds } from './worlds.js';
+import { Figures } from './figures.js';
+import { COLOR, PLAYER_COLORS, Worlds } from './worlds.js';
 
-const figureRows = document.getElementById('figure-rows');
 const figuresEl = document.getElementById('figures');
-figuresEl.querySelector('h1').addEventListener('click', () => figuresEl.classList.toggle('folded'));
+figuresEl.querySelector('h1').addEventListener('click', () => {
+  figuresEl.classList.toggle('folded');
+  figuresEl.style.minWidth = ''; // folded, it takes only its title's width
+  dirty = true; // the views take the room
+});
+const figures = new Figures(figuresEl);
+const legendEl = document.getElementById('legend');
 const statusEl = document.getElementById('status');
 const controlsEl = document.getElementById('keys');
 const worlds = new Worlds(document.getElementById('view'), document.getElementById('labels'));
@@ -23,8 +29,11 @@ const state = {
   seq: 0,           // seq of the newest frame received
   rendered: 0,      // seq of the frame last drawn
   drawMs: 0,        // time the last draw took in JavaScript, ms
-  views: [],        // per viewport: {name, cubes, player: [x,y,z] as drawn or null, players, owned}
-  figures: [],      // the figures shown: {name, value, unit} or {name, text}
+  views: [],        // per viewport: {name, cubes, player: [x,y,z] as drawn or null, players, owned,
+                    //   overview, cell: {x, y, w, h}, own: [x, y] projected or null, drawn, ownInFrame}
+  grid: null,       // the viewports' grid: {cols, rows}
+  figures: [],      // the figures shown: {name, value, unit, row, col} or {name, text, row, col}
+  legend: [],       // the legend's entries, as shown
   figuresSeq: 0,
   keys: [],         // keys held, as last sent
   pointer: null,    // the mouse as last sent: {from, dir, lift, grip}, or null
@@ -85,42 +94,78 @@ function draw(now) {
   worlds.draw(Math.min((now - lastDraw) / 1000, 0.25));
   lastDraw = now;
   state.views = worlds.summary();
+  state.grid = worlds.grid;
+  showLegend(worlds.legend());
   state.drawMs = performance.now() - t0;
 }
 
 window.addEventListener('resize', () => { dirty = true; });
-window.addEventListener('wheel', (e) => {
-  worlds.zoomBy(Math.exp(e.deltaY * 0.001));
+
+// The cameras: the wheel zooms the view under the mouse, a middle-drag or
+// a shift-drag orbits it, a double click puts it back.
+const canvas = document.getElementById('view');
+canvas.addEventListener('wheel', (e) => {
+  worlds.zoomAt(e.clientX, e.clientY, Math.exp(e.deltaY * 0.001));
   dirty = true;
 }, { passive: true });
+let orbit = null; // the last point of an orbiting drag
+canvas.addEventListener('pointerdown', (e) => {
+  if (e.button === 1 || e.shiftKey) orbit = { x: e.clientX, y: e.clientY };
+});
+canvas.addEventListener('pointermove', (e) => {
+  if (!orbit) return;
+  if ((e.buttons & 7) === 0) { orbit = null; return; }
+  worlds.orbitAt(orbit.x, orbit.y, e.clientX - orbit.x, e.clientY - orbit.y);
+  orbit = { x: e.clientX, y: e.clientY };
+  dirty = true;
+});
+window.addEventListener('pointerup', () => { orbit = null; });
+canvas.addEventListener('dblclick', (e) => { worlds.resetAt(e.clientX, e.clientY); dirty = true; });
 requestAnimationFrame(draw);
+
+// ---- legend ------------------------------------------------------------
+
+// showLegend lists the colours the views show: the kinds of cube drawn,
+// and the players whose authority colours appear.
+let legendKey = '';
+function showLegend(l) {
+  const items = [];
+  if (l.own) items.push([COLOR.player, 'you']);
+  if (l.other) items.push([COLOR.other, 'other players']);
+  if (l.player) items.push([COLOR.player, 'players']);
+  if (l.interacting) items.push([COLOR.interacting, 'interacting']);
+  if (l.moving) items.push([COLOR.moving, 'moving']);
+  if (l.rest) items.push([COLOR.rest, 'at rest']);
+  // Cube.Owner is player p + 1, players counted from 0 (statesync's
+  // host is player 0); the figures' rows then count the same way.
+  if (l.owners.length) items.push([null, 'authority of player']);
+  for (const o of l.owners) items.push([PLAYER_COLORS[o - 1], `${o - 1}`]);
+  if (l.owners.length) items.push([null, '(avatars darker; white: nobody)']);
+  figures.setZeroBased(l.owners.length > 0);
+  const css = (c) => (typeof c === 'string' ? c : `#${c.getHexString()}`);
+  const key = JSON.stringify(items.map(([c, t]) => [c ? css(c) : '', t]));
+  if (key === legendKey) return;
+  legendKey = key;
+  legendEl.replaceChildren(...items.map(([c, text]) => {
+    const el = document.createElement('span');
+    el.className = 'legend-item';
+    if (c) {
+      const sw = document.createElement('span');
+      sw.className = 'swatch';
+      sw.style.background = css(c);
+      el.appendChild(sw);
+    }
+    el.append(text);
+    return el;
+  }));
+  state.legend = items.map(([, t]) => t);
+}
 
 // ---- figures and controls ------------------------------------------------------------
 
-function formatValue(v) {
-  if (v === null || !Number.isFinite(v)) return '–';
-  if (Number.isInteger(v)) return v.toLocaleString('en-US');
-  const a = Math.abs(v);
-  return v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
-}
-
 function showFigures(msg) {
   if (!Array.isArray(msg.figures)) throw new Error('figures: no list');
-  const rows = msg.figures.map((f) => {
-    const tr = document.createElement('tr');
-    const cells = f.text
-      ? [['name', f.name, 1], ['text', f.text, 2]] // a setting or a state, across value and unit
-      : [['name', f.name, 1], ['value', formatValue(f.value), 1], ['unit', f.unit, 1]];
-    for (const [cls, text, span] of cells) {
-      const td = document.createElement('td');
-      td.className = cls;
-      td.colSpan = span;
-      td.textContent = String(text ?? '');
-      tr.appendChild(td);
-    }
-    return tr;
-  });
-  figureRows.replaceChildren(...rows);
+  figures.show(msg.figures, performance.now());
   state.figures = msg.figures;
   state.figuresSeq = msg.seq;
 }

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/netphys/netphys/transport/agones"
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/tokenservice"
+)
+
+// modelLabel is the GameServer label naming the model it serves (the
+// fleet's, in deploy/); the match it hosts is the annotation
+// tokenservice.MatchAnnotation its GameServerAllocation set.
+const modelLabel = "netphys.dev/model"
+
+// publicAddress waits for the GameServer's address and port, retrying
+// every second while the SDK server is not up yet (a sidecar starting
+// beside us) or the pod is not scheduled.
+func (lc *lifecycle) publicAddress(ctx context.Context) (netip.AddrPort, error) {
+	for attempt := 1; ; attempt++ {
+		cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+		gs, err := lc.sdk.GameServer(cctx)
+		cancel()
+		if err == nil {
+			port, ok := gs.Status.Port(lc.f.port)
+			ip, perr := netip.ParseAddr(gs.Status.Address)
+			switch {
+			case ok && perr == nil && port > 0 && port < 65536:
+				ap := netip.AddrPortFrom(ip, uint16(port))
+				lc.log.Info("agones: public address", "addr", ap, "gameserver", gs.ObjectMeta.Name, "state", gs.Status.State)
+				return ap, nil
+			case gs.Status.Address != "" && perr != nil:
+				return netip.AddrPort{}, fmt.Errorf("agones: the GameServer's address %q is not an IP: give --public", gs.Status.Address)
+			}
+			err = fmt.Errorf("the GameServer (state %s) has no address or no port %q yet", gs.Status.State, lc.f.port)
+		}
+		lc.log.Warn("agones: waiting for the GameServer's address; retrying every second", "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return netip.AddrPort{}, fmt.Errorf("agones: interrupted while waiting for the GameServer's address: %w", err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// agonesSide is what serve --agones says to Agones and hears from it. Its
+// methods run on the lifecycle's goroutine (a nil lc.sdk makes them no-ops).
+type agonesSide struct {
+	lc      *lifecycle
+	events  chan agones.GameServer
+	state   string
+	matchID string
+	list    string // "" once the List turned out missing
+}
+
+const sdkCallTimeout = 5 * time.Second
+
+// start sends Ready (retrying while the SDK server is not up yet: it is a
+// sidecar starting beside us), then starts the health pings and the watch.
+func (a *agonesSide) start(ctx context.Context, signaled <-chan struct{}, wg *sync.WaitGroup) {
+	sdk, log := a.lc.sdk, a.lc.log
+	a.list = a.lc.f.list
+	for attempt := 1; ; attempt++ {
+		cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+		err := sdk.Ready(cctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		log.Warn("agones: Ready failed; retrying every second", "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-signaled:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	log.Info("agones: ready", "sdk", sdk.URL, "health_every", a.lc.f.health)
+	a.events = make(chan agones.GameServer, 16)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		sdk.HealthLoop(ctx, a.lc.f.health, func(err error) { log.Warn("agones: health ping failed", "err", err) })
+	}()
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			err := sdk.Watch(ctx, func(gs agones.GameServer) {
+				select {
+				case a.events <- gs:
+				case <-ctx.Done():
+				}
+			})
+			if err != nil {
+				log.Warn("agones: watch failed; watching again in a second", "err", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		}
+	}()
+}
+
+// observe follows the GameServer: its allocation names the match.
+func (a *agonesSide) observe(ctx context.Context, gs agones.GameServer) {
+	prev := a.state
+	a.state = gs.Status.State
+	if a.state == prev {
+		return
+	}
+	if a.state == agones.StateAllocated {
+		a.matchID = gs.ObjectMeta.Annotations[tokenservice.MatchAnnotation]
+		a.lc.log.Info("agones: allocated", "gameserver", gs.ObjectMeta.Name, "match_id", a.matchID,
+			"model", gs.ObjectMeta.Labels[modelLabel])
+		return
+	}
+	a.lc.log.Info("agones: state", "state", a.state, "was", prev)
+}
+
+func (a *agonesSide) joined(ctx context.Context, id netcode.ClientID) {
+	if a.lc.sdk == nil {
+		return
+	}
+	a.lc.log.Info("agones: player joined", "client_id", id, "match_id", a.matchID)
+	if a.state == agones.StateReady {
+		// Players came without an allocation (a token minted by hand):
+		// allocate ourselves so that Agones neither scales this server
+		// down nor hands it to another match.
+		a.call(ctx, "self-allocate", func(c context.Context) error { return a.lc.sdk.Allocate(c) })
+	}
+	a.updateList(ctx, id, true)
+}
+
+func (a *agonesSide) left(ctx context.Context, id netcode.ClientID) {
+	if a.lc.sdk == nil {
+		return
+	}
+	a.lc.log.Info("agones: player left", "client_id", id)
+	a.updateList(ctx, id, false)
+}
+
+func (a *agonesSide) updateList(ctx context.Context, id netcode.ClientID, add bool) {
+	if a.list == "" {
+		return
+	}
+	value := strconv.FormatUint(uint64(id), 10)
+	cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+	defer cancel()
+	var err error
+	if add {
+		_, err = a.lc.sdk.AddListValue(cctx, a.list, value)
+	} else {
+		_, err = a.lc.sdk.RemoveListValue(cctx, a.list, value)
+	}
+	if err == nil {
+		return
+	}
+	if _, lerr := a.lc.sdk.List(cctx, a.list); lerr != nil && errors.Is(lerr, agones.ErrStatus) {
+		a.lc.log.Warn("agones: the GameServer has no such List: players are not tracked (declare it under spec.lists, or --agones-players-list '')", "list", a.list, "err", lerr)
+		a.list = ""
+		return
+	}
+	a.lc.log.Warn("agones: player list", "list", a.list, "client_id", id, "add", add, "err", err)
+}
+
+// matchOver shuts the server down (Agones deletes the pod) and reports
+// that serve ends, or makes it Ready for the next match.
+func (a *agonesSide) matchOver(ctx context.Context) (exit bool) {
+	a.matchID = ""
+	if a.lc.f.afterMatch == "ready" {
+		if a.call(ctx, "ready", a.lc.sdk.Ready) {
+			a.lc.log.Info("agones: ready for the next match")
+		}
+		return false
+	}
+	a.call(ctx, "shutdown", a.lc.sdk.Shutdown) // a failure is logged: serve ends all the same
+	return true
+}
+
+func (a *agonesSide) call(ctx context.Context, what string, fn func(context.Context) error) bool {
+	cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+	defer cancel()
+	if err := fn(cctx); err != nil {
+		a.lc.log.Error("agones: "+what+" failed", "err", err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServeOutlivesHostilePlayers is issue 21's separate-process check:
+// one `serve --model lockstep` on loopback hosts, one after another,
+//
+//  1. three honest bots and a player that reports a false checksum of
+//     tick 120 (NETPHYS_TEST_LIE_AT), while a player set up for another
+//     layout and one set up for 2 players knock: the liar is dropped and
+//     told why, the two misconfigured ones are refused with the
+//     difference named, the honest three finish with equal checksums;
+//  2. four players, one of which is killed with SIGKILL: the others go on
+//     without it, and a fresh token knocking meanwhile is refused with a
+//     message saying the match is running;
+//  3. four new players, the killed one's client id among them.
+//
+// serve never exits until it is interrupted.
+func TestServeOutlivesHostilePlayers(t *testing.T) {
+	t.Parallel() // its processes mostly wait for their frames
+	bin := buildProgram(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	netphys := func(env []string, args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(append(os.Environ(), "NETPHYS_LOG=warn"), env...)
+		return cmd
+	}
+	key, err := netphys(nil, "token", "--new-key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexKey := strings.TrimSpace(string(key))
+	addr := freeUDPAddr(t)
+	match := []string{"--model", "lockstep", "--layout", "tower20", "--players", "4"}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := ln.Addr().String()
+	ln.Close()
+
+	var serveBuf bytes.Buffer
+	serve := netphys(nil, append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0", "--metrics", metricsAddr}, match...)...)
+	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if serve.Process != nil {
+			serve.Process.Kill()
+			serve.Wait()
+		}
+	}()
+	type proc struct {
+		cmd *exec.Cmd
+		out *bytes.Buffer
+	}
+	// play starts a bot of ticks with client id id, the match flags
+	// changed by extra, and env.
+	play := func(id, ticks int, env []string, extra ...string) proc {
+		t.Helper()
+		tok := filepath.Join(dir, fmt.Sprintf("token%d-%d", id, time.Now().UnixNano()))
+		if out, err := netphys(nil, "token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--out", tok).CombinedOutput(); err != nil {
+			t.Fatalf("token: %v\n%s", err, out)
+		}
+		args := append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks), "--linger", "1s", "--report", "0"}, match...)
+		p := proc{netphys(env, append(args, extra...)...), &bytes.Buffer{}}
+		p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	wait := func(what string, p proc, ok bool) string {
+		t.Helper()
+		err := p.cmd.Wait()
+		t.Logf("%s:\n%s", what, p.out)
+		if (err == nil) != ok {
+			t.Fatalf("%s exited with %v, want success %v", what, err, ok)
+		}
+		return p.out.String()
+	}
+	serveRunning := func(when string) {
+		t.Helper()
+		if serve.ProcessState != nil || serve.Process.Signal(syscall.Signal(0)) != nil {
+			t.Fatalf("serve is not running %s:\n%s", when, serveBuf.String())
+		}
+	}
+	honestChecksums := func(outs []string, ticks int) {
+		t.Helper()
+		var first string
+		for i, out := range outs {
+			m := checksumLine.FindStringSubmatch(out)
+			if m == nil || m[1] != fmt.Sprint(ticks) {
+				t.Fatalf("honest player %d printed no checksum of tick %d", i, ticks)
+			}
+			if first == "" {
+				first = m[2]
+			} else if m[2] != first {
+				t.Fatalf("honest player %d ended with checksum %s, another with %s", i, m[2], first)
+			}
+		}
+	}
+
+	// 1. A liar and two misconfigured players.
+	const ticks = 240
+	var honest []proc
+	for id := 1; id <= 3; id++ {
+		honest = append(honest, play(id, ticks, nil))
+	}
+	liar := play(4, ticks, []string{"NETPHYS_TEST_LIE_AT=120"})
+	time.Sleep(2 * time.Second)
+	layout := play(5, ticks, nil, "--layout", "pyramid10")
+	players := play(6, ticks, nil, "--players", "2")
+	out := wait("the other layout's player", layout, false)
+	if !strings.Contains(out, "server runs lockstep (pure lockstep, datagrams) on tower20 for 4 players; you asked for lockstep (pure lockstep, datagrams) on pyramid10 for 4 players") {
+		t.Errorf("the other layout's player does not print the difference")
+	}
+	out = wait("the 2-player player", players, false)
+	if !strings.Contains(out, "on tower20 for 4 players; you asked for lockstep (pure lockstep, datagrams) on tower20 for 2 players") {
+		t.Errorf("the 2-player player does not print the difference")
+	}
+	out = wait("the liar", liar, false)
+	if !strings.Contains(out, "your state differs from the server's at tick 120") {
+		t.Errorf("the liar does not print why it was dropped")
+	}
+	var outs []string
+	for i, p := range honest {
+		outs = append(outs, wait(fmt.Sprintf("honest player %d", i+1), p, true))
+	}
+	honestChecksums(outs, ticks)
+	serveRunning("after the first match")
+
+	// 2. A player killed mid-match; a fresh token knocks meanwhile. The
+	// match is long enough (6 s of ticks, and the 2 s the others wait for
+	// the dead player) that the knock comes while it runs.
+	const longer = 360
+	honest = honest[:0]
+	for id := 7; id <= 9; id++ {
+		honest = append(honest, play(id, longer, nil))
+	}
+	victim := play(10, longer, nil)
+	time.Sleep(2500 * time.Millisecond)
+	if err := victim.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	victim.cmd.Wait()
+	// The server drops it 2 s after its inputs stop (MaxLag) and frees
+	// its slot a second later.
+	time.Sleep(3500 * time.Millisecond)
+	late := play(10, longer, nil)
+	out = wait("the late joiner", late, false)
+	if !strings.Contains(out, "is running (lockstep has no late join): try again when it is over") {
+		t.Errorf("the late joiner does not print why it was refused")
+	}
+	outs = outs[:0]
+	for i, p := range honest {
+		outs = append(outs, wait(fmt.Sprintf("survivor %d", i+1), p, true))
+	}
+	honestChecksums(outs, longer)
+	serveRunning("after the second match")
+
+	// 3. The next match takes the killed player's id again.
+	const short = 120
+	var next []proc
+	for _, id := range []int{10, 11, 12, 13} {
+		next = append(next, play(id, short, nil))
+	}
+	outs = outs[:0]
+	for i, p := range next {
+		outs = append(outs, wait(fmt.Sprintf("third match, player %d", i+1), p, true))
+	}
+	honestChecksums(outs, short)
+
+	serveRunning("after the third match")
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`netphys_match_refused_total{reason="config_mismatch"} 2`, `netphys_match_refused_total{reason="dropped_desync"} 1`,
+		`netphys_match_refused_total{reason="dropped_lag"} 1`, `netphys_match_refused_total{reason="join_refused"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if err := serve.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Wait(); err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	serve.Process = nil
+	got := serveBuf.String()
+	t.Logf("server:\n%s", got)
+	for _, want := range []string{"desync 1", "lag 1", "config_mismatch 2", "dropped_desync 1", "dropped_lag 1", "join_refused 1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the server's summaries lack %q", want)
+		}
+	}
+	if n := strings.Count(got, "serve summary"); n < 3 {
+		t.Errorf("%d match summaries, want 3", n)
+	}
+}

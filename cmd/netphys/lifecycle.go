@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/agones"
+	"github.com/netphys/netphys/transport/netcode"
+)
+
+// lifecycleFlags are serve's flags for the process's life around its
+// matches: Agones, and the drain on SIGTERM.
+type lifecycleFlags struct {
+	agones     bool
+	sdk        string
+	health     time.Duration
+	afterMatch string
+	port       string
+	list       string
+	drain      time.Duration
+}
+
+func declareLifecycle(fs *flag.FlagSet) *lifecycleFlags {
+	f := &lifecycleFlags{}
+	fs.BoolVar(&f.agones, "agones", false, "run as an Agones game server: Ready once listening, Health, watch for the allocation, Shutdown after the match")
+	fs.StringVar(&f.sdk, "agones-sdk", "", "base URL of the Agones SDK server's HTTP gateway (default: http://127.0.0.1:$AGONES_SDK_HTTP_PORT, port 9358 if unset)")
+	fs.DurationVar(&f.health, "agones-health", 2*time.Second, "period of the Agones health pings; keep it under the GameServer's spec.health.periodSeconds")
+	fs.StringVar(&f.afterMatch, "agones-after-match", "shutdown", "when a match ends: shutdown (Agones deletes the pod) or ready (take the next match)")
+	fs.StringVar(&f.port, "agones-port", "default", "the GameServer port players reach (its name under spec.ports): with the GameServer's address, the public address tokens list unless --public is given")
+	fs.StringVar(&f.list, "agones-players-list", "players", "the GameServer's List (Counters and Lists, beta) that holds the connected players' client ids; empty: none")
+	fs.DurationVar(&f.drain, "drain", 25*time.Second, "on SIGTERM or SIGINT, let the running match finish for at most this long before exiting (0: exit at once; a second signal always does)")
+	return f
+}
+
+// lifecycle runs beside serve's loop: it follows the netcode server's
+// clients to see matches begin and end, speaks to Agones, and ends serve
+// when the match is over after a shutdown or a drain.
+//
+// Hook: match.Serve offers none for "a player joined" or "the match is
+// over", so lifecycle reads the netcode server's slots (every 100 ms) and
+// calls a match over when every client that connected has left, the rule
+// match.Serve itself applies.
+type lifecycle struct {
+	f         *lifecycleFlags
+	sdk       *agones.Client // nil without --agones
+	log       *slog.Logger
+	serve     context.CancelFunc
+	listening chan *transport.Server
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+// start validates the flags and starts the lifecycle; serve runs with the
+// context it returns (which outlives ctx by the drain) and calls done when
+// it has returned.
+//
+// With --agones and without --public (public false), start first waits
+// for the SDK server to report the GameServer's address and port (it has
+// them once the pod is scheduled) and sets *addr to them: the address
+// tokens list, which netcode requires to be its own.
+func (f *lifecycleFlags) start(ctx context.Context, addr *netip.AddrPort, public bool) (serveCtx context.Context, lc *lifecycle, err error) {
+	if f.afterMatch != "shutdown" && f.afterMatch != "ready" {
+		return nil, nil, fmt.Errorf("--agones-after-match %q: want shutdown or ready", f.afterMatch)
+	}
+	if f.drain < 0 {
+		return nil, nil, fmt.Errorf("--drain %v: want 0 or more", f.drain)
+	}
+	lc = &lifecycle{f: f, log: slog.Default(), listening: make(chan *transport.Server, 1)}
+	if f.agones {
+		if f.health <= 0 {
+			return nil, nil, fmt.Errorf("--agones-health %v: want a period above 0", f.health)
+		}
+		if f.sdk != "" {
+			lc.sdk = agones.New(f.sdk)
+		} else if lc.sdk, err = agones.FromEnv(); err != nil {
+			return nil, nil, err
+		}
+		if !public {
+			if *addr, err = lc.publicAddress(ctx); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	serveCtx, lc.serve = context.WithCancel(context.Background())
+	var loopCtx context.Context
+	loopCtx, lc.stop = context.WithCancel(context.Background())
+	lc.wg.Add(1)
+	go func() {
+		defer lc.wg.Done()
+		lc.loop(ctx, loopCtx)
+	}()
+	return serveCtx, lc, nil
+}
+
+// listened hands the lifecycle serve's netcode server once it is up.
+func (lc *lifecycle) listened(srv *transport.Server) (func(), error) {
+	lc.listening <- srv
+	return func() {}, nil
+}
+
+// done ends the lifecycle after serve has returned.
+func (lc *lifecycle) done() {
+	lc.stop()
+	lc.serve()
+	lc.wg.Wait()
+}
+
+// session is the lifecycle's view of the clients: per slot, whether a
+// client is connected and its id.
+type session struct {
+	up      []bool
+	ids     []netcode.ClientID
+	players int  // connected now
+	joined  bool // a client connected since the last match ended
+	matches int
+}
+
+func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
+	var srv *transport.Server
+	select {
+	case srv = <-lc.listening:
+	case <-ctx.Done():
+		return
+	}
+	n := srv.MaxClients()
+	s := session{up: make([]bool, n), ids: make([]netcode.ClientID, n)}
+	ag := &agonesSide{lc: lc}
+	if lc.sdk != nil {
+		ag.start(ctx, sigCtx.Done(), &lc.wg)
+	}
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	signals := sigCtx.Done()
+	var drainTimeout <-chan time.Time
+	draining := false
+	var second chan os.Signal
+	defer func() {
+		if second != nil {
+			signal.Stop(second)
+		}
+	}()
+	// exit ends serve, once, saying why.
+	exiting := false
+	exit := func(level slog.Level, msg string, args ...any) {
+		if !exiting {
+			exiting = true
+			lc.log.Log(context.Background(), level, msg, args...)
+			lc.serve()
+		}
+	}
+	// step reads the clients and acts on a match that ended.
+	step := func() {
+		if over := lc.pollClients(ctx, srv, &s, ag); !over {
+			return
+		}
+		s.matches++
+		lc.log.Info("lifecycle: match over", "match", s.matches, "match_id", ag.matchID)
+		switch {
+		case draining:
+			exit(slog.LevelInfo, "drain: the match is over: exiting")
+		case lc.sdk != nil:
+			if ag.matchOver(ctx) {
+				exit(slog.LevelInfo, "agones: shutdown: exiting")
+			}
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case gs := <-ag.events:
+			ag.observe(ctx, gs)
+		case <-signals:
+			signals = nil
+			draining = true
+			step() // the clients as they are now, not as of the last poll
+			if s.players == 0 || lc.f.drain == 0 {
+				exit(slog.LevelInfo, "drain: exiting", "reason", "signal", "players_cut_off", s.players)
+				continue
+			}
+			lc.log.Info("drain: no new matches; the running match may finish", "players", s.players, "timeout", lc.f.drain)
+			drainTimeout = time.After(lc.f.drain)
+			second = make(chan os.Signal, 1)
+			signal.Notify(second, os.Interrupt, syscall.SIGTERM)
+		case <-second:
+			exit(slog.LevelWarn, "drain: a second signal: exiting now", "players_cut_off", s.players)
+		case <-drainTimeout:
+			exit(slog.LevelWarn, "drain: timed out: exiting", "players_cut_off", s.players, "timeout", lc.f.drain)
+		case <-poll.C:
+			step()
+		}
+	}
+}
+
+// pollClients reads the server's slots into s, tells Agones of players
+// joining and leaving, and reports a match over: every client that
+// connected since the last one has left.
+func (lc *lifecycle) pollClients(ctx context.Context, srv *transport.Server, s *session, ag *agonesSide) (over bool) {
+	for i := range s.up {
+		ci := netcode.ClientIndex(i)
+		up := srv.Connected(ci)
+		var id netcode.ClientID
+		if up {
+			id = srv.ClientID(ci)
+		}
+		if s.up[i] && (!up || id != s.ids[i]) {
+			s.up[i] = false
+			s.players--
+			ag.left(ctx, s.ids[i])
+		}
+		if up && !s.up[i] {
+			s.up[i], s.ids[i] = true, id
+			s.players++
+			s.joined = true
+			ag.joined(ctx, id)
+		}
+	}
+	if s.joined && s.players == 0 {
+		s.joined = false
+		return true
+	}
+	return false
+}
+
+// chainListening calls every fn in order; a failure stops the ones
+// already started.
+func chainListening[S any](fns []func(S) (func(), error)) func(S) (func(), error) {
+	return func(srv S) (func(), error) {
+		var stops []func()
+		stopAll := func() {
+			for i := len(stops) - 1; i >= 0; i-- {
+				stops[i]()
+			}
+		}
+		for _, fn := range fns {
+			stop, err := fn(srv)
+			if err != nil {
+				stopAll()
+				return nil, err
+			}
+			stops = append(stops, stop)
+		}
+		return stopAll, nil
+	}
+}

@@ -1,0 +1,101 @@
+package match
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/lockstep/replay"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/transport/netcode"
+)
+
+// TestServeRecordsTheLockstepMatch: with Setup.Record the referee's world
+// writes the match to a replay, closed when the match ends, which
+// re-simulates with every recorded checksum equal.
+func TestServeRecordsTheLockstepMatch(t *testing.T) {
+	m, sides, setup := modelSides(t, Defaults{Model: "lockstep", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20}, "--players", "2")
+	setup.Record = t.TempDir()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := netcode.Key{7}
+	scfg := udpdrive.DefaultServerConfig()
+	scfg.Transport.Netcode.PrivateKey = key
+	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var status lockedBuffer
+	served := make(chan error, 1)
+	go func() {
+		_, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: setup, Conn: conn, Server: scfg, Status: &status})
+		served <- err
+	}()
+	const ticks = 180
+	done := make(chan error, 2)
+	for id := range 2 {
+		p := netcode.DefaultTokenParams()
+		p.ClientID = netcode.ClientID(id + 1)
+		p.ServerAddresses = []netip.AddrPort{addr}
+		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			ps := setup
+			ps.Record = ""
+			_, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: ps, Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
+			done <- err
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatalf("player: %v", err)
+		}
+	}
+	// The match is over once both players left: its replay is closed.
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(status.String(), "serve summary") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(setup.Record, "lockstep-*.replay"))
+	if len(files) != 1 {
+		t.Fatalf("replays written: %v, want one", files)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := replay.Read[scene.Input](f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Ticks() < ticks {
+		t.Fatalf("replay holds %d ticks, the players confirmed %d", rep.Ticks(), ticks)
+	}
+	world, err := scene.NewLockstep(scene.Tower20, scene.DefaultConfig(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := replay.NewPlayback[scene.Input](rep, world, 0)
+	for !pb.Done() {
+		if _, err := pb.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked, agreed, _ := pb.Checked(); checked < ticks || agreed != checked {
+		t.Fatalf("checksums: %d of %d agree, want every one of at least %d", agreed, checked, ticks)
+	}
+}

@@ -1,0 +1,279 @@
+package statesync
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/simmatch"
+	"github.com/netphys/netphys/physics"
+	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/reliable"
+	"github.com/netphys/netphys/vecmath"
+)
+
+// hostile is guest 3 with a client of its own: a real Guest underneath
+// follows the match (the host's versions and states, what it would send
+// is thrown away), and every frame the hostile writes its own packets,
+// well formed, on its own endpoint: its avatar, standing still by the
+// tower, and the claims of the attack of the moment.
+type hostile struct {
+	t      *testing.T
+	inner  *Guest
+	ep     *reliable.Endpoint
+	frame  int
+	attack func(x *hostile) []packet
+	buf    []byte
+}
+
+const hostileTower, hostileCubes = 4, 10
+
+// hostileHand is where the hostile's hands stay: by the tower, touching
+// nothing, within reach of the tower and of cube 4 and 5, far from the
+// others.
+var hostileHand = vecmath.V3(-1.3, 1.5, -3.5)
+
+func newHostile(t *testing.T, now time.Time) *hostile {
+	cfg := DefaultConfig()
+	cfg.Player = 3
+	inner, err := NewGuest(cfg, newToyTower(3, hostileCubes, hostileTower), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := reliable.NewEndpoint(cfg.Reliable, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hostile{t: t, inner: inner, ep: ep, buf: make([]byte, 4096)}
+}
+
+func (x *hostile) Receive(now time.Time, d []byte) error {
+	_, _, _ = x.ep.ReceivePacket(now, d) // for its acks
+	return x.inner.Receive(now, d)
+}
+
+func (x *hostile) Update(now time.Time, send func([]byte)) error {
+	if err := x.inner.Update(now, func([]byte) {}); err != nil {
+		return err
+	}
+	x.frame++
+	ps := []packet{{}}
+	if x.attack != nil {
+		if a := x.attack(x); len(a) > 0 {
+			ps = a
+		}
+	}
+	for k := range ps {
+		p := &ps[k]
+		p.tick, p.player, p.present = x.inner.Tick(), 3, 1<<3
+		if k == 0 {
+			a := avatarSample{player: 3, time: x.inner.Tick(), avatar: x.inner.game.Avatar(3)}
+			a.avatar.Hands[0].Pos, a.avatar.Hands[1].Pos = hostileHand, hostileHand
+			a.avatar.Held = [2]Held{}
+			for h, held := range p.avatars {
+				a.avatar.Held[h], a.held[h] = held.avatar.Held[0], held.held[0]
+			}
+			p.avatars = []avatarSample{a}
+		}
+		data, err := x.inner.wc.encode(x.buf, CoderRange, p)
+		if err != nil {
+			x.t.Fatal(err)
+		}
+		_, ds, err := x.ep.SendPacket(now, data)
+		if err != nil {
+			x.t.Fatal(err)
+		}
+		for _, d := range ds {
+			send(d)
+		}
+	}
+	return nil
+}
+
+// claim is an update of object i by the hostile at state s, one ahead of
+// the version it knows.
+func (x *hostile) claim(i int, s physics.BodyState) update {
+	q, err := x.inner.q.quantize(s)
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	_, _, v := x.inner.Authority(i)
+	v.Auth++
+	return update{id: i, auth: OwnerOf(3), ver: v, state: q}
+}
+
+// hold is a forged avatar that holds object i in its first hand.
+func (x *hostile) hold(i int) avatarSample {
+	_, _, v := x.inner.Authority(i)
+	a := avatarSample{}
+	a.avatar.Held[0] = Held{Holding: true, Object: i, Relative: vecmath.TransformIdentity}
+	a.held[0] = Version{v.Own + 1, v.Auth + 1}
+	return a
+}
+
+// The attacks, a second each.
+var attacks = []struct {
+	name string
+	// packets of one frame; counter says what the host must count
+	send    func(x *hostile) []packet
+	counter func(c Counters) uint64
+	want    uint64
+}{
+	{"take a cube under another player's authority", func(x *hostile) []packet {
+		if a, _, _ := x.inner.Authority(6); a != OwnerOf(1) {
+			return nil
+		}
+		return []packet{{updates: []update{x.claim(6, x.inner.game.Object(6))}}}
+	}, func(c Counters) uint64 { return c.Implausible }, 1},
+	{"teleport the tower into one point", func(x *hostile) []packet {
+		var us []update
+		for i := range hostileTower {
+			us = append(us, x.claim(i, physics.BodyState{Position: vecmath.V3(0, 9, -3), Rotation: vecmath.QuatIdentity}))
+		}
+		return []packet{{updates: us}}
+	}, func(c Counters) uint64 { return c.Implausible }, hostileTower},
+	{"launch a cube at 60 m/s", func(x *hostile) []packet {
+		s := x.inner.game.Object(4)
+		s.AtRest, s.LinearVelocity = false, vecmath.V3(60, 0, 0)
+		return []packet{{updates: []update{x.claim(4, s)}}}
+	}, func(c Counters) uint64 { return c.Implausible }, 1},
+	{"hold two far cubes a frame", func(x *hostile) []packet {
+		i := 7 + x.frame%3
+		return []packet{{avatars: []avatarSample{x.hold(i), x.hold(7 + (i-6)%3)}}}
+	}, func(c Counters) uint64 { return c.Implausible }, 2},
+	{"wrap a version: 160 claims of +250 in one frame", func(x *hostile) []packet {
+		if x.frame != 1 {
+			return nil
+		}
+		u := x.claim(5, x.inner.game.Object(5))
+		var ps []packet
+		for range 160 {
+			ps = append(ps, packet{updates: []update{u}})
+			u.ver.Auth += 250
+		}
+		return ps
+	}, func(c Counters) uint64 { return c.Forged + c.Stale }, 158}, // the first two fit the second's budget
+}
+
+// TestHostileGuestIsOverruled: a host, two honest guests and a hostile
+// third at 100 ms RTT. Guest 1 pushes a cube; the hostile runs every
+// attack for a second, then only stands there. Every attack is overruled
+// and counted; afterwards the tower stands on the host as it stood, no
+// cube left the table, and the honest guests hold the host's bits with
+// nobody's authority over anything.
+func TestHostileGuestIsOverruled(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxImplausible = 0 // count every attack; TestHostileGuestIsDropped drops it
+	host, hg, m, honest, guests, x := hostileMatch(t, cfg)
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var tower [hostileTower]vecmath.Vec3
+	for i := range tower {
+		tower[i] = hg.Object(i).Position
+	}
+	// Guest 1 sweeps its hand through cube 6 (it gets there in about 1.3
+	// s): the cube is its, moving, while the first attack runs.
+	c6 := hg.Object(6).Position
+	honest[0].target = c6.Add(c6.Sub(toyHome(1)).Scale(0.5))
+	if err := m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range attacks {
+		before := a.counter(host.Counters())
+		x.attack, x.frame = a.send, 0
+		if err := m.Run(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if n := a.counter(host.Counters()) - before; n < a.want {
+			t.Errorf("%s: %d counted, want at least %d", a.name, n, a.want)
+		}
+	}
+	x.attack = nil
+	honest[0].target = toyHome(1)
+	if err := m.Run(8 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range tower {
+		if d := hg.Object(i).Position.Sub(at).Length(); d > 0.05 {
+			t.Errorf("tower cube %d moved %.2f m on the host", i, d)
+		}
+	}
+	for i := range host.objs {
+		s := hg.Object(i)
+		if s.Position.Y < 0 || s.Position.Y > 5 || s.Position.Length() > 20 || !s.AtRest {
+			t.Errorf("cube %d at %v, at rest %v: off the table, or still moving", i, s.Position, s.AtRest)
+		}
+		for k, g := range honest {
+			if g.Object(i) != s {
+				t.Errorf("cube %d differs on guest %d", i, k+1)
+			}
+			if a, _, v := guests[k].Authority(i); a != Nobody || v != host.objs[i].ver {
+				t.Errorf("guest %d credits %d with cube %d, version %v (the host's %v)", k+1, a, i, v, host.objs[i].ver)
+			}
+		}
+		if a, _, _ := host.Authority(i); a != Nobody {
+			t.Errorf("the host credits %d with cube %d", a, i)
+		}
+	}
+	t.Logf("host counters: implausible %d (guest 3: %d), forged %d, stale %d", host.Counters().Implausible, host.Implausible(2), host.Counters().Forged, host.Counters().Stale)
+}
+
+// hostileMatch is a host of cfg, two honest guests and the hostile at
+// 100 ms RTT.
+func hostileMatch(t *testing.T, cfg Config) (*Host, *toyGame, *simmatch.Match, []*toyGame, []*Guest, *hostile) {
+	hg := newToyTower(0, hostileCubes, hostileTower)
+	host, err := NewHost(cfg, hg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 5, Conditions: netsim.Conditions{Latency: 50 * time.Millisecond}}}, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var honest []*toyGame
+	var guests []*Guest
+	for p := Player(1); p <= 2; p++ {
+		g := newToyTower(p, hostileCubes, hostileTower)
+		gcfg := DefaultConfig()
+		gcfg.Player = p
+		guest, err := NewGuest(gcfg, g, m.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Join(guest); err != nil {
+			t.Fatal(err)
+		}
+		honest, guests = append(honest, g), append(guests, guest)
+	}
+	x := newHostile(t, m.Now())
+	if _, err := m.Join(x); err != nil {
+		t.Fatal(err)
+	}
+	return host, hg, m, honest, guests, x
+}
+
+// TestHostileGuestIsDropped: past Config.MaxImplausible overruled claims
+// the host drops the hostile guest from the match: its packets are
+// refused, its avatar goes, and the others play on.
+func TestHostileGuestIsDropped(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxImplausible = 20
+	host, _, m, _, _, x := hostileMatch(t, cfg)
+	if err := m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	x.attack = attacks[3].send // two far holds a frame
+	if err := m.Run(4 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := host.Implausible(2); n != 21 {
+		t.Fatalf("%d implausible claims counted, want the 21 that dropped it", n)
+	}
+	if err := host.Receive(m.Now(), 2, []byte{0}); !errors.Is(err, ErrDropped) {
+		t.Fatalf("a packet of the dropped guest: %v, want ErrDropped", err)
+	}
+	if host.relayed[3] || host.links[3] != nil {
+		t.Fatal("the dropped guest is still seated")
+	}
+}

@@ -1,0 +1,196 @@
+package statesync
+
+import (
+	"errors"
+	"time"
+
+	"github.com/netphys/netphys/vecmath"
+)
+
+// The host judges a guest's claims as physics would. Versions tell which
+// of two claims is newer; they do not tell whether a claim could have
+// happened. A guest that writes its own packets (a valid token, its own
+// client) could otherwise teleport a tower, launch cubes at 60 m/s, take
+// cubes under other players' authority or hold every cube on the table.
+// So an update or a hold is taken only if it is physically possible from
+// the host's last state of the object:
+//
+//   - speed: linear and angular velocities within Limits;
+//   - displacement: the claimed position lies within MaxSpeed × elapsed +
+//     Slack of the host's copy, elapsed being the time since the host last
+//     took a state of the object from this guest (a new claim: the round
+//     trip, since the guest's copy runs ahead of the host's);
+//   - taking: a guest takes authority only over an object within
+//     ContactRange of its avatar (a hand or the head touched it) or of an
+//     object it has authority over or holds (one of its cubes touched
+//     it), the distance allowed growing by the speed of what touched it
+//     over the round trip; an object under another player's authority
+//     only by its avatar;
+//   - holds: a hand holds only an object within HoldReach of it, and a
+//     hand moves no faster than MaxSpeed between two samples.
+//
+// An implausible claim is not applied: the host's state stands, and goes
+// to everybody, the claimant included, with the host's version. Each is
+// counted per guest (Host.Implausible); a guest past
+// Config.MaxImplausible is dropped from the match (Host.Receive returns
+// ErrDropped).
+
+// Limits are the physical bounds of a game's objects and players.
+type Limits struct {
+	// MaxSpeed bounds, m/s, an object's speed and a hand's: a throw's hand
+	// speed and what a fall adds. MaxAngularSpeed bounds spins, rad/s.
+	MaxSpeed, MaxAngularSpeed float64
+	// HoldReach is how far, m, a held object's centre may be from the hand
+	// that holds it.
+	HoldReach float64
+	// ContactRange is how far apart, m, the centres of two things that
+	// touch can be: an object and a hand or another object.
+	ContactRange float64
+	// Slack, m, absorbs the quantization and the soft contacts.
+	Slack float64
+}
+
+// Plausibility is an optional interface of a Game: the bounds the host
+// judges guests' claims by. A Game that does not implement it is judged
+// by DefaultLimits, the VR table's.
+type Plausibility interface {
+	Limits() Limits
+}
+
+// DefaultLimits are the VR table's bounds: 1 m cubes, hands that move at
+// most 20 m/s and grab within 0.9 m.
+func DefaultLimits() Limits {
+	return Limits{MaxSpeed: 30, MaxAngularSpeed: 40, HoldReach: 1.5, ContactRange: 2, Slack: 0.25}
+}
+
+// ErrDropped is returned for a packet from a guest the host dropped from
+// the match for implausible claims.
+var ErrDropped = errors.New("statesync: guest dropped for implausible claims")
+
+// limits returns the game's bounds.
+func limitsOf(g Game) Limits {
+	if p, ok := g.(Plausibility); ok {
+		return p.Limits()
+	}
+	return DefaultLimits()
+}
+
+// rtt is the round trip of a guest's link, the longest of the last few
+// seconds' (a round trip that jumps up must not make honest claims look
+// too far), at least two steps and at most a second, in seconds.
+func (h *Host) rtt(l *link) float64 {
+	r := l.ep.Stats().RTTMax.Seconds()
+	return min(max(r, 2*h.cfg.TimeStep.Seconds()), 1)
+}
+
+// plausibleUpdate reports whether guest p's update u of an object whose
+// version it moves on by c (Compare's result) is physically possible.
+func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
+	lim := &h.limits
+	st := h.q.body(u.state)
+	if st.LinearVelocity.LengthSq() > lim.MaxSpeed*lim.MaxSpeed || st.AngularVelocity.LengthSq() > lim.MaxAngularSpeed*lim.MaxAngularSpeed {
+		return false
+	}
+	o, cur := &h.objs[u.id], h.game.Object(u.id)
+	elapsed := h.rtt(l)
+	if o.auth == OwnerOf(p) && c == 0 && l.took[u.id] != 0 {
+		elapsed = float64(h.tick-l.took[u.id]+1) * h.cfg.TimeStep.Seconds()
+	}
+	elapsed += h.cfg.JitterDelay.Seconds() // the host's copy is played back that late
+	if reach := float64(lim.MaxSpeed*elapsed) + lim.Slack; st.Position.Sub(cur.Position).LengthSq() > reach*reach {
+		return false
+	}
+	if o.auth == OwnerOf(p) {
+		return true
+	}
+	return h.touchedBy(l, p, u.id, o.auth == Nobody)
+}
+
+// touchedBy reports whether guest p could have touched object i: its
+// avatar is within reach of it, or (byObjects) an object p has authority
+// over or holds is.
+func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
+	lim := &h.limits
+	at := h.game.Object(i).Position
+	rtt := h.rtt(l)
+	if h.relayed[p] {
+		a := &h.relay[p].avatar
+		reach := lim.ContactRange + float64(lim.MaxSpeed*rtt)
+		for _, t := range []vecmath.Transform{a.Head, a.Hands[0], a.Hands[1]} {
+			if t.Pos.Sub(at).LengthSq() <= reach*reach {
+				return true
+			}
+		}
+	}
+	if !byObjects {
+		return false
+	}
+	me := OwnerOf(p)
+	// The objects this packet claims (a chain of contacts is taken in one
+	// step, and its claims arrive together, in priority order).
+	for k := range h.in.updates {
+		if u := &h.in.updates[k]; u.id != i && u.auth == me {
+			s := h.q.body(u.state)
+			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
+			if s.Position.Sub(at).LengthSq() <= reach*reach {
+				return true
+			}
+		}
+	}
+	for j := range h.objs {
+		if o := &h.objs[j]; j != i && (o.auth == me || o.holder == me) {
+			s := h.game.Object(j)
+			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
+			if s.Position.Sub(at).LengthSq() <= reach*reach {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plausibleAvatar reports whether guest p's avatar sample a could follow
+// its previous one: its hands moved no faster than MaxSpeed.
+func (h *Host) plausibleAvatar(p Player, a *avatarSample) bool {
+	if !h.relayed[p] {
+		return true
+	}
+	prev := &h.relay[p]
+	dt := float64(int32(a.time-prev.time)) * h.cfg.TimeStep.Seconds()
+	reach := float64(h.limits.MaxSpeed*dt) + h.limits.Slack
+	for k := range a.avatar.Hands {
+		if a.avatar.Hands[k].Pos.Sub(prev.avatar.Hands[k].Pos).LengthSq() > reach*reach {
+			return false
+		}
+	}
+	return true
+}
+
+// holdInReach reports whether object i lies within HoldReach of the hand
+// hand, allowing for its motion over the round trip.
+func (h *Host) holdInReach(l *link, hand vecmath.Vec3, i int) bool {
+	s := h.game.Object(i)
+	reach := h.limits.HoldReach + h.limits.Slack + float64(s.LinearVelocity.Length()*h.rtt(l))
+	return s.Position.Sub(hand).LengthSq() <= reach*reach
+}
+
+// implausible counts an implausible claim of guest p and drops the guest
+// past Config.MaxImplausible.
+func (h *Host) implausible(now time.Time, p Player) {
+	h.stats.Implausible++
+	h.implausibleBy[p]++
+	if h.cfg.MaxImplausible > 0 && h.implausibleBy[p] > uint64(h.cfg.MaxImplausible) && !h.dropped[p] {
+		h.Leave(now, int(p)-1)
+		h.dropped[p] = true
+	}
+}
+
+// Implausible returns how many of the claims of the guest in slot the
+// host found physically impossible and overruled.
+func (h *Host) Implausible(slot int) uint64 {
+	p, ok := seat(slot)
+	if !ok {
+		return 0
+	}
+	return h.implausibleBy[p]
+}

@@ -1,0 +1,134 @@
+package tokenservice_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"testing"
+
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/agones"
+	"github.com/netphys/netphys/transport/agones/agonestest"
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/tokenservice"
+)
+
+// TestTokensNameTheAllocatedGameServer: the handler allocates a game
+// server through a fake of Agones' allocation endpoint for the first
+// player of a match, annotates it with the match id, and every token of
+// that match names its address; with no Ready server the answer is 503.
+func TestTokensNameTheAllocatedGameServer(t *testing.T) {
+	fleet := map[string]string{"agones.dev/fleet": "netphys"}
+	gs := agonestest.New(4, fleet)
+	defer gs.Close()
+	served := netip.MustParseAddrPort("10.1.2.3:7654")
+	fakeAlloc := &agonestest.Allocator{GameServer: gs, Name: "netphys-test", Labels: fleet, Address: served}
+	allocSrv := httptest.NewServer(fakeAlloc)
+	defer allocSrv.Close()
+
+	alloc := &tokenservice.Allocator{URL: allocSrv.URL + "/apis/allocation.agones.dev/v1/namespaces/default/gameserverallocations",
+		Selectors: []map[string]string{{"agones.dev/fleet": "netphys"}}, Port: "default"}
+	h := &tokenservice.Handler{
+		Params:     netcode.DefaultTokenParams(),
+		PrivateKey: testKey,
+		Logger:     quiet,
+		Authenticate: func(r *http.Request) (uint64, []byte, error) {
+			var id uint64
+			_, err := fmt.Sscan(r.URL.Query().Get("player"), &id)
+			return id, nil, err
+		},
+		Servers: alloc.ForMatch(func(r *http.Request) (string, error) { return r.URL.Query().Get("match"), nil }),
+	}
+	h.Params.ProtocolID = testProtocol
+	web := httptest.NewServer(h)
+	defer web.Close()
+
+	// The fleet's one server is not Ready yet: no game server.
+	if code, body := get(t, web.URL+"?player=1&match=m-1"); code != http.StatusServiceUnavailable {
+		t.Fatalf("allocation before Ready: HTTP %d %s, want 503", code, body)
+	}
+	c := agones.New(gs.URL())
+	if err := c.Ready(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for player := 1; player <= 2; player++ {
+		code, body := get(t, fmt.Sprintf("%s?player=%d&match=m-1", web.URL, player))
+		if code != http.StatusOK {
+			t.Fatalf("player %d: HTTP %d %s", player, code, body)
+		}
+		tok, err := transport.DecodeToken([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tok.ServerAddresses) != 1 || tok.ServerAddresses[0] != served {
+			t.Fatalf("player %d's token names %v, want %v", player, tok.ServerAddresses, served)
+		}
+	}
+	reqs := fakeAlloc.Requests()
+	if len(reqs) != 2 { // the refused one before Ready, then one for m-1
+		t.Fatalf("%d allocation requests, want 2 (one per match, one refused)", len(reqs))
+	}
+	if reqs[1].Spec.Metadata.Annotations[tokenservice.MatchAnnotation] != "m-1" || reqs[1].Spec.Selectors[0].MatchLabels["agones.dev/fleet"] != "netphys" {
+		t.Fatalf("allocation request %+v", reqs[1].Spec)
+	}
+	if a := gs.GameServer().ObjectMeta.Annotations[tokenservice.MatchAnnotation]; a != "m-1" || gs.State() != agones.StateAllocated {
+		t.Fatalf("game server: state %s, match annotation %q", gs.State(), a)
+	}
+	// A second match finds the one server taken.
+	if code, _ := get(t, web.URL+"?player=3&match=m-2"); code != http.StatusServiceUnavailable {
+		t.Fatalf("second match with the fleet full: HTTP %d, want 503", code)
+	}
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestAllocatorReadsBothAPIsAndRefusesBadAnswers: the allocator service's
+// AllocationResponse and the Kubernetes GameServerAllocation both read;
+// answers without an address or port, or of another state, are errors.
+func TestAllocatorReadsBothAPIsAndRefusesBadAnswers(t *testing.T) {
+	for _, tt := range []struct {
+		api    tokenservice.API
+		status int
+		answer string
+		want   string // address, or "" for an error
+		noGS   bool
+	}{
+		{tokenservice.AllocatorService, 200, `{"gameServerName":"gs-1","ports":[{"name":"default","port":7001}],"address":"192.0.2.1","nodeName":"n"}`, "192.0.2.1:7001", false},
+		{tokenservice.AllocatorService, 429, `{"code":8,"message":"no available GameServer"}`, "", true},
+		{tokenservice.Kubernetes, 201, `{"status":{"state":"Allocated","address":"::1","ports":[{"name":"gs","port":9}]}}`, "[::1]:9", false},
+		{tokenservice.Kubernetes, 201, `{"status":{"state":"Contention"}}`, "", true},
+		{tokenservice.Kubernetes, 201, `{"status":{"state":"Allocated","address":"game.example","ports":[{"port":9}]}}`, "", false},
+		{tokenservice.Kubernetes, 201, `{"status":{"state":"Allocated","address":"192.0.2.1","ports":[{"port":70000}]}}`, "", false},
+		{tokenservice.Kubernetes, 201, `{"kind":"Status"}`, "", false},
+		{tokenservice.Kubernetes, 403, `forbidden`, "", false},
+		{tokenservice.Kubernetes, 201, `{"status":`, "", false},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(tt.status)
+			io.WriteString(w, tt.answer)
+		}))
+		a := &tokenservice.Allocator{URL: srv.URL, API: tt.api}
+		al, err := a.Allocate(t.Context(), "m", nil)
+		srv.Close()
+		switch {
+		case tt.want != "" && (err != nil || al.Address.String() != tt.want):
+			t.Errorf("%s: %v %v, want %s", tt.answer, al.Address, err, tt.want)
+		case tt.want == "" && err == nil:
+			t.Errorf("%s: allocated %v, want an error", tt.answer, al.Address)
+		case tt.noGS != errors.Is(err, tokenservice.ErrNoGameServer):
+			t.Errorf("%s: %v: ErrNoGameServer is %v, want %v", tt.answer, err, !tt.noGS, tt.noGS)
+		}
+	}
+}
