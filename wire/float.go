@@ -49,12 +49,41 @@ func (r FloatRange) Index(v float64) (uint64, error) {
 		return 0, fmt.Errorf("wire: float range %+v: %w", r, ErrConfig)
 	}
 	steps := r.Steps()
-	hi := math.Max(r.Max, r.Value(steps))
-	if !(v >= r.Min && v <= hi) {
-		return 0, fmt.Errorf("wire: %v outside [%v, %v]: %w", v, r.Min, r.Max, ErrRange)
+	if !r.holds(v, steps) {
+		return 0, &rangeError{v: v, min: r.Min, max: r.Max, axis: -1}
 	}
 	return min(uint64(math.Floor((v-r.Min)/r.Res+0.5)), steps), nil
 }
+
+// Contains reports whether Index quantizes v without an error: a sender
+// asking whether a value fits pays for no error.
+func (r FloatRange) Contains(v float64) bool { return r.valid() && r.holds(v, r.Steps()) }
+
+// holds reports whether v is within the valid range r, whose largest
+// index is steps.
+func (r FloatRange) holds(v float64, steps uint64) bool {
+	return v >= r.Min && v <= math.Max(r.Max, r.Value(steps))
+}
+
+// rangeError is the ErrRange of a value outside a FloatRange (axis -1) or
+// an axis of Bounds. It is one allocation and its message is formatted
+// only when read: senders that try a value against a range and take
+// another way when it does not fit (statesync's hands) meet it every
+// packet, and fmt.Errorf cost them seven allocations a miss.
+type rangeError struct {
+	v, min, max float64
+	axis        int
+}
+
+func (e *rangeError) Error() string {
+	msg := fmt.Sprintf("wire: %v outside [%v, %v]: %v", e.v, e.min, e.max, ErrRange)
+	if e.axis >= 0 {
+		msg = fmt.Sprintf("wire: axis %d: %s", e.axis, msg)
+	}
+	return msg
+}
+
+func (e *rangeError) Unwrap() error { return ErrRange }
 
 // Quantize returns the value the receiver decodes for v.
 func (r FloatRange) Quantize(v float64) (float64, error) {
@@ -113,10 +142,19 @@ func (b Bounds) Index(v vecmath.Vec3) ([3]uint64, error) {
 	for i := range q {
 		var err error
 		if q[i], err = b.Axis(i).Index(v.Comp(i)); err != nil {
+			if re, ok := err.(*rangeError); ok {
+				re.axis = i
+				return q, re
+			}
 			return q, fmt.Errorf("wire: axis %d: %w", i, err)
 		}
 	}
 	return q, nil
+}
+
+// Contains reports whether Index quantizes v without an error.
+func (b Bounds) Contains(v vecmath.Vec3) bool {
+	return b.Axis(0).Contains(v.X) && b.Axis(1).Contains(v.Y) && b.Axis(2).Contains(v.Z)
 }
 
 // Value returns the vector of quantized indices q.

@@ -67,3 +67,28 @@ func SerializeModelBit(s Stream, p *Prob, bit *bool) error {
 	}
 	return SerializeBool(s, bit)
 }
+
+// SerializeProbBit codes *bit under the probability p, as
+// SerializeModelBit does under a model, but leaves updating the model to
+// the caller (an adaptive model of its own that loads p from its state).
+// On the range coder it costs no allocation: a Prob whose address went
+// into a ModelStream's interface call would escape to the heap, one
+// allocation per coded bit.
+func SerializeProbBit(s Stream, p Prob, bit *bool) error {
+	switch c := s.(type) {
+	case *RangeEncoder:
+		b, err := c.ModelBit(&p, *bit)
+		*bit = b
+		return err
+	case *RangeDecoder:
+		b, err := c.ModelBit(&p, *bit)
+		*bit = b
+		return err
+	case ModelStream:
+		q := p // escapes: only another ModelStream pays for it
+		b, err := c.ModelBit(&q, *bit)
+		*bit = b
+		return err
+	}
+	return SerializeBool(s, bit)
+}

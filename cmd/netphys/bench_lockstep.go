@@ -231,20 +231,9 @@ func runLockstepRow(o lsOptions, c lsCondition, mode lsMode) (lsResult, error) {
 	if err != nil {
 		return r, err
 	}
-	clients := make([]*lockstep.Client[scene.Input, *scene.Input], o.players)
-	for p := range clients {
-		var game lockstep.Game[scene.Input] = &inputChain{}
-		if o.game != nil {
-			if game, err = scene.NewLockstep(*o.game, scene.DefaultConfig(), o.players); err != nil {
-				return r, err
-			}
-		}
-		if clients[p], err = lockstep.NewClient[scene.Input](cfg, game, scene.PlayerBot(p), simmatch.Epoch); err != nil {
-			return r, err
-		}
-		if _, err := m.Join(clients[p]); err != nil {
-			return r, err
-		}
+	clients, err := joinLockstepPlayers(m, cfg, o.players, o.game)
+	if err != nil {
+		return r, err
 	}
 	if r.err = m.Run(o.warmup); r.err != nil {
 		r.desyncs = 1

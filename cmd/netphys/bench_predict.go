@@ -162,11 +162,7 @@ func predictMatch(ctx context.Context, progress io.Writer, rate int, pc predictC
 	cfg.TickRate = rate
 	acfg := scene.DefaultArenaConfig(rate)
 	acfg.Players = players
-	newGame := func() (*timedArena, error) {
-		a, err := scene.NewArena(acfg)
-		return &timedArena{Arena: a}, err
-	}
-	sg, err := newGame()
+	sg, err := newTimedArena(acfg)
 	if err != nil {
 		return row, err
 	}
@@ -178,19 +174,9 @@ func predictMatch(ctx context.Context, progress io.Writer, rate int, pc predictC
 	if err != nil {
 		return row, err
 	}
-	clients := make([]*predict.Client[scene.ArenaInput, *scene.ArenaInput], players)
-	games := make([]*timedArena, players)
-	for p := range clients {
-		if games[p], err = newGame(); err != nil {
-			return row, err
-		}
-		bot := scene.NewBot(p, seed, acfg)
-		if clients[p], err = predict.NewClient[scene.ArenaInput](cfg, games[p], bot.Input, simmatch.Epoch); err != nil {
-			return row, err
-		}
-		if _, err := m.Join(clients[p]); err != nil {
-			return row, err
-		}
+	clients, games, err := joinArenaBots(m, cfg, acfg, players, seed)
+	if err != nil {
+		return row, err
 	}
 	type shot struct {
 		shooter int

@@ -236,17 +236,9 @@ type restEvent struct {
 func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (statesyncRow, error) {
 	row := statesyncRow{name: c.name, hostRested: -1, stop: min(run.play, scene.VRMatchPlaySeconds*60) / 60}
 	vcfg := scene.DefaultVRConfig()
-	worlds := make([]*scene.VR, statesync.MaxPlayers)
-	bots := make([]*scene.VRBot, statesync.MaxPlayers)
-	for p := range worlds {
-		v, err := scene.NewVR(vcfg, statesync.Player(p), nil)
-		if err != nil {
-			return row, err
-		}
-		bots[p] = scene.NewVRBot(p, scene.VRMatch(v, p))
-		if worlds[p], err = scene.NewVR(vcfg, statesync.Player(p), bots[p]); err != nil {
-			return row, err
-		}
+	worlds, bots, err := newVRTable(vcfg)
+	if err != nil {
+		return row, err
 	}
 	cfg := statesync.DefaultConfig()
 	cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
@@ -266,18 +258,11 @@ func runStatesync(ctx context.Context, c statesyncCondition, run statesyncRun) (
 		Authority(int) (statesync.Owner, statesync.Owner, statesync.Version)
 		Counters() statesync.Counters
 	}{host}
-	var guests []*statesync.Guest
-	for p := 1; p < statesync.MaxPlayers; p++ {
-		gcfg := cfg
-		gcfg.Player = statesync.Player(p)
-		g, err := statesync.NewGuest(gcfg, worlds[p], m.Now())
-		if err != nil {
-			return row, err
-		}
-		if _, err := m.Join(g); err != nil {
-			return row, err
-		}
-		guests = append(guests, g)
+	guests, err := joinVRGuests(m, cfg, worlds)
+	if err != nil {
+		return row, err
+	}
+	for _, g := range guests {
 		nodes = append(nodes, g)
 	}
 	cubes := worlds[0].Objects()

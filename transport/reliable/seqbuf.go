@@ -16,12 +16,15 @@ type sequenceBuffer[T any] struct {
 	next Sequence
 	mask int      // len-1
 	seqs []uint32 // per slot: the sequence it holds, or emptyEntry
-	data []T
+	data []T      // per slot: its record; nil until the first insert
 }
 
-// newSequenceBuffer returns a buffer of n entries, n a power of two.
+// newSequenceBuffer returns a buffer of n entries, n a power of two. The
+// records are allocated at the first insert: an endpoint whose peer never
+// fragments never pays for its reassembly slots (64 of about 100 bytes,
+// a quarter of an endpoint's memory).
 func newSequenceBuffer[T any](n int) *sequenceBuffer[T] {
-	b := &sequenceBuffer[T]{mask: n - 1, seqs: make([]uint32, n), data: make([]T, n)}
+	b := &sequenceBuffer[T]{mask: n - 1, seqs: make([]uint32, n)}
 	b.reset()
 	return b
 }
@@ -75,6 +78,9 @@ func (b *sequenceBuffer[T]) insert(s Sequence) *T {
 		b.advance(s)
 	} else if b.stale(s) {
 		return nil
+	}
+	if b.data == nil {
+		b.data = make([]T, len(b.seqs))
 	}
 	i := b.index(s)
 	b.seqs[i] = uint32(s)

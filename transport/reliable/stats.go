@@ -30,11 +30,24 @@ type Stats struct {
 	SentKbps, ReceivedKbps, AckedKbps float64
 }
 
-// rttState holds the RTT samples, in milliseconds as in reliable.c.
+// rttState holds the RTT samples, in milliseconds as in reliable.c, and
+// running figures over them, so that Update costs O(1) instead of two
+// passes over the whole history (512 samples by default): those passes
+// were the largest share of a lockstep relay's CPU, four endpoints a
+// match, every tick. n, lo and hi are exact. sum and sumSq drift by a
+// rounding error per sample, so they are summed again from the history
+// every len(history) samples; lo and hi are found again when a sample
+// that was one of them is overwritten.
 type rttState struct {
 	smoothed float64
 	history  []float64 // by sequence % len; negative: no sample
 	changed  bool      // a sample or a reset since the stats were computed
+
+	n          int     // samples in history
+	sum, sumSq float64 // of the samples and of their squares
+	lo, hi     float64 // least and greatest sample; when n > 0 and !stale
+	stale      bool    // lo or hi left the history: find them again
+	added      int     // samples since sum and sumSq were summed afresh
 }
 
 func newRTTState(n int) rttState {
@@ -48,17 +61,59 @@ func (r *rttState) reset() {
 	for i := range r.history {
 		r.history[i] = -1
 	}
+	r.n, r.sum, r.sumSq, r.lo, r.hi, r.stale, r.added = 0, 0, 0, 0, 0, false, 0
 }
 
 // sample records the RTT in milliseconds of the packet seq.
 func (r *rttState) sample(seq Sequence, ms, factor float64) {
-	r.history[int(seq)%len(r.history)] = ms
+	i := int(seq) % len(r.history)
+	if old := r.history[i]; old >= 0 {
+		r.n--
+		r.sum -= old
+		r.sumSq -= float64(old * old)
+		if old == r.lo || old == r.hi {
+			r.stale = true
+		}
+	}
+	r.history[i] = ms
+	if ms >= 0 {
+		if r.n == 0 {
+			r.lo, r.hi, r.stale = ms, ms, false
+		} else {
+			r.lo, r.hi = min(r.lo, ms), max(r.hi, ms)
+		}
+		r.n++
+		r.sum += ms
+		r.sumSq += float64(ms * ms)
+		r.added++
+	}
 	r.changed = true
 	if r.smoothed == 0 && ms > 0 {
 		r.smoothed = ms
 		return
 	}
 	r.smoothed = emaStep(r.smoothed, ms, factor)
+}
+
+// refresh sums the history afresh where the running figures need it.
+func (r *rttState) refresh() {
+	if !r.stale && r.added < len(r.history) {
+		return
+	}
+	r.n, r.sum, r.sumSq, r.lo, r.hi = 0, 0, 0, 0, 0
+	for _, ms := range r.history {
+		if ms < 0 {
+			continue
+		}
+		if r.n == 0 {
+			r.lo, r.hi = ms, ms
+		}
+		r.lo, r.hi = min(r.lo, ms), max(r.hi, ms)
+		r.n++
+		r.sum += ms
+		r.sumSq += float64(ms * ms)
+	}
+	r.stale, r.added = false, 0
 }
 
 func millis(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
@@ -68,58 +123,42 @@ func millis(ms float64) time.Duration { return time.Duration(ms * float64(time.M
 func (e *Endpoint) Update(now time.Time) {
 	e.now = now
 	e.updateRTTStats()
-	e.updatePacketLoss()
+	w := e.sentWindow()
+	e.updatePacketLoss(w.sent, w.dropped)
 	f := e.cfg.BandwidthSmoothingFactor
-	e.stats.SentKbps = e.sentSpan(false).smooth(e.stats.SentKbps, f)
-	e.stats.AckedKbps = e.sentSpan(true).smooth(e.stats.AckedKbps, f)
+	e.stats.SentKbps = w.all.smooth(e.stats.SentKbps, f)
+	e.stats.AckedKbps = w.acked.smooth(e.stats.AckedKbps, f)
 	e.stats.ReceivedKbps = e.receivedSpan().smooth(e.stats.ReceivedKbps, f)
 }
 
 // Stats returns the estimates of the last Update.
 func (e *Endpoint) Stats() Stats { return e.stats }
 
-// updateRTTStats recomputes the RTT figures over the history, when a
-// sample came since the last time: two passes over 512 samples were a
-// quarter of a lockstep session's CPU when done every Update.
+// updateRTTStats recomputes the RTT figures from the running figures,
+// when a sample came since the last time.
 func (e *Endpoint) updateRTTStats() {
-	if !e.rtt.changed {
+	r := &e.rtt
+	if !r.changed {
 		return
 	}
-	e.rtt.changed = false
-	lo, hi, sum, n := 10000.0, 0.0, 0.0, 0
-	for _, ms := range e.rtt.history {
-		if ms < 0 {
-			continue
-		}
-		lo, hi = min(lo, ms), max(hi, ms)
-		sum += ms
-		n++
-	}
-	if n == 0 {
-		lo = 0
-	}
-	avg := 0.0
-	if n > 0 {
-		avg = sum / float64(n)
-	}
-	excess, maxExcess, sq := 0.0, 0.0, 0.0
-	for _, ms := range e.rtt.history {
-		if ms < 0 {
-			continue
-		}
-		excess += ms - lo
-		maxExcess = max(maxExcess, ms-lo)
-		d := ms - avg
-		sq += float64(d * d)
-	}
+	r.changed = false
+	r.refresh()
 	s := &e.stats
-	s.RTT = millis(e.rtt.smoothed)
-	s.RTTMin, s.RTTMax, s.RTTAvg = millis(lo), millis(hi), millis(avg)
-	s.JitterAvgVsMin, s.JitterMaxVsMin, s.JitterStdDevVsAvg = 0, millis(maxExcess), 0
-	if n > 0 {
-		s.JitterAvgVsMin = millis(excess / float64(n))
-		s.JitterStdDevVsAvg = millis(math.Sqrt(sq / float64(n)))
+	s.RTT = millis(r.smoothed)
+	s.RTTMin, s.RTTMax, s.RTTAvg = 0, 0, 0
+	s.JitterAvgVsMin, s.JitterMaxVsMin, s.JitterStdDevVsAvg = 0, 0, 0
+	if r.n == 0 {
+		return
 	}
+	n := float64(r.n)
+	avg := r.sum / n
+	// The variance as the mean square less the squared mean; rounding
+	// can leave it a hair below zero when every sample is the same.
+	variance := max(r.sumSq/n-float64(avg*avg), 0)
+	s.RTTMin, s.RTTMax, s.RTTAvg = millis(r.lo), millis(r.hi), millis(avg)
+	s.JitterAvgVsMin = millis(max(avg-r.lo, 0))
+	s.JitterMaxVsMin = millis(r.hi - r.lo)
+	s.JitterStdDevVsAvg = millis(math.Sqrt(variance))
 }
 
 // window returns the oldest sequence of buffer b's window and the number
@@ -128,19 +167,9 @@ func window[T any](b *sequenceBuffer[T]) (Sequence, int) {
 	return b.next - Sequence(len(b.seqs)), len(b.seqs) / 2
 }
 
-func (e *Endpoint) updatePacketLoss() {
-	base, n := window(e.sent)
-	sent, dropped := 0, 0
-	for i := range n {
-		sp := e.sent.find(base + Sequence(i))
-		if sp == nil {
-			continue
-		}
-		sent++
-		if !sp.acked {
-			dropped++
-		}
-	}
+// updatePacketLoss folds the window's loss, dropped of sent, into the
+// smoothed PacketLoss.
+func (e *Endpoint) updatePacketLoss(sent, dropped int) {
 	e.stats.PacketLossSamples = sent
 	if sent == 0 {
 		e.stats.PacketLoss = 0
@@ -179,17 +208,32 @@ func (s span) smooth(avg, factor float64) float64 {
 	return emaStep(avg, kbps, factor)
 }
 
-func (e *Endpoint) sentSpan(ackedOnly bool) span {
+// sentWindowFigures are what Update reads from the older half of the
+// sent-packets window.
+type sentWindowFigures struct {
+	sent, dropped int  // packets, and those never acked
+	all, acked    span // of every packet, and of the acked ones
+}
+
+// sentWindow reads the loss and both sent spans in one pass over the
+// window (it was three, one per figure).
+func (e *Endpoint) sentWindow() sentWindowFigures {
 	base, n := window(e.sent)
-	var s span
+	var w sentWindowFigures
 	for i := range n {
 		sp := e.sent.find(base + Sequence(i))
-		if sp == nil || (ackedOnly && !sp.acked) {
+		if sp == nil {
 			continue
 		}
-		s.add(sp.time, sp.bytes)
+		w.sent++
+		w.all.add(sp.time, sp.bytes)
+		if sp.acked {
+			w.acked.add(sp.time, sp.bytes)
+		} else {
+			w.dropped++
+		}
 	}
-	return s
+	return w
 }
 
 func (e *Endpoint) receivedSpan() span {

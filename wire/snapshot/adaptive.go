@@ -57,7 +57,7 @@ func (m *bitModel) code(s wire.Stream, bit *bool) error {
 	// The zero wire.Prob means "fresh" (1/2); wire clamps the rest away
 	// from 0 and 1.
 	p := wire.Prob(max(m.prob()>>(16-wire.ProbBits), 1))
-	if err := wire.SerializeModelBit(s, &p, bit); err != nil {
+	if err := wire.SerializeProbBit(s, p, bit); err != nil {
 		return err
 	}
 	m.update(*bit)

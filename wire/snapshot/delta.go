@@ -33,10 +33,12 @@ var rotClasses = wire.Classes{2, 4, 7}
 
 func (c Codec) serializeDelta(s wire.Stream, snap *Snapshot, ref Reference) error {
 	cfg := c.stageConfig()
-	cur, err := cfg.codingTarget(s, snap)
+	target, err := cfg.codingTarget(s, snap)
 	if err != nil {
 		return err
 	}
+	defer releaseTarget(s, target)
+	cur := *target
 	base, err := cfg.referenceInts(ref.Base)
 	if err != nil {
 		return fmt.Errorf("snapshot: baseline: %w", err)

@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/netphys/netphys/vecmath"
 	"github.com/netphys/netphys/wire"
@@ -69,40 +71,82 @@ func (cfg Config) referenceInts(snap *Snapshot) ([]quantizedCube, error) {
 	if snap == nil {
 		return nil, nil
 	}
-	if m := snap.memo; m != nil && m.cfg == cfg && len(m.cubes) == len(snap.Cubes) {
-		same := true
-		for i := range m.cubes {
-			if m.cubes[i] != snap.Cubes[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			return m.q, nil
-		}
+	if q := cfg.memoInts(snap); q != nil {
+		return q, nil
 	}
 	return cfg.quantizeAll(snap)
+}
+
+// memoInts returns the integer form of snap from its memo, nil when the
+// memo is not of cfg or the cubes changed since it was made.
+func (cfg Config) memoInts(snap *Snapshot) []quantizedCube {
+	m := snap.memo
+	if m == nil || m.cfg != cfg || len(m.cubes) != len(snap.Cubes) {
+		return nil
+	}
+	for i := range m.cubes {
+		if m.cubes[i] != snap.Cubes[i] {
+			return nil
+		}
+	}
+	return m.q
 }
 
 // quantizeAll returns the integer form of every cube of snap.
 func (cfg Config) quantizeAll(snap *Snapshot) ([]quantizedCube, error) {
 	q := make([]quantizedCube, len(snap.Cubes))
+	return q, cfg.quantizeInto(q, snap)
+}
+
+// quantizeInto writes the integer form of every cube of snap into q
+// (len(snap.Cubes) long).
+func (cfg Config) quantizeInto(q []quantizedCube, snap *Snapshot) error {
 	for i, c := range snap.Cubes {
 		var err error
 		if q[i], err = cfg.quantize(c); err != nil {
-			return nil, fmt.Errorf("snapshot: cube %d: %w", i, err)
+			return fmt.Errorf("snapshot: cube %d: %w", i, err)
 		}
 	}
-	return q, nil
+	return nil
 }
 
+// targets recycles the integer forms that encodings code from: a sender
+// encodes the same snapshot for many receivers, and a fresh one per
+// encoding was 65 KB of garbage for the 901 cubes of the cube world. A
+// pool, rather than a buffer in the Snapshot or its memo, keeps a
+// Snapshot safe to encode from several goroutines at once.
+var targets = sync.Pool{New: func() any { return new([]quantizedCube) }}
+
 // codingTarget returns the integer form of snap when s writes or
-// measures, and zeroed cubes to decode into when s reads.
-func (cfg Config) codingTarget(s wire.Stream, snap *Snapshot) ([]quantizedCube, error) {
+// measures (from snap's memo when it is valid: Quantize and Decode leave
+// one), and zeroed cubes to decode into when s reads. The caller hands
+// it to releaseTarget once the coding is done; when reading, it may keep
+// the slice instead (the decoded snapshot's memo).
+func (cfg Config) codingTarget(s wire.Stream, snap *Snapshot) (*[]quantizedCube, error) {
+	n := len(snap.Cubes)
 	if s.Mode() == wire.Reading {
-		return make([]quantizedCube, len(snap.Cubes)), nil
+		q := make([]quantizedCube, n)
+		return &q, nil
 	}
-	return cfg.quantizeAll(snap)
+	p := targets.Get().(*[]quantizedCube)
+	*p = slices.Grow((*p)[:0], n)[:n]
+	if m := cfg.memoInts(snap); m != nil {
+		copy(*p, m)
+		return p, nil
+	}
+	if err := cfg.quantizeInto(*p, snap); err != nil {
+		targets.Put(p)
+		return nil, err
+	}
+	return p, nil
+}
+
+// releaseTarget returns a target codingTarget made for writing or
+// measuring to the pool.
+func releaseTarget(s wire.Stream, p *[]quantizedCube) {
+	if s.Mode() != wire.Reading {
+		targets.Put(p)
+	}
 }
 
 // maxIndex returns the largest position index of each axis.

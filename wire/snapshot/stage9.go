@@ -52,10 +52,12 @@ func newModels() *models {
 func (c Codec) serializePredicted(s wire.Stream, snap *Snapshot, ref Reference) error {
 	cfg := c.stageConfig()
 	n := len(snap.Cubes)
-	cur, err := cfg.codingTarget(s, snap)
+	target, err := cfg.codingTarget(s, snap)
 	if err != nil {
 		return err
 	}
+	defer releaseTarget(s, target)
+	cur := *target
 	predictions := predictor{bits: cfg.OrientationBits}
 	keyframe := ref.Base == nil
 	if keyframe {
