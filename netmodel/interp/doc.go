@@ -12,7 +12,7 @@
 // acknowledged through its reliable.Endpoint. Every client decodes the
 // same quantized snapshot, so the Encoder keeps one history for all, and
 // clients with the same baselines share the encodings: at 30 pps, 64
-// clients under 100 ms RTT and 5 % loss cost about 110 µs of CPU per
+// clients under 100 ms RTT and 5 % loss cost about 70 µs of CPU per
 // client per snapshot, a fifth of a body coded per packet
 // (BenchmarkServer64). Only snapshots the server sent to a client, in
 // packets that client acknowledged, become its baselines (Baselines).
