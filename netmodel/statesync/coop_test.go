@@ -9,6 +9,7 @@ import (
 	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/physics/collide"
 	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/transport/reliable"
 	"github.com/netphys/netphys/vecmath"
 )
 
@@ -226,5 +227,57 @@ func coopConverges(t *testing.T, seed uint64) {
 		if c := g.Counters(); c.GrabsLost != 0 {
 			t.Fatalf("guest %d lost grabs in a game without holds: %+v", g.cfg.Player, c)
 		}
+	}
+}
+
+// TestBodiesJudgeTakingWithoutAvatars: the host of a game without
+// avatars judges a guest's taking by the object the guest drives (Bodies):
+// its own body it may take, a tower cube four metres from it it may not;
+// an avatar the guest sends anyway is neither applied nor relayed.
+func TestBodiesJudgeTakingWithoutAvatars(t *testing.T) {
+	hg := newCoop(0, 4)
+	host, err := NewHost(DefaultConfig(), hg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := simmatch.Epoch
+	if err := host.Join(now, 0); err != nil {
+		t.Fatal(err)
+	}
+	ep, _ := reliable.NewEndpoint(reliable.DefaultConfig(), now)
+	f := &forger{t: t, host: host, ep: ep, wc: host.wc, coder: host.cfg.Coder, now: now}
+	moved := func(i int) qstate {
+		s := hg.Object(i)
+		s.Position, s.AtRest = s.Position.Add(vecmath.V3(0, 0, -0.05)), false
+		s.LinearVelocity = vecmath.V3(0, 0, -1)
+		q, err := host.q.quantize(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	const crate = MaxPlayers // the tower's bottom cube, at z = 0
+	if d := hg.Object(crate).Position.Sub(hg.Object(1).Position).Length(); d < 3.5 {
+		t.Fatalf("the crate is %.1f m from guest 1's body", d)
+	}
+	_, _, vc := host.Authority(crate)
+	vc.Auth++
+	_, _, vb := host.Authority(1)
+	vb.Auth++
+	a := avatarSample{player: 1, time: 1, avatar: Avatar{Head: vecmath.Transform{Pos: hg.Object(crate).Position, Rot: vecmath.QuatIdentity}}}
+	a.avatar.Hands[0], a.avatar.Hands[1] = a.avatar.Head, a.avatar.Head
+	if err := f.send(packet{player: 1, present: 2, avatars: []avatarSample{a},
+		updates: []update{f.claim(1, vb, moved(1)), f.claim(crate, vc, moved(crate))}}); err != nil {
+		t.Fatal(err)
+	}
+	f.play()
+	if auth, _, _ := host.Authority(1); auth != OwnerOf(1) {
+		t.Fatalf("guest 1's claim on its own body: authority %d", auth)
+	}
+	if auth, _, _ := host.Authority(crate); auth != Nobody || host.Implausible(0) != 1 {
+		t.Fatalf("guest 1's claim on a crate 4 m away: authority %d, %d implausible", auth, host.Implausible(0))
+	}
+	if host.relayed[1] || host.Counters().Forged != 0 {
+		t.Fatalf("the avatar of a game without avatars: relayed %v, counters %+v", host.relayed[1], host.Counters())
 	}
 }
