@@ -6,7 +6,11 @@
 //   - avalanche: boxes tumbling down a ramp on the physics engine, sent to
 //     clients by snapshot interpolation (netmodel/interp);
 //   - sumo: hovercraft sumo on client prediction and server reconciliation
-//     (netmodel/predict), with its own input type and players that join.
+//     (netmodel/predict), with its own input type and players that join;
+//   - bulldozers: co-op, players drive cubes that push towers of crates
+//     over, on state synchronization with distributed authority
+//     (netmodel/statesync), with no hands and no avatars (virtual time
+//     only).
 //
 // Each runs in virtual time over the network simulator (netmodel/simmatch)
 // or over real UDP (netmodel/udpdrive), and `go test ./examples/...` builds

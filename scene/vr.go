@@ -102,7 +102,8 @@ type VRController interface {
 // VR is the VR sample's world for one machine: cubes in towers, four
 // avatars of kinematic spheres (a head and two hands) that push cubes,
 // grab them (a held cube follows its hand) and throw them (a released
-// cube takes the hand's velocity). It implements statesync.Game; the local
+// cube takes the hand's velocity). It implements statesync.Game and
+// statesync.Avatars; the local
 // player is driven by a VRController.
 type VR struct {
 	cfg   VRConfig

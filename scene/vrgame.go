@@ -6,7 +6,8 @@ import (
 	"github.com/netphys/netphys/vecmath"
 )
 
-// This file makes VR a statesync.Game.
+// This file makes VR a statesync.Game with statesync.Avatars: the core
+// (cubes, a step, touches) and the head-and-two-hands body.
 
 // Objects implements statesync.Game: the cubes.
 func (v *VR) Objects() int { return len(v.Cubes) }
@@ -20,23 +21,23 @@ func (v *VR) Object(i int) physics.BodyState { return v.state(v.Cubes[i]) }
 // SetObject implements statesync.Game.
 func (v *VR) SetObject(i int, s physics.BodyState) error { return v.World.SetState(v.Cubes[i], s) }
 
-// Avatar implements statesync.Game.
+// Avatar implements statesync.Avatars.
 func (v *VR) Avatar(p statesync.Player) statesync.Avatar { return v.avatars[p] }
 
-// SetAvatar implements statesync.Game: the avatar moves there during the
+// SetAvatar implements statesync.Avatars: the avatar moves there during the
 // next step, carrying what it holds.
 func (v *VR) SetAvatar(p statesync.Player, a statesync.Avatar) {
 	v.avatars[p], v.present[p] = a, true
 }
 
-// ClearAvatar implements statesync.Game: the avatar goes back to its
+// ClearAvatar implements statesync.Avatars: the avatar goes back to its
 // parking place outside the table, holding nothing.
 func (v *VR) ClearAvatar(p statesync.Player) {
 	v.present[p] = false
 	v.avatars[p] = v.Rest(int(p))
 }
 
-// Drop implements statesync.Game: the local hands let go of cube i.
+// Drop implements statesync.Avatars: the local hands let go of cube i.
 func (v *VR) Drop(i int) {
 	for h := range v.avatars[v.local].Held {
 		if held := &v.avatars[v.local].Held[h]; held.Holding && held.Object == i {
@@ -84,12 +85,12 @@ func (v *VR) pushing(id physics.BodyID) bool {
 
 // Touches implements statesync.Game: avatar touches are those of moving
 // heads and hands.
-func (v *VR) Touches(objects func(a, b int), avatar func(p statesync.Player, i int)) {
+func (v *VR) Touches(objects func(a, b int), player func(p statesync.Player, i int)) {
 	for _, p := range v.pairs {
 		objects(p[0], p[1])
 	}
 	for _, p := range v.pokes {
-		avatar(statesync.Player(p[0]), p[1])
+		player(statesync.Player(p[0]), p[1])
 	}
 }
 

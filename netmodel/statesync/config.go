@@ -71,7 +71,7 @@ type Config struct {
 	// interaction, at most settling) before the host takes it back: the
 	// host's world is then final for it, and the guest follows. It bounds
 	// how long a guest can keep an object that neither side brings to
-	// rest (see doc.go, Convergence).
+	// rest (see docs/statesync.md, Convergence).
 	YieldTicks int
 	// MaxSequenceLead is how far ahead of the host's a guest's authority
 	// or ownership sequence may be before the host treats it as forged,
@@ -82,7 +82,7 @@ type Config struct {
 	// further ahead of the host's than this takes the host's.
 	MaxSequenceLead int
 	// MaxImplausible is how many physically impossible claims (see
-	// plausible.go) the host overrules from one guest before it drops it
+	// Limits) the host overrules from one guest before it drops it
 	// from the match; 0 never drops.
 	MaxImplausible int
 	// Resync is how long a guest keeps its own version of an object while

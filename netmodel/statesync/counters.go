@@ -24,7 +24,7 @@ type Counters struct {
 	// outside the arena.
 	Forged uint64
 	// Implausible counts claims the host overruled as physically
-	// impossible from its own state (plausible.go): too fast, too far,
+	// impossible from its own state (see Limits): too fast, too far,
 	// out of reach, never touched.
 	Implausible uint64
 	// HeldElsewhere counts guest claims on an object another player holds.

@@ -1,18 +1,24 @@
-// Package statesync is the network model of the VR networked-physics
-// sample: state synchronization with distributed authority. A host and up
-// to three guests each simulate the whole world; a player who interacts
-// with an object takes authority over it and simulates it with no
-// latency, sending its state to the others; stacks at rest stand still on
-// every machine because every machine quantizes every object before every
-// step exactly as the network does; and the final resting state reaches
-// everyone, even under heavy loss, because a guest keeps authority over
-// what it moved until the host confirms the rest.
+// Package statesync is a network model for co-op physics games: state
+// synchronization with distributed authority, after the VR
+// networked-physics sample. A host and up to three guests each simulate
+// the whole world; a player who interacts with an object takes authority
+// over it and simulates it with no latency, sending its state to the
+// others; stacks at rest stand still on every machine because every
+// machine quantizes every object before every step exactly as the network
+// does; and the final resting state reaches everyone, even under heavy
+// loss, because a guest keeps authority over what it moved until the host
+// confirms the rest.
 //
 // Host implements netmodel.Server and Guest netmodel.Client. Each wraps a
-// Game, the small interface the model needs from a world (objects' states,
-// avatars, contacts, a step in which the local player acts); package scene
-// implements it for the VR cube world (scene.VR), and the tests plug in a
-// toy game of their own.
+// Game, the small interface the model needs from a world: its objects'
+// states, a step in which the local player acts, and the contacts of that
+// step (which objects touch, which objects a player touches). Optional
+// interfaces add a per-player body: Avatars, a head and two hands that
+// hold objects, which the model sends to the others (package scene's VR
+// table, scene.VR, implements it), or Bodies, players that each drive an
+// object of their own (a cube pushing towers). A game without either has
+// players who touch objects but no body the others see; the Example is
+// such a game.
 //
 //	host, _ := statesync.NewHost(cfg, world)   // cfg.Player == 0
 //	guest, _ := statesync.NewGuest(gcfg, world2, now) // gcfg.Player == slot+1
@@ -32,12 +38,14 @@
 // a player's authority comes to rest. Versions compare by Own first,
 // because holding beats touching.
 //
-//   - A player takes authority over what its avatar touches, unless
-//     someone holds it, and a moving object under its authority takes the
+//   - A player takes authority over what it touches (its avatar, or
+//     whatever Game.Touches says it pushes with), unless someone holds
+//     it, and a moving object under its authority takes the
 //     default-authority objects it touches (a thrown cube takes the tower
 //     it hits). Objects under another player's authority are not taken by
 //     contact between objects, so two machines never fight over a pile.
-//   - A player grabs only what nobody holds as far as its machine knows;
+//   - In a game with Avatars, a player grabs only what nobody holds as
+//     far as its machine knows;
 //     the grab takes ownership and authority. A held object travels inside
 //     its holder's avatar (id, pose in the hand, version) and is left out
 //     of the object updates (priority -1); when it is released it stays
@@ -55,7 +63,7 @@
 //     version budget, or with states outside the arena are counted as
 //     forged; claims on an object another player holds are counted apart;
 //     claims that are physically impossible from the host's state (too
-//     fast, too far, out of reach, never touched: plausible.go) are
+//     fast, too far, out of reach, never touched: see Limits) are
 //     overruled and counted as implausible. Nothing of any of them is
 //     applied.
 //   - A guest applies a host update that is newer than what it knows, or
@@ -106,7 +114,7 @@
 // or copied it) is never applied (Counters.Late, Counters.Duplicates). A
 // guest plays the host's updates back at the host's pace, JitterDelay
 // behind the newest packet's tick, and the host each guest's (its claims
-// judged on arrival, its states applied at playback time: playback.go),
+// judged on arrival, its states applied at playback time),
 // so that a moving object does not jump back and forth with the
 // network's jitter on either leg. Versions
 // compare within half their 16-bit range; the guests' claims move the
@@ -121,19 +129,20 @@
 //
 // Each packet is filled by a priority accumulator up to Config.PacketBytes
 // (BudgetFor converts kbps), measured with the same Serialize that writes,
-// on a copy of the coder's own state (builder in packet.go), so the
-// measure is exact for the adaptive range coder too. Updates are delta
-// coded against per-object baselines learnt from packet acks (baseline.go):
-// a "not changed" bit, small offsets, and a ballistic prediction in fixed
-// point with a "perfect prediction" bit (predict.go). Avatars are delta
-// coded the same way against acked avatars (avatar.go). Config.Coder
-// picks the bit packer or the adaptive range coder (the default), which
-// codes the flags and magnitude classes under models that learn within
-// the packet (coding.go); a receiver decodes either.
+// on a copy of the coder's own state, so the measure is exact for the
+// adaptive range coder too. Updates are delta coded against per-object
+// baselines learnt from packet acks: a "not changed" bit, small offsets,
+// and a ballistic prediction in fixed point with a "perfect prediction"
+// bit. Avatars, for a game that has them, are delta coded the same way
+// against acked avatars. Config.Coder picks the bit packer or the
+// adaptive range coder (the default), which codes the flags and magnitude
+// classes under models that learn within the packet; a receiver decodes
+// either; docs/statesync.md has the figures.
 //
 // # Avatars and smoothing
 //
-// Remote avatars are played back through a jitter buffer, Config.JitterDelay
+// A game without Avatars sends none: its packets carry object updates
+// only. Remote avatars are played back through a jitter buffer, Config.JitterDelay
 // behind the newest sample and interpolated at each step; corrections of
 // objects are hidden by a smoother that Render applies (the simulation is
 // never smoothed).

@@ -43,13 +43,20 @@ type Avatar struct {
 }
 
 // Game is what the model needs from a world to share it: every machine
-// runs its own copy, the model quantizes and corrects its objects, poses
-// the remote players' avatars and reads the local one.
+// runs its own copy, and the model quantizes and corrects its objects.
+// It speaks of players, objects and interaction only: which player
+// touches which object (touch takes authority) and, for a game that
+// implements Avatars, which player holds which object (a hold takes
+// ownership).
 //
-// Objects are numbered 0 to Objects()-1 and never change. The local player
-// acts inside Step (a human's controllers or a bot), grabbing only what
-// the model allows; everything else about the player is read back from
-// Avatar.
+// Objects are numbered 0 to Objects()-1 and never change. The local
+// player acts inside Step (a human's controls or a bot), grabbing only
+// what the model allows.
+//
+// Optional interfaces add to it: Avatars (a per-player body the model
+// sends to the others, with hands that hold objects), Bodies (players
+// that drive objects of their own rather than an avatar) and
+// Plausibility (the bounds the host judges guests' claims by).
 type Game interface {
 	// Objects is the number of synchronized objects.
 	Objects() int
@@ -59,6 +66,24 @@ type Game interface {
 	// velocities must put the object to rest without waking its
 	// neighbours (physics.World.SetState does).
 	SetObject(i int, s physics.BodyState) error
+	// Step advances the world one fixed step. The local player acts first
+	// and may grab object i only if mayGrab(i) (a game without Avatars
+	// grabs nothing and may ignore it).
+	Step(mayGrab func(i int) bool)
+	// Touches reports the contacts of the last Step: every pair of
+	// touching objects, and every object a player touches (its avatar's
+	// hands or head, or whatever the player pushes with). Only the local
+	// player's touches take authority.
+	Touches(objects func(a, b int), player func(p Player, i int))
+}
+
+// Avatars is an optional interface of a Game whose players have a body
+// the model shares: the VR table's head and two hands, each a pose, and
+// what the hands hold. The model samples the local player's avatar after
+// every step, sends it, plays the remote ones back through a jitter
+// buffer and poses them before each step. What an avatar's hands hold is
+// how a game grabs: the grab takes ownership.
+type Avatars interface {
 	// Avatar returns player p's avatar as this machine sees it.
 	Avatar(p Player) Avatar
 	// SetAvatar poses remote player p's avatar for the next Step, with the
@@ -70,10 +95,14 @@ type Game interface {
 	// Drop makes the local player let go of object i at once, without
 	// throwing it: another player's grab won.
 	Drop(i int)
-	// Step advances the world one fixed step. The local player acts first
-	// and may grab object i only if mayGrab(i).
-	Step(mayGrab func(i int) bool)
-	// Touches reports the contacts of the last Step: every pair of
-	// touching objects, and every object an avatar's hands or head touch.
-	Touches(objects func(a, b int), avatar func(p Player, i int))
+}
+
+// Bodies is an optional interface of a Game without avatars whose
+// players each drive an object of their own (a player's cube that pushes
+// the others). The host then judges a guest's taking of an object by
+// that object's place as it would by an avatar's: a guest may take its
+// own body, and what lies within Limits.ContactRange of it.
+type Bodies interface {
+	// Body returns the object player p drives, or -1 for none.
+	Body(p Player) int
 }

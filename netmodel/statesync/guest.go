@@ -54,7 +54,7 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 	}
 	g.absent(in.present)
 	for k := range in.avatars {
-		if a := &in.avatars[k]; a.player != g.cfg.Player {
+		if a := &in.avatars[k]; a.player != g.cfg.Player && g.av != nil {
 			g.remoteAvatar(a)
 		}
 	}
@@ -91,7 +91,7 @@ func (g *Guest) absent(present uint8) {
 		}
 		g.remote[p].reset()
 		g.heard[p] = false
-		g.game.ClearAvatar(p)
+		g.clearAvatar(p)
 		for i := range g.objs {
 			if g.objs[i].holder == OwnerOf(p) {
 				g.objs[i].holder = Nobody
@@ -125,7 +125,7 @@ func (g *Guest) remoteAvatar(a *avatarSample) {
 			continue
 		case o.holder != them:
 			if o.holder == g.me {
-				g.game.Drop(i)
+				g.drop(i)
 				g.stats.GrabsLost++
 			}
 			o.holder, o.auth, o.restPending = them, them, false
@@ -164,7 +164,7 @@ func (g *Guest) follow(u *update) {
 		return
 	}
 	if o.holder == g.me {
-		g.game.Drop(u.id)
+		g.drop(u.id)
 		g.stats.GrabsLost++
 	}
 	if o.auth == g.me && u.auth != g.me {
@@ -215,6 +215,10 @@ func (g *Guest) Update(now time.Time, send func(datagram []byte)) error {
 	if err != nil || steps == 0 {
 		return err
 	}
-	g.avatars[0] = g.sample()
-	return g.links[0].send(now, g.cfg.Player, 1<<g.cfg.Player, g.avatars[:], send)
+	avatars := g.avatars[:0] // a game without avatars sends none
+	if g.av != nil {
+		g.avatars[0] = g.sample()
+		avatars = g.avatars[:]
+	}
+	return g.links[0].send(now, g.cfg.Player, 1<<g.cfg.Player, avatars, send)
 }

@@ -93,7 +93,7 @@ func (h *Host) Leave(now time.Time, slot int) {
 	}
 	h.links[p] = nil
 	h.unseat(p)
-	h.game.ClearAvatar(p)
+	h.clearAvatar(p)
 	for i := range h.objs {
 		o := &h.objs[i]
 		if o.auth == OwnerOf(p) || o.holder == OwnerOf(p) {
@@ -124,7 +124,7 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 		h.stats.Forged++
 		return fmt.Errorf("%w: player %d sent a packet as player %d", ErrForged, p, in.player)
 	}
-	if len(in.avatars) == 1 {
+	if len(in.avatars) == 1 && h.av != nil { // a game without avatars ignores one
 		h.guestAvatar(now, l, &in.avatars[0])
 	}
 	if h.dropped[p] {
@@ -361,7 +361,11 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 	if err != nil || steps == 0 {
 		return err
 	}
-	own := h.sample()
+	var ownBuf [1]avatarSample
+	own := ownBuf[:0] // a game without avatars sends none
+	if h.av != nil {
+		own = append(own, h.sample())
+	}
 	present := uint8(1)
 	for p, l := range h.links {
 		if l != nil {
@@ -372,7 +376,7 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 		if l == nil {
 			continue
 		}
-		h.avatars = append(h.avatars[:0], own)
+		h.avatars = append(h.avatars[:0], own...)
 		shown := present
 		for q := range l.gone {
 			if l.gone[q] {

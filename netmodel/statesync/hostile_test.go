@@ -67,7 +67,7 @@ func (x *hostile) Update(now time.Time, send func([]byte)) error {
 		p := &ps[k]
 		p.tick, p.player, p.present = x.inner.Tick(), 3, 1<<3
 		if k == 0 {
-			a := avatarSample{player: 3, time: x.inner.Tick(), avatar: x.inner.game.Avatar(3)}
+			a := avatarSample{player: 3, time: x.inner.Tick(), avatar: x.inner.av.Avatar(3)}
 			a.avatar.Hands[0].Pos, a.avatar.Hands[1].Pos = hostileHand, hostileHand
 			a.avatar.Held = [2]Held{}
 			for h, held := range p.avatars {

@@ -46,6 +46,7 @@ type object struct {
 type node struct {
 	cfg     Config
 	game    Game
+	av      Avatars // game's, nil for a game without avatars
 	me      Owner
 	host    bool
 	q       quantizer
@@ -88,6 +89,7 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
 		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n),
 		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n)}
+	nd.av, _ = game.(Avatars)
 	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
 	nd.mayGrab = func(i int) bool { return nd.objs[i].holder == Nobody }
 	for i := range nd.cur {
@@ -132,8 +134,8 @@ func (n *node) step() error {
 		if OwnerOf(p) == n.me {
 			continue
 		}
-		if a, ok := n.remote[p].next(delay); ok {
-			n.game.SetAvatar(p, n.heldByRules(p, a))
+		if a, ok := n.remote[p].next(delay); ok && n.av != nil {
+			n.av.SetAvatar(p, n.heldByRules(p, a))
 		}
 	}
 	if !n.host {
@@ -144,11 +146,11 @@ func (n *node) step() error {
 			return err
 		}
 	}
-	before := n.game.Avatar(n.cfg.Player).Held
+	before := n.localHeld()
 	n.game.Step(n.mayGrab)
 	n.tick++
 	n.stats.Steps++
-	n.grabsAndReleases(before, n.game.Avatar(n.cfg.Player).Held)
+	n.grabsAndReleases(before, n.localHeld())
 	n.spread()
 	for i := range n.objs {
 		s := n.game.Object(i)
@@ -225,6 +227,30 @@ func (n *node) holdRests() {
 	}
 }
 
+// localHeld returns what the local player's hands hold; nothing in a
+// game without avatars.
+func (n *node) localHeld() [2]Held {
+	if n.av == nil {
+		return [2]Held{}
+	}
+	return n.av.Avatar(n.cfg.Player).Held
+}
+
+// clearAvatar removes remote player p's avatar, if the game has avatars.
+func (n *node) clearAvatar(p Player) {
+	if n.av != nil {
+		n.av.ClearAvatar(p)
+	}
+}
+
+// drop makes the local player let go of object i, if the game has
+// avatars (only they hold).
+func (n *node) drop(i int) {
+	if n.av != nil {
+		n.av.Drop(i)
+	}
+}
+
 // heldByRules keeps in a remote avatar only the holds the claims table
 // grants it: a hold the host refused, or one that regular updates have
 // since ended, is not drawn.
@@ -284,7 +310,7 @@ func (n *node) take(i int) {
 // over a pile step after step.
 func (n *node) spread() {
 	n.pairs = n.pairs[:0]
-	n.game.Touches(func(a, b int) { n.pairs = append(n.pairs, [2]int{a, b}) }, n.touchAvatar)
+	n.game.Touches(func(a, b int) { n.pairs = append(n.pairs, [2]int{a, b}) }, n.touchPlayer)
 	for changed := true; changed; {
 		changed = false
 		for _, p := range n.pairs {
@@ -314,9 +340,9 @@ func (n *node) spreadPair(x, y int) bool {
 	return true
 }
 
-// touchAvatar: what the local player's avatar touches, it takes authority
-// over, unless someone holds it.
-func (n *node) touchAvatar(p Player, i int) {
+// touchPlayer: what the local player touches, it takes authority over,
+// unless someone holds it.
+func (n *node) touchPlayer(p Player, i int) {
 	if OwnerOf(p) == n.me && n.objs[i].holder == Nobody {
 		n.take(i)
 	}
@@ -462,9 +488,9 @@ func (n *node) restBitOnly(a, b qstate) bool {
 	return v.LengthSq() <= n.cfg.SpreadSpeed*n.cfg.SpreadSpeed
 }
 
-// sample returns the local player's avatar as sent.
+// sample returns the local player's avatar as sent; n.av must be set.
 func (n *node) sample() avatarSample {
-	a := avatarSample{player: n.cfg.Player, time: n.tick, avatar: n.game.Avatar(n.cfg.Player)}
+	a := avatarSample{player: n.cfg.Player, time: n.tick, avatar: n.av.Avatar(n.cfg.Player)}
 	for h, held := range a.avatar.Held {
 		if held.Holding {
 			a.held[h] = n.objs[held.Object].ver

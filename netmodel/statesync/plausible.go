@@ -21,7 +21,9 @@ import (
 //     took a state of the object from this guest (a new claim: the round
 //     trip, since the guest's copy runs ahead of the host's);
 //   - taking: a guest takes authority only over an object within
-//     ContactRange of its avatar (a hand or the head touched it) or of an
+//     ContactRange of its avatar (a hand or the head touched it), of the
+//     object it drives (a game's Bodies; its own body it may always
+//     take), or of an
 //     object it has authority over or holds (one of its cubes touched
 //     it), the distance allowed growing by the speed of what touched it
 //     over the round trip; an object under another player's authority
@@ -118,6 +120,17 @@ func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
 		reach := lim.ContactRange + float64(lim.MaxSpeed*rtt)
 		for _, t := range []vecmath.Transform{a.Head, a.Hands[0], a.Hands[1]} {
 			if t.Pos.Sub(at).LengthSq() <= reach*reach {
+				return true
+			}
+		}
+	}
+	if b, ok := h.game.(Bodies); ok {
+		if j := b.Body(p); j == i {
+			return true // the player drives its own body
+		} else if j >= 0 && j < len(h.objs) {
+			s := h.game.Object(j)
+			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
+			if s.Position.Sub(at).LengthSq() <= reach*reach {
 				return true
 			}
 		}

@@ -180,11 +180,11 @@ func (g *toyGame) Step(mayGrab func(int) bool) {
 	})
 }
 
-func (g *toyGame) Touches(objects func(a, b int), avatar func(p Player, i int)) {
+func (g *toyGame) Touches(objects func(a, b int), player func(p Player, i int)) {
 	for _, p := range g.pairs {
 		objects(p[0], p[1])
 	}
 	for _, p := range g.pokes {
-		avatar(Player(p[0]), p[1])
+		player(Player(p[0]), p[1])
 	}
 }
