@@ -8,7 +8,8 @@ import (
 
 // Lockstep is the cube world with 1 to MaxPlayers players as a
 // lockstep.Game: each player of a session steps its own Lockstep, and
-// equal inputs keep them bit-identical.
+// equal inputs keep them bit-identical. Lockstep tick n is the world's
+// (n+1)-th step: after it, Scene.World.Tick() is n+1.
 type Lockstep struct {
 	Scene *Scene
 	saved []Snapshot // rollback slots, grown on first use
@@ -58,6 +59,18 @@ func PlayerScript(p int) Script { return PlayMinute.Turned(p) }
 func PlayerBot(p int) func(lockstep.Tick) Input {
 	sc := PlayerScript(p)
 	return func(t lockstep.Tick) Input { return sc.At(int(t)) }
+}
+
+// LockstepBot returns a lockstep.Control that plays PlayerScript of the
+// client's player, whichever index the server gives it.
+func LockstepBot() lockstep.Control[Input] {
+	var scripts []Script
+	return func(t lockstep.Tick, v *lockstep.View) Input {
+		for len(scripts) <= v.Player {
+			scripts = append(scripts, PlayerScript(len(scripts)))
+		}
+		return scripts[v.Player].At(int(t))
+	}
 }
 
 // Turned returns the script with its arrows turned as player p's start

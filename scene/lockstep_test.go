@@ -73,12 +73,12 @@ func TestFourPlayersCubeWorld(t *testing.T) {
 			t.Fatal(err)
 		}
 		var clients []*lockstep.Client[Input, *Input]
-		for p := range players {
+		for range players {
 			g, err := NewLockstep(Pyramid10, DefaultConfig(), players)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := lockstep.NewClient[Input](cfg, g, PlayerBot(p), simmatch.Epoch)
+			c, err := lockstep.NewClient[Input](cfg, g, LockstepBot(), simmatch.Epoch)
 			if err != nil {
 				t.Fatal(err)
 			}

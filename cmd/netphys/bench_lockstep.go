@@ -239,7 +239,7 @@ func runLockstepRow(o lsOptions, c lsCondition, mode lsMode) (lsResult, error) {
 				return r, err
 			}
 		}
-		if clients[p], err = lockstep.NewClient[scene.Input](cfg, game, scene.PlayerBot(p), simmatch.Epoch); err != nil {
+		if clients[p], err = lockstep.NewClient[scene.Input](cfg, game, scene.LockstepBot(), simmatch.Epoch); err != nil {
 			return r, err
 		}
 		if _, err := m.Join(clients[p]); err != nil {

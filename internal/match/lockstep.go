@@ -155,7 +155,7 @@ func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup) (Player, error) {
 	}
 	// The input of tick t is sampled once, when the session clock reaches
 	// it, by which time the server has named the player.
-	input := func(t lockstep.Tick) scene.Input { return s.Controls.Input(p.Player(), int(t)) }
+	input := func(t lockstep.Tick, v *lockstep.View) scene.Input { return s.Controls.Input(v.Player, int(t)) }
 	if p.Client, err = lockstep.NewClient[scene.Input](cfg, lockstep.Game[scene.Input](p.game), input, s.Now); err != nil {
 		return nil, err
 	}

@@ -17,7 +17,8 @@ import (
 type Client[I comparable, P Input[I]] struct {
 	cfg   Config
 	game  Game[I]
-	input func(Tick) I
+	input Control[I]
+	view  View
 	pipe  pipe
 	epoch time.Time // the client's own clock starts here
 	last  time.Time // the previous Update
@@ -68,11 +69,32 @@ type Client[I comparable, P Input[I]] struct {
 
 const noRollback = Tick(math.MaxInt32)
 
+// Control returns the local player's input for tick t: the keys of a
+// human player, or a script for a bot. The client calls it once per
+// tick, in tick order, when the session clock reaches t (before the
+// Update simulates anything), with what it knows then in v, which is
+// only valid during the call.
+type Control[I any] func(t Tick, v *View) I
+
+// View is what a client knows when it asks for an input.
+type View struct {
+	// Player is the client's player index: the server names it before
+	// the first input is asked for.
+	Player int
+	// Next is the tick the game simulates next: Client.Game() holds the
+	// state after tick Next-1 (the game's Next-th Step). The input of
+	// tick t is simulated the input delay later, so Next ≤ t.
+	Next Tick
+	// Predicted reports whether that state rests on predicted inputs
+	// (rollback: some tick before Next was simulated with a missing
+	// input guessed as that player's last one), so that a rollback may
+	// still change it. Pure lockstep never predicts.
+	Predicted bool
+}
+
 // NewClient returns a player's client around game. input is called once
-// per tick, in tick order, with the tick whose input it returns: the
-// keys of a human player, or a script for a bot. now starts the client's
-// clock.
-func NewClient[I comparable, P Input[I]](cfg Config, game Game[I], input func(Tick) I, now time.Time) (*Client[I, P], error) {
+// per tick, in tick order (see Control). now starts the client's clock.
+func NewClient[I comparable, P Input[I]](cfg Config, game Game[I], input Control[I], now time.Time) (*Client[I, P], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

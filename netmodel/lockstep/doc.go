@@ -6,24 +6,16 @@
 // # Topology and API
 //
 // One Server (a relay, and the referee when given the game with
-// SetReferee) and 1 to 4 Clients, one per player, on netcode's star: the Server implements netmodel.Server, the
-// Client netmodel.Client, and the drivers of package netmodel run them in
-// virtual time (simmatch), over real UDP or as separate processes.
+// SetReferee) and 1 to 4 Clients, one per player, on netcode's star: the
+// Server implements netmodel.Server, the Client netmodel.Client, and the
+// drivers of package netmodel run them in virtual time (simmatch), over
+// real UDP or as separate processes. A game implements Game (and
+// optionally Resimulator) over an input type that implements Input; the
+// runnable examples (Example, Example_rollback) show a whole match, and
+// examples/pong an outside game with its own main.
 //
-//	type Input[I any] interface { *I; Serialize(s wire.Stream) error } // on *I, I comparable
-//	type Game[I any] interface {
-//		Step(inputs []I)        // one tick; inputs[p] is player p's
-//		Checksum() uint64
-//		Save(slot int)          // rollback only: 0 ≤ slot < Config.Rollback
-//		Load(slot int)
-//	}
-//	cfg := lockstep.DefaultConfig()  // or DefaultRollbackConfig, DefaultStreamConfig (the TCP baseline), cfg.OverStream()
-//	srv, _ := lockstep.NewServer[scene.Input](cfg, now)
-//	srv.SetReferee(world)            // optional: the server steps its own copy and judges checksums
-//	cl, _ := lockstep.NewClient[scene.Input](cfg, game, func(t lockstep.Tick) scene.Input { ... }, now)
-//	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player(), cl.Running()
-//
-// The input function is called once per tick, in order: the keys of a
+// The client's Control is called once per tick, in order, with the
+// player index and whether the game it shows is predicted: the keys of a
 // human player or a script for a bot. The session starts when
 // Config.Players clients have joined and answered; players are numbered
 // in the order they joined.
@@ -32,13 +24,12 @@
 //
 // Every message repeats all of its sender's unacknowledged inputs, coded
 // as the article does (the tick of the newest, the oldest input whole, a
-// count, then per input one bit "same as the previous" or the input; see
-// run). The receiver acknowledges, explicitly in every message, the tick
+// count, then per input one bit "same as the previous" or the input).
+// The receiver acknowledges, explicitly in every message, the tick
 // before which it holds every input (the client: one such tick per other
 // player), and the sender drops what is acknowledged; a lost datagram
 // costs one frame. The server forwards every player's inputs to every
-// other player the same way. Each peer has a
-// reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
+// other player the same way. Each peer has a reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
 // packet acks retire checksum reports, its round trip and loss feed the
 // delay. A peer that sends nothing, or acknowledges nothing new while
 // inputs wait for it, for Config.Timeout is disconnected, and so is a
@@ -93,6 +84,9 @@
 // simulates again up to where it was. The delay then targets the
 // measured need minus the rollback window, down to Config.MinDelay. A
 // peer's bytes can cost at most Rollback re-simulated ticks per Update.
+// A game that implements Resimulator is told when its steps are
+// re-simulations, and one-shot effects stay out of them (see
+// Resimulator).
 //
 // # Desync detection
 //

@@ -68,7 +68,8 @@ func (c *Client[I, P]) sampleInputs(est float64) {
 		if c.withhold != nil && c.withhold(ring.have, est) {
 			return
 		}
-		ring.push(c.input(ring.have))
+		c.view = View{Player: c.me, Next: c.next, Predicted: c.next > c.confirmed()}
+		ring.push(c.input(ring.have, &c.view))
 	}
 }
 
@@ -183,13 +184,18 @@ func (c *Client[I, P]) step(t Tick) {
 }
 
 // resimulate restores the state before the earliest wrong prediction and
-// simulates again up to where the game was, with the inputs now known.
+// simulates again up to where the game was, with the inputs now known,
+// telling a Resimulator game so.
 func (c *Client[I, P]) resimulate() {
 	if c.rollbackTo == noRollback {
 		return
 	}
 	from := c.rollbackTo
 	c.rollbackTo = noRollback
+	if r, ok := c.game.(Resimulator); ok {
+		r.Resimulating(true)
+		defer r.Resimulating(false)
+	}
 	c.game.Load(c.slot(from))
 	kept := c.pending[:0]
 	for _, r := range c.pending {

@@ -106,6 +106,11 @@ func (s *Server[I, P]) Join(now time.Time, slot int) error {
 	return nil
 }
 
+// Lobby reports how many players have joined the session and how many
+// it waits for (Config.Players): the session starts once they are equal
+// and every player answered. It implements simmatch.Lobby.
+func (s *Server[I, P]) Lobby() (joined, want int) { return len(s.members), s.cfg.Players }
+
 // Leave removes the client in slot: from the lobby, or from a running
 // session, where its input becomes the zero input from then on.
 func (s *Server[I, P]) Leave(now time.Time, slot int) {
