@@ -1,11 +1,13 @@
 package scene
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/netmodel/simmatch"
+	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -144,4 +146,85 @@ func BenchmarkLockstepResimulatedTick(b *testing.B) {
 		play(warm + n)
 		n++
 	}
+}
+
+// TestLockstepStateBytes plays the 4 players' scripts on the 900-cube
+// world, writes its state as bytes at tick 150, restores them into a
+// freshly built world and steps both on with the same inputs: the
+// checksums are equal at once and after every step. Bytes of another
+// layout and truncated bytes are refused, the world unchanged.
+func TestLockstepStateBytes(t *testing.T) {
+	const players = 4
+	a, err := NewLockstep(Cubes900, DefaultConfig(), players)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := make([]Input, players)
+	step := func(g *Lockstep, tick int) {
+		for p := range inputs {
+			inputs[p] = PlayerBot(p)(lockstep.Tick(tick))
+		}
+		g.Step(inputs)
+	}
+	for tick := range 150 {
+		step(a, tick)
+	}
+	b, err := a.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewLockstep(Cubes900, DefaultConfig(), players)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := c.Checksum()
+	if err := c.UnmarshalState(b[:len(b)-1]); !errors.Is(err, physics.ErrSnapshot) {
+		t.Fatalf("truncated state: %v, want physics.ErrSnapshot", err)
+	}
+	other, _ := NewLockstep(Pyramid10, DefaultConfig(), players)
+	if err := other.UnmarshalState(b); !errors.Is(err, physics.ErrSnapshot) {
+		t.Fatalf("the 900-cube world's state into the pyramid: %v, want physics.ErrSnapshot", err)
+	}
+	if c.Checksum() != fresh {
+		t.Fatal("a refused state changed the world")
+	}
+	if err := c.UnmarshalState(b); err != nil {
+		t.Fatal(err)
+	}
+	if c.Checksum() != a.Checksum() {
+		t.Fatalf("restored checksum %#x, want %#x", c.Checksum(), a.Checksum())
+	}
+	for tick := 150; tick < 300; tick++ {
+		step(a, tick)
+		step(c, tick)
+		if c.Checksum() != a.Checksum() {
+			t.Fatalf("tick %d: restored world %#x, original %#x", tick, c.Checksum(), a.Checksum())
+		}
+	}
+	t.Logf("state of the 900-cube world at tick 150: %d bytes", len(b))
+}
+
+// FuzzLockstepUnmarshalState feeds bytes to a pyramid world's
+// UnmarshalState: an error wrapping physics.ErrSnapshot or a restored
+// world, never a panic.
+func FuzzLockstepUnmarshalState(f *testing.F) {
+	g, err := NewLockstep(Pyramid10, DefaultConfig(), 2)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for range 30 {
+		g.Step(make([]Input, 2))
+	}
+	b, _ := g.MarshalState()
+	f.Add(b)
+	f.Add(b[:40])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := NewLockstep(Pyramid10, DefaultConfig(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.UnmarshalState(b); err != nil && !errors.Is(err, physics.ErrSnapshot) {
+			t.Fatalf("error %v does not wrap physics.ErrSnapshot", err)
+		}
+	})
 }

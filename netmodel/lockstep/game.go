@@ -23,7 +23,8 @@ type Input[I any] interface {
 // is at its tick n+1 after lockstep tick n.
 //
 // Everything else is optional, as interfaces the game may implement:
-// Resimulator (told when a step is a re-simulation).
+// Resimulator (told when a step is a re-simulation) and Snapshotter (its
+// state as bytes, for a player who joins a running session).
 type Game[I any] interface {
 	// Step advances one tick with inputs[p] the input of player p.
 	// A player who left, or whose seat nobody holds, steps with the zero
@@ -57,4 +58,19 @@ type Game[I any] interface {
 // did not happen after all.
 type Resimulator interface {
 	Resimulating(on bool)
+}
+
+// Snapshotter is the optional capability of a game whose state can be
+// written as bytes and read back: what a player who joins a running
+// session, or comes back after a drop, starts from. MarshalState writes
+// everything Save would copy; UnmarshalState, on a game built as every
+// player's is (the same layout, the same players), restores it so that
+// the game steps on bit-identically to the one that wrote it: the same
+// Checksum now and after every Step with the same inputs. UnmarshalState
+// takes bytes from the network: anything that is not such a state must
+// return an error and leave the game unchanged, never panic, and never
+// allocate more than a small multiple of len(b).
+type Snapshotter interface {
+	MarshalState() ([]byte, error)
+	UnmarshalState(b []byte) error
 }
