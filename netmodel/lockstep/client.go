@@ -59,6 +59,10 @@ type Client[I comparable, P Input[I]] struct {
 	steppedAt, stallStart time.Time
 	stalling              bool
 
+	// joining is a late joiner's snapshot being received; nil once the
+	// server has seen it complete (or for a player who started).
+	joining *joinState
+
 	inputs []I
 	reader wire.Reader
 	msg    serverMsg[I]
@@ -68,6 +72,16 @@ type Client[I comparable, P Input[I]] struct {
 }
 
 const noRollback = Tick(math.MaxInt32)
+
+// joinState is a late joiner's snapshot as it arrives.
+type joinState struct {
+	from, back Tick
+	total      int
+	buf        []byte
+	got        []bool
+	ack        snapAck
+	installed  bool
+}
 
 // Control returns the local player's input for tick t: the keys of a
 // human player, or a script for a bot. The client calls it once per
@@ -189,6 +203,9 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 	c.lastHeard = now
 	switch m.state {
 	case stateLobby:
+		if m.joining && c.state == stateLobby {
+			return c.takeChunk(now, m)
+		}
 		return nil // a late lobby message, or the lobby itself
 	case stateDropped:
 		if c.dropped == nil {
@@ -196,10 +213,14 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		}
 		return nil
 	}
+	if c.joining != nil && !c.joining.installed {
+		return nil // the snapshot is not all here: nothing to apply inputs to
+	}
 	if c.state == stateLobby {
 		c.state, c.me = stateRunning, m.you
 		c.startDelay()
 	}
+	c.joining = nil // the server saw the snapshot complete
 	c.sampleClock(now, m.clockMs)
 	if m.ack > c.serverHas {
 		c.serverHas = m.ack
@@ -212,6 +233,10 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		}
 		if m.departed[p] {
 			c.departed[p], c.left[p] = true, m.left[p]
+		} else {
+			// A late joiner took the seat: the server sends its inputs,
+			// the zero ones before it joined included.
+			c.departed[p] = false
 		}
 		r, ring := &m.runs[p], &c.rings[p]
 		had := ring.have
@@ -307,4 +332,71 @@ func (c *Client[I, P]) Stats() Stats {
 	s.Loss = c.pipe.loss()
 	s.Stalling = c.stalling
 	return s
+}
+
+// takeChunk keeps one chunk of a late joiner's snapshot and, once it has
+// them all, restores the game from them: the client then runs from the
+// snapshot's tick, its own seat's inputs zero up to the tick it joins at.
+func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
+	ch := &m.chunk
+	j := c.joining
+	switch {
+	case ch.total > c.cfg.MaxSnapshotBytes:
+		c.stats.Rejected++
+		return fmt.Errorf("%w: a snapshot of %d bytes, MaxSnapshotBytes is %d", ErrForged, ch.total, c.cfg.MaxSnapshotBytes)
+	case ch.back-ch.from > Tick(c.cfg.Buffer/2):
+		c.stats.Rejected++
+		return fmt.Errorf("%w: a snapshot of tick %d joining at %d, beyond the buffer", ErrForged, ch.from, ch.back)
+	case j != nil && (ch.from != j.from || ch.back != j.back || ch.total != j.total || c.me != m.you):
+		c.stats.Rejected++
+		return fmt.Errorf("%w: snapshot chunk of tick %d, %d bytes, player %d; the snapshot is of tick %d, %d bytes, player %d",
+			ErrForged, ch.from, ch.total, m.you, j.from, j.total, c.me)
+	}
+	c.sampleClock(now, m.clockMs)
+	if j == nil {
+		if _, ok := c.game.(Snapshotter); !ok {
+			c.mismatch = fmt.Errorf("%w: the session is running and the server sends a snapshot to join it, but this game is not a lockstep.Snapshotter", ErrConfig)
+			return nil
+		}
+		j = &joinState{from: ch.from, back: ch.back, total: ch.total,
+			buf: make([]byte, ch.total), got: make([]bool, chunks(ch.total))}
+		c.joining, c.me = j, m.you
+		c.stats.SnapshotBytes = ch.total
+	}
+	if j.installed || j.got[ch.index] {
+		return nil
+	}
+	copy(j.buf[ch.index*snapshotChunk:], ch.data)
+	j.got[ch.index] = true
+	for j.ack.have < len(j.got) && j.got[j.ack.have] {
+		j.ack.have++
+	}
+	j.ack.mask = 0
+	for i := range 32 {
+		if k := j.ack.have + 1 + i; k < len(j.got) && j.got[k] {
+			j.ack.mask |= 1 << i
+		}
+	}
+	if j.ack.have < len(j.got) {
+		return nil
+	}
+	if err := c.game.(Snapshotter).UnmarshalState(j.buf); err != nil {
+		c.mismatch = fmt.Errorf("lockstep: the server's snapshot of tick %d does not restore this game (is it the same game, layout and player count?): %w", j.from, err)
+		return nil
+	}
+	j.installed, j.buf = true, nil
+	c.state = stateRunning
+	c.next = j.from
+	for p := range c.cfg.Players {
+		c.rings[p].have = j.from
+	}
+	var zero I
+	for own := &c.rings[c.me]; own.have < j.back; {
+		own.push(zero)
+	}
+	c.serverHas, c.sent, c.lastProgress = j.back, j.back, now
+	c.startDelay()
+	c.stats.JoinedFrom, c.stats.JoinedAt = j.from, j.back
+	c.stats.Joined = now.Sub(c.epoch)
+	return nil
 }

@@ -68,6 +68,10 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 			carried = r.tick
 		}
 	}
+	m.snap = c.joining != nil
+	if m.snap {
+		m.snapAck = c.joining.ack
+	}
 	w := wire.NewWriter(c.buf)
 	if err := serializeClient[I, P](w, m, c.cfg.Players, max(c.me, 0), c.cfg.Window, 0); err != nil {
 		return fmt.Errorf("lockstep: encoding a message: %w", err)

@@ -88,6 +88,25 @@
 // re-simulations, and one-shot effects stay out of them (see
 // Resimulator).
 //
+// # Late join and rejoin
+//
+// A refereeing server (SetReferee with a game that implements
+// Snapshotter, Transport Datagrams, Config.MaxSnapshotBytes > 0) seats a
+// client that joins the running session in the seat of a player who left
+// or was dropped (the lowest such: a killed player that reconnects gets
+// its seat back when it was the only one free). The joiner receives the
+// referee's game as bytes, the state before the referee's next tick, in
+// chunks of 1 kB with selective acks (at most Config.SnapshotBurst per
+// Update, within Timeout), then every player's inputs since; it restores
+// the game, simulates forward to the present (MaxCatchUp ticks per
+// Update) and reports checksums from the snapshot's tick on, which the
+// referee verifies. Its seat's inputs are the zero input up to the tick
+// it joins at, more than MaxLead beyond the session clock when it
+// connected, so that no client has simulated that far; the others learn
+// the seat is back from the server's next message and never wait for the
+// joiner before that tick. Stats report the snapshot's size, its tick,
+// the join tick and when the joiner had the snapshot and had caught up.
+//
 // # Desync detection
 //
 // Every client reports the checksum (low 32 bits of Game.Checksum) of the

@@ -100,6 +100,9 @@ type report struct {
 //	reports               2 bits, 0 to maxReports
 //	  tick                16 bits
 //	  checksum            32 bits
+//	snapshot              1 bit: a late joiner acknowledges its snapshot
+//	  have                16 bits: it holds the chunks before this one
+//	  mask                32 bits: and chunk have+1+i if bit i is set
 //
 // Each player's ack says the client holds that player's inputs for the
 // ticks before it; one per player, so that a player whose inputs are late
@@ -108,7 +111,23 @@ type clientMsg[I any] struct {
 	acks    [MaxPlayers]Tick // acks[you] is not sent
 	inputs  run[I]
 	reports []report // at most maxReports
+	snap    bool     // a late joiner's acknowledgement of its snapshot
+	snapAck snapAck
 }
+
+// snapAck acknowledges snapshot chunks: every one before have, and
+// have+1+i for every bit i of mask.
+type snapAck struct {
+	have int
+	mask uint32
+}
+
+// A late joiner's snapshot travels in chunks of snapshotChunk bytes, one
+// per message, at most maxSnapshotChunks of them.
+const (
+	snapshotChunk     = 1024
+	maxSnapshotChunks = 1 << 16
+)
 
 // maxAckSpread bounds how far one player's ack may lie ahead of the
 // smallest: the largest Config.Buffer.
@@ -185,7 +204,13 @@ func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], p
 			m.reports = append(m.reports, r)
 		}
 	}
-	return nil
+	if err := wire.SerializeBool(s, &m.snap); err != nil || !m.snap {
+		return err
+	}
+	if err := wire.SerializeInt(s, &m.snapAck.have, 0, maxSnapshotChunks); err != nil {
+		return err
+	}
+	return wire.SerializeBits(s, &m.snapAck.mask, 32)
 }
 
 // Session states on the wire.
@@ -220,6 +245,16 @@ const (
 //	if dropped (nothing of running's fields):
 //	  reason              4 bits: a Reason
 //	  tick                32 bits: the tick it names
+//	if lobby:
+//	  joining             1 bit: a chunk of a late joiner's snapshot follows
+//	  if joining:
+//	    clock             32 bits, as above
+//	    from              32 bits: the snapshot is the state before this tick
+//	    back              32 bits: the joiner's inputs count from this tick
+//	                      (its seat's inputs before it are the zero input)
+//	    total             32 bits: the snapshot's size in bytes
+//	    index             16 bits: the chunk's index
+//	    data              the chunk: snapshotChunk bytes, the last one fewer
 type serverMsg[I any] struct {
 	players, you int
 	state        int
@@ -231,7 +266,20 @@ type serverMsg[I any] struct {
 	desync       DesyncError
 	reason       Reason // stateDropped
 	reasonTick   Tick
+	joining      bool // stateLobby: a snapshot chunk for a late joiner
+	chunk        snapChunk
 }
+
+// snapChunk is one chunk of a late joiner's snapshot.
+type snapChunk struct {
+	from, back Tick
+	total      int
+	index      int
+	data       []byte // reused; at most snapshotChunk
+}
+
+// chunks is how many chunks a snapshot of total bytes takes.
+func chunks(total int) int { return (total + snapshotChunk - 1) / snapshotChunk }
 
 // serializeServer codes m. When reading, near[p] is a tick close to
 // player p's inputs and to the acks, and players bounds m.players (the
@@ -252,7 +300,10 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 	}
 	switch m.state {
 	case stateLobby:
-		return nil
+		if err := wire.SerializeBool(s, &m.joining); err != nil || !m.joining {
+			return err
+		}
+		return serializeChunk(s, m)
 	case stateDropped:
 		reason := int(m.reason)
 		if err := wire.SerializeInt(s, &reason, int(ReasonNone)+1, int(NumReasons)-1); err != nil {
@@ -334,3 +385,39 @@ func (e *DesyncError) Error() string {
 
 // Is makes errors.Is(err, ErrDesync) hold.
 func (e *DesyncError) Is(target error) bool { return target == ErrDesync }
+
+// serializeChunk codes the joining part of a lobby message. The chunk's
+// length follows from total and index, so a reader checks both first.
+func serializeChunk[I any](s wire.Stream, m *serverMsg[I]) error {
+	c := &m.chunk
+	clock, from, back, total := uint32(m.clockMs), uint32(c.from), uint32(c.back), uint32(c.total)
+	for _, v := range []*uint32{&clock, &from, &back, &total} {
+		if err := wire.SerializeBits(s, v, 32); err != nil {
+			return err
+		}
+	}
+	m.clockMs, c.from, c.back = int32(clock), Tick(int32(from)), Tick(int32(back))
+	if total > maxSnapshotChunks*snapshotChunk {
+		return fmt.Errorf("snapshot of %d bytes: %w", total, wire.ErrInvalid)
+	}
+	c.total = int(total)
+	if err := wire.SerializeInt(s, &c.index, 0, maxSnapshotChunks-1); err != nil {
+		return err
+	}
+	if c.index >= chunks(c.total) || c.from < 0 || c.back < c.from {
+		return fmt.Errorf("chunk %d of a %d-byte snapshot from tick %d, back at %d: %w", c.index, c.total, c.from, c.back, wire.ErrInvalid)
+	}
+	n := min(snapshotChunk, c.total-c.index*snapshotChunk)
+	if s.Mode() == wire.Reading {
+		c.data = c.data[:0]
+	} else if len(c.data) != n {
+		return fmt.Errorf("chunk of %d bytes, want %d: %w", len(c.data), n, wire.ErrInvalid)
+	}
+	if err := wire.SerializeBytes(s, &c.data, snapshotChunk); err != nil {
+		return err
+	}
+	if len(c.data) != n {
+		return fmt.Errorf("chunk of %d bytes, want %d: %w", len(c.data), n, wire.ErrInvalid)
+	}
+	return nil
+}

@@ -144,6 +144,9 @@ func (c *Client[I, P]) simulate(now time.Time, est float64) {
 		c.stats.Steps++
 		c.stalling, c.steppedAt = false, now
 	}
+	if j := c.stats.JoinedAt; j > 0 && c.stats.CaughtUp == 0 && c.next >= j {
+		c.stats.CaughtUp = now.Sub(c.epoch)
+	}
 	if c.next <= due && c.next >= limit {
 		c.stats.Stalled++
 		if !c.stalling {

@@ -53,7 +53,14 @@ type member[I any] struct {
 	reason     Reason
 	reasonTick Tick
 	droppedAt  time.Time
-	stats      PlayerStats
+	// A late joiner: its checksums count from tick from (0 for the
+	// players who started), and until it has every chunk of snap, its
+	// snapshot of the referee's game, the server sends it chunks.
+	from     Tick
+	snap     []byte
+	snapAck  snapAck
+	snapNext int // the next chunk to send
+	stats    PlayerStats
 }
 
 // tellDropped is how long the server keeps telling a dropped player why,
@@ -74,20 +81,33 @@ func NewServer[I comparable, P Input[I]](cfg Config, now time.Time) (*Server[I, 
 	return s, nil
 }
 
+// member returns the player in slot: the connected one if a departed
+// player had the same slot before.
 func (s *Server[I, P]) member(slot int) (int, *member[I]) {
+	found := -1
 	for i, m := range s.members {
 		if m.slot == slot {
-			return i, m
+			if m.connected {
+				return i, m
+			}
+			if found < 0 {
+				found = i
+			}
 		}
 	}
-	return -1, nil
+	if found < 0 {
+		return -1, nil
+	}
+	return found, s.members[found]
 }
 
 // Join adds the client in slot as the next player. The session starts
-// once Config.Players have joined and every one of them answered.
+// once Config.Players have joined and every one of them answered. Once it
+// runs, a refereeing server (SetReferee with a Snapshotter game) seats a
+// late joiner in a free seat, see lateJoin.
 func (s *Server[I, P]) Join(now time.Time, slot int) error {
 	if s.state != stateLobby {
-		return fmt.Errorf("%w: the session of %d players is running (lockstep has no late join): try again when it is over", ErrSession, s.cfg.Players)
+		return s.lateJoin(now, slot)
 	}
 	if len(s.members) == s.cfg.Players {
 		return fmt.Errorf("%w: the lobby is full (%d of %d players): try again when this session is over", ErrSession, len(s.members), s.cfg.Players)
@@ -222,6 +242,9 @@ func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) er
 	for _, rep := range msg.reports {
 		s.compare(idx, rep)
 	}
+	if msg.snap {
+		return s.takeSnapAck(m, msg.snapAck)
+	}
 	return nil
 }
 
@@ -347,6 +370,10 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 	}
 	for i, m := range s.members {
 		switch {
+		case m.connected && m.snap != nil:
+			if err := s.sendSnapshot(now, i, m, send); err != nil {
+				return err
+			}
 		case m.connected:
 			if err := s.sendTo(now, i, m, send); err != nil {
 				return err
@@ -559,4 +586,136 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 		st.Players[i] = ps
 	}
 	return st
+}
+
+// lateJoin seats the client in slot in the running session: in the seat
+// of a player who left or was dropped (and has been told), the lowest
+// such. The joiner gets the referee's game as bytes (Snapshotter), the
+// state before the referee's next tick from, in chunks, then every
+// player's inputs from from on; its seat's inputs are the zero input up
+// to back, a tick the other clients cannot have reached (beyond the
+// session clock by more than MaxLead), and its own from back on. The
+// others learn that the seat is back from the next message and never
+// wait for the joiner before back; after back only as for any player.
+func (s *Server[I, P]) lateJoin(now time.Time, slot int) error {
+	refuse := func(format string, args ...any) error {
+		return fmt.Errorf("%w: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...)
+	}
+	var snap Snapshotter
+	if s.ref != nil && !s.ref.off {
+		snap, _ = s.ref.game.(Snapshotter)
+	}
+	switch {
+	case s.state != stateRunning:
+		return refuse("stopped: try again when it is over")
+	case s.cfg.MaxSnapshotBytes == 0:
+		return fmt.Errorf("%w: the session of %d players is running (lockstep has no late join): try again when it is over", ErrSession, s.cfg.Players)
+	case s.cfg.Transport != Datagrams || snap == nil:
+		return refuse("takes no late joiner (it needs a referee whose game is a Snapshotter, datagrams and MaxSnapshotBytes): try again when it is over")
+	}
+	if _, m := s.member(slot); m != nil && m.connected {
+		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
+	}
+	seat := -1
+	for i, m := range s.members {
+		if !m.connected && (m.reason == ReasonNone || m.stats.Told) {
+			seat = i
+			break
+		}
+	}
+	if seat < 0 {
+		return refuse("all %d seats are taken: try again when a player leaves", s.cfg.Players)
+	}
+	old := s.members[seat]
+	from := s.ref.next
+	if from < old.left {
+		return refuse("seat %d's last inputs are not simulated yet: try again in a moment", seat)
+	}
+	b, err := snap.MarshalState()
+	if err != nil {
+		return fmt.Errorf("lockstep: the referee's state for a late joiner: %w", err)
+	}
+	if len(b) > s.cfg.MaxSnapshotBytes {
+		return refuse("its state takes %d bytes, more than MaxSnapshotBytes (%d)", len(b), s.cfg.MaxSnapshotBytes)
+	}
+	p, err := newPipe(&s.cfg, now)
+	if err != nil {
+		return err
+	}
+	back := max(old.ring.have, s.sessionTick(now)+Tick(s.cfg.ticks(s.cfg.MaxLead))+1)
+	var zero I
+	for old.ring.have < back {
+		old.ring.push(zero)
+	}
+	m := &member[I]{
+		slot: slot, connected: true, pipe: p, ring: old.ring, ack: from,
+		lastHeard: now, progress: now, from: from, snap: b,
+		stats: PlayerStats{Slot: slot, JoinedFrom: from, JoinedAt: back, SnapshotBytes: len(b)},
+	}
+	for q := range m.acks {
+		m.acks[q] = from
+	}
+	s.members[seat] = m
+	s.stats.LateJoins++
+	return nil
+}
+
+// takeSnapAck records a joiner's acknowledgement of its snapshot's chunks.
+func (s *Server[I, P]) takeSnapAck(m *member[I], a snapAck) error {
+	if m.snap == nil {
+		return nil // a late repeat: it has it all
+	}
+	n := chunks(len(m.snap))
+	if k := n - a.have - 1; a.have > n || a.have == n && a.mask != 0 || k >= 0 && k < 32 && a.mask>>k != 0 {
+		return fmt.Errorf("%w: acknowledgement of chunks %d and %#x of %d", ErrForged, a.have, a.mask, n)
+	}
+	if a.have >= m.snapAck.have {
+		m.snapAck = a
+	}
+	if m.snapAck.have == n {
+		m.snap = nil
+	}
+	return nil
+}
+
+// sendSnapshot sends a joiner up to SnapshotBurst chunks it has not
+// acknowledged, cycling over the 33 from the first it lacks.
+func (s *Server[I, P]) sendSnapshot(now time.Time, idx int, m *member[I], send func(int, []byte)) error {
+	out := &s.out
+	out.players, out.you, out.state, out.joining = s.cfg.Players, idx, stateLobby, true
+	out.clockMs = int32(now.Sub(s.start) / time.Millisecond)
+	n := chunks(len(m.snap))
+	lo, hi := m.snapAck.have, min(n, m.snapAck.have+33)
+	c := &out.chunk
+	c.from, c.back, c.total = m.from, m.stats.JoinedAt, len(m.snap)
+	defer func() { out.joining = false }()
+	for sent, tries := 0, 0; sent < s.cfg.SnapshotBurst && tries < hi-lo; tries++ {
+		i := m.snapNext
+		if i < lo || i >= hi {
+			i = lo
+		}
+		m.snapNext = i + 1
+		if i > lo && m.snapAck.mask&(1<<(i-lo-1)) != 0 {
+			continue
+		}
+		c.index = i
+		c.data = m.snap[i*snapshotChunk : min(len(m.snap), (i+1)*snapshotChunk)]
+		if _, err := s.transmit(now, idx, m, out, send); err != nil {
+			return err
+		}
+		sent++
+	}
+	return nil
+}
+
+// liveAt has the bit of every connected player whose checksum of tick
+// counts: a late joiner's from its snapshot's tick on.
+func (s *Server[I, P]) liveAt(tick Tick) uint8 {
+	var mask uint8
+	for i, m := range s.members {
+		if m.connected && m.from <= tick {
+			mask |= 1 << i
+		}
+	}
+	return mask
 }
