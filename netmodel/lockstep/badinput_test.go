@@ -254,7 +254,7 @@ func FuzzServerMessage(f *testing.F) {
 	seed.runs[2] = run[stick]{first: 7, inputs: []stick{{0, false}}}
 	dropped := serverMsg[stick]{players: 4, you: 3, state: stateDropped, reason: ReasonDesync, reasonTick: 300}
 	joining := serverMsg[stick]{players: 3, you: 2, joining: true, clockMs: 2000,
-		chunk: snapChunk{from: 100, back: 180, total: 12 + 32*5 + 1500, index: 1, data: make([]byte, 12+32*5+1500-snapshotChunk)}}
+		chunk: snapChunk{from: 100, back: 180, ack: 190, total: 12 + 32*5 + 1500, index: 1, data: make([]byte, 12+32*5+1500-snapshotChunk)}}
 	for _, m := range []serverMsg[stick]{{players: 2}, seed, dropped, joining} {
 		w := wire.NewWriter(make([]byte, maxMessage))
 		if err := serializeServer[stick](w, &m, 255, &[MaxPlayers]Tick{}); err != nil {

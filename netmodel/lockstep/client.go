@@ -203,7 +203,7 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 	c.lastHeard = now
 	switch m.state {
 	case stateLobby:
-		if m.joining && c.state == stateLobby {
+		if m.joining && (c.state == stateLobby || c.joining != nil && !c.joining.installed) {
 			return c.takeChunk(now, m)
 		}
 		return nil // a late lobby message, or the lobby itself
@@ -362,6 +362,22 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 			buf: make([]byte, ch.total), got: make([]bool, chunks(ch.total))}
 		c.joining, c.me = j, m.you
 		c.stats.SnapshotBytes = ch.total
+		// The client runs from here: it samples and sends its inputs
+		// from back on while the snapshot arrives, so that the others
+		// never wait for it; it simulates once it has the snapshot.
+		c.state, c.next = stateRunning, j.from
+		for p := range c.cfg.Players {
+			c.rings[p].have = j.from
+		}
+		var zero I
+		for own := &c.rings[c.me]; own.have < j.back; {
+			own.push(zero)
+		}
+		c.serverHas, c.sent, c.lastProgress = j.back, j.back, now
+		c.stats.JoinedFrom, c.stats.JoinedAt = j.from, j.back
+	}
+	if ch.ack > c.serverHas && ch.ack <= c.rings[c.me].have {
+		c.serverHas, c.lastProgress = ch.ack, now
 	}
 	if j.installed || j.got[ch.index] {
 		return nil
@@ -372,7 +388,7 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 		j.ack.have++
 	}
 	j.ack.mask = 0
-	for i := range 32 {
+	for i := range 64 {
 		if k := j.ack.have + 1 + i; k < len(j.got) && j.got[k] {
 			j.ack.mask |= 1 << i
 		}
@@ -385,18 +401,7 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 		return nil
 	}
 	j.installed, j.buf = true, nil
-	c.state = stateRunning
-	c.next = j.from
-	for p := range c.cfg.Players {
-		c.rings[p].have = j.from
-	}
-	var zero I
-	for own := &c.rings[c.me]; own.have < j.back; {
-		own.push(zero)
-	}
-	c.serverHas, c.sent, c.lastProgress = j.back, j.back, now
 	c.startDelay()
-	c.stats.JoinedFrom, c.stats.JoinedAt = j.from, j.back
 	c.stats.Joined = now.Sub(c.epoch)
 	return nil
 }

@@ -102,7 +102,7 @@ type report struct {
 //	  checksum            32 bits
 //	snapshot              1 bit: a late joiner acknowledges its snapshot
 //	  have                16 bits: it holds the chunks before this one
-//	  mask                32 bits: and chunk have+1+i if bit i is set
+//	  mask                64 bits: and chunk have+1+i if bit i is set
 //
 // Each player's ack says the client holds that player's inputs for the
 // ticks before it; one per player, so that a player whose inputs are late
@@ -119,8 +119,12 @@ type clientMsg[I any] struct {
 // have+1+i for every bit i of mask.
 type snapAck struct {
 	have int
-	mask uint32
+	mask uint64
 }
+
+// snapWindow is how many chunks from the first one missing the server
+// sends before it hears of them: the one missing and the mask's.
+const snapWindow = 65
 
 // A late joiner's snapshot travels in chunks of snapshotChunk bytes, one
 // per message, at most maxSnapshotChunks of them.
@@ -210,7 +214,7 @@ func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], p
 	if err := wire.SerializeInt(s, &m.snapAck.have, 0, maxSnapshotChunks); err != nil {
 		return err
 	}
-	return wire.SerializeBits(s, &m.snapAck.mask, 32)
+	return wire.SerializeBits(s, &m.snapAck.mask, 64)
 }
 
 // Session states on the wire.
@@ -252,6 +256,8 @@ const (
 //	    from              32 bits: the snapshot is the state before this tick
 //	    back              32 bits: the joiner's inputs count from this tick
 //	                      (its seat's inputs before it are the zero input)
+//	    ack               32 bits: the server holds the joiner's inputs for
+//	                      the ticks before it (it sends them from back on)
 //	    total             32 bits: the snapshot's size in bytes
 //	    index             16 bits: the chunk's index
 //	    data              the chunk: snapshotChunk bytes, the last one fewer
@@ -273,6 +279,7 @@ type serverMsg[I any] struct {
 // snapChunk is one chunk of a late joiner's snapshot.
 type snapChunk struct {
 	from, back Tick
+	ack        Tick
 	total      int
 	index      int
 	data       []byte // reused; at most snapshotChunk
@@ -390,13 +397,13 @@ func (e *DesyncError) Is(target error) bool { return target == ErrDesync }
 // length follows from total and index, so a reader checks both first.
 func serializeChunk[I any](s wire.Stream, m *serverMsg[I]) error {
 	c := &m.chunk
-	clock, from, back, total := uint32(m.clockMs), uint32(c.from), uint32(c.back), uint32(c.total)
-	for _, v := range []*uint32{&clock, &from, &back, &total} {
+	clock, from, back, ack, total := uint32(m.clockMs), uint32(c.from), uint32(c.back), uint32(c.ack), uint32(c.total)
+	for _, v := range []*uint32{&clock, &from, &back, &ack, &total} {
 		if err := wire.SerializeBits(s, v, 32); err != nil {
 			return err
 		}
 	}
-	m.clockMs, c.from, c.back = int32(clock), Tick(int32(from)), Tick(int32(back))
+	m.clockMs, c.from, c.back, c.ack = int32(clock), Tick(int32(from)), Tick(int32(back)), Tick(int32(ack))
 	if total > maxSnapshotChunks*snapshotChunk {
 		return fmt.Errorf("snapshot of %d bytes: %w", total, wire.ErrInvalid)
 	}
@@ -404,7 +411,7 @@ func serializeChunk[I any](s wire.Stream, m *serverMsg[I]) error {
 	if err := wire.SerializeInt(s, &c.index, 0, maxSnapshotChunks-1); err != nil {
 		return err
 	}
-	if c.index >= chunks(c.total) || c.from < 0 || c.back < c.from {
+	if c.index >= chunks(c.total) || c.from < 0 || c.back < c.from || c.ack < c.back {
 		return fmt.Errorf("chunk %d of a %d-byte snapshot from tick %d, back at %d: %w", c.index, c.total, c.from, c.back, wire.ErrInvalid)
 	}
 	n := min(snapshotChunk, c.total-c.index*snapshotChunk)

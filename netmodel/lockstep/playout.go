@@ -39,10 +39,12 @@ func (c *Client[I, P]) Update(now time.Time, send func(datagram []byte)) error {
 		est := c.serverTicks(now)
 		c.sampleInputs(est)
 		c.fillDeparted(est)
-		c.adaptDelay(now, elapsed)
-		c.resimulate()
-		c.simulate(now, est)
-		c.finalize()
+		if c.joining == nil || c.joining.installed {
+			c.adaptDelay(now, elapsed)
+			c.resimulate()
+			c.simulate(now, est)
+			c.finalize()
+		}
 	}
 	return c.sendMessage(now, send)
 }

@@ -666,7 +666,7 @@ func (s *Server[I, P]) takeSnapAck(m *member[I], a snapAck) error {
 		return nil // a late repeat: it has it all
 	}
 	n := chunks(len(m.snap))
-	if k := n - a.have - 1; a.have > n || a.have == n && a.mask != 0 || k >= 0 && k < 32 && a.mask>>k != 0 {
+	if k := n - a.have - 1; a.have > n || a.have == n && a.mask != 0 || k >= 0 && k < 64 && a.mask>>k != 0 {
 		return fmt.Errorf("%w: acknowledgement of chunks %d and %#x of %d", ErrForged, a.have, a.mask, n)
 	}
 	if a.have >= m.snapAck.have {
@@ -679,15 +679,15 @@ func (s *Server[I, P]) takeSnapAck(m *member[I], a snapAck) error {
 }
 
 // sendSnapshot sends a joiner up to SnapshotBurst chunks it has not
-// acknowledged, cycling over the 33 from the first it lacks.
+// acknowledged, cycling over the snapWindow from the first it lacks.
 func (s *Server[I, P]) sendSnapshot(now time.Time, idx int, m *member[I], send func(int, []byte)) error {
 	out := &s.out
 	out.players, out.you, out.state, out.joining = s.cfg.Players, idx, stateLobby, true
 	out.clockMs = int32(now.Sub(s.start) / time.Millisecond)
 	n := chunks(len(m.snap))
-	lo, hi := m.snapAck.have, min(n, m.snapAck.have+33)
+	lo, hi := m.snapAck.have, min(n, m.snapAck.have+snapWindow)
 	c := &out.chunk
-	c.from, c.back, c.total = m.from, m.stats.JoinedAt, len(m.snap)
+	c.from, c.back, c.ack, c.total = m.from, m.stats.JoinedAt, m.ring.have, len(m.snap)
 	defer func() { out.joining = false }()
 	for sent, tries := 0, 0; sent < s.cfg.SnapshotBurst && tries < hi-lo; tries++ {
 		i := m.snapNext
