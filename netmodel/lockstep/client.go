@@ -23,8 +23,9 @@ type Client[I comparable, P Input[I]] struct {
 	epoch time.Time // the client's own clock starts here
 	last  time.Time // the previous Update
 
-	state    int // stateLobby until the server's first running message
-	me       int // player index; -1 until the server names it
+	state    int  // stateLobby until the server's first running message
+	me       int  // player index; -1 until the server names it, always watching
+	watch    bool // a spectator: no seat, no inputs, confirmed ticks only
 	desync   *DesyncError
 	dropped  *DroppedError
 	mismatch error // the server's session is not the one configured
@@ -136,6 +137,23 @@ func NewClient[I comparable, P Input[I]](cfg Config, game Game[I], input Control
 	return c, nil
 }
 
+// NewSpectator returns a spectator's client around game: it takes no
+// seat and sends no inputs; the server relays it every player's inputs,
+// and it simulates the ticks whose inputs are all known, the input delay
+// behind the session clock (as a player would without rollback). The
+// players never wait for it: a spectator that falls further behind than
+// the server's buffer is disconnected. One that joins a running session
+// gets the referee's state first, as a late joiner does (see Server.Join).
+// Player() is -1; its checksums are kept (Stats) but not reported.
+func NewSpectator[I comparable, P Input[I]](cfg Config, game Game[I], now time.Time) (*Client[I, P], error) {
+	c, err := NewClient[I, P](cfg, game, func(Tick, *View) I { var zero I; return zero }, now)
+	if err != nil {
+		return nil, err
+	}
+	c.watch, c.input = true, nil
+	return c, nil
+}
+
 // Game returns the client's game, for rendering.
 func (c *Client[I, P]) Game() Game[I] { return c.game }
 
@@ -160,7 +178,12 @@ func (c *Client[I, P]) confirmed() Tick {
 
 // base is the oldest tick the rings must keep: the last confirmed input
 // (the prediction), and our inputs the server has not acknowledged.
-func (c *Client[I, P]) base() Tick { return max(0, min(c.confirmed()-1, c.serverHas)) }
+func (c *Client[I, P]) base() Tick {
+	if c.watch {
+		return max(0, c.confirmed()-1)
+	}
+	return max(0, min(c.confirmed()-1, c.serverHas))
+}
 
 // serverTicks is the client's estimate of the server's clock, in ticks.
 func (c *Client[I, P]) serverTicks(now time.Time) float64 {
@@ -217,12 +240,15 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		return nil // the snapshot is not all here: nothing to apply inputs to
 	}
 	if c.state == stateLobby {
-		c.state, c.me = stateRunning, m.you
+		c.state = stateRunning
+		if !c.watch {
+			c.me = m.you
+		}
 		c.startDelay()
 	}
 	c.joining = nil // the server saw the snapshot complete
 	c.sampleClock(now, m.clockMs)
-	if m.ack > c.serverHas {
+	if m.ack > c.serverHas && !c.watch {
 		c.serverHas = m.ack
 		c.lastProgress = now
 	}
@@ -281,16 +307,25 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 	if c.me >= 0 && m.you != c.me {
 		return forged("player %d, we are %d", m.you, c.me)
 	}
-	if m.state == stateLobby || m.state == stateDropped {
+	if m.state == stateDropped || m.state == stateLobby && !m.joining {
 		return nil
 	}
-	if m.ack > c.rings[m.you].have {
+	if m.watcher != c.watch {
+		if !c.watch && c.mismatch == nil {
+			c.mismatch = fmt.Errorf("%w: every seat of the running session is taken: the server would have this client watch (lockstep.NewSpectator); try again when a player leaves", ErrSession)
+		}
+		return forged("a message for a spectator %v, this client watches: %v", m.watcher, c.watch)
+	}
+	if m.state == stateLobby {
+		return nil
+	}
+	if m.ack > c.rings[max(m.you, 0)].have && !c.watch {
 		return forged("ack of tick %d, we sent up to %d", m.ack, c.rings[m.you].have)
 	}
 	limit := c.base() + Tick(c.cfg.Buffer)
 	for p := range m.players {
 		r := &m.runs[p]
-		if p == m.you {
+		if p == m.you && !m.watcher {
 			continue
 		}
 		if m.departed[p] {
@@ -360,7 +395,10 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 		}
 		j = &joinState{from: ch.from, back: ch.back, total: ch.total,
 			buf: make([]byte, ch.total), got: make([]bool, chunks(ch.total))}
-		c.joining, c.me = j, m.you
+		c.joining = j
+		if !c.watch {
+			c.me = m.you
+		}
 		c.stats.SnapshotBytes = ch.total
 		// The client runs from here: it samples and sends its inputs
 		// from back on while the snapshot arrives, so that the others
@@ -370,13 +408,13 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 			c.rings[p].have = j.from
 		}
 		var zero I
-		for own := &c.rings[c.me]; own.have < j.back; {
+		for own := &c.rings[max(c.me, 0)]; !c.watch && own.have < j.back; {
 			own.push(zero)
 		}
 		c.serverHas, c.sent, c.lastProgress = j.back, j.back, now
 		c.stats.JoinedFrom, c.stats.JoinedAt = j.from, j.back
 	}
-	if ch.ack > c.serverHas && ch.ack <= c.rings[c.me].have {
+	if ch.ack > c.serverHas && !c.watch && ch.ack <= c.rings[c.me].have {
 		c.serverHas, c.lastProgress = ch.ack, now
 	}
 	if j.installed || j.got[ch.index] {

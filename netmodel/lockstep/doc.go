@@ -107,6 +107,19 @@
 // joiner before that tick. Stats report the snapshot's size, its tick,
 // the join tick and when the joiner had the snapshot and had caught up.
 //
+// # Spectators
+//
+// NewSpectator's client takes no seat and sends no inputs: the server
+// relays it every player's inputs and it simulates the ticks whose inputs
+// are all known, its input delay behind the session clock (GGPO's
+// spectators). Any number may watch; they join the lobby (in or beyond
+// its seats: a spectator's first message frees the seat it was given) or
+// the running session (then they get the referee's state first, as a late
+// joiner does). The players never wait for a spectator: one that falls
+// out of the server's buffer, or is silent for Timeout, is dropped
+// (ServerStats.WatchersDropped). A player's client joining a session
+// whose seats are all taken is made a spectator, and its Update says so.
+//
 // # Desync detection
 //
 // Every client reports the checksum (low 32 bits of Game.Checksum) of the

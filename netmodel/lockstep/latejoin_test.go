@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -231,8 +232,9 @@ func TestLateJoinAndRejoin(t *testing.T) {
 }
 
 // TestLateJoinRefused: with late join off (DefaultConfig), without a
-// referee, with one whose game is not a Snapshotter, or with every seat
-// taken, Join of a running session says why.
+// referee, or with one whose game is not a Snapshotter, Join of a running
+// session says why; with every seat taken, a player's client is made a
+// spectator, and its Update says that every seat is taken.
 func TestLateJoinRefused(t *testing.T) {
 	for i, ref := range []Game[stick]{newJoinable(2), nil, newParticles(4), newJoinable(2)} {
 		cfg := DefaultConfig()
@@ -258,7 +260,15 @@ func TestLateJoinRefused(t *testing.T) {
 		}
 		c, _ := NewClient[stick](cfg, newJoinable(2), bot(0), m.Now())
 		_, err := m.Join(c)
-		if !errors.Is(err, ErrSession) {
+		if i == 3 {
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = m.Run(time.Second)
+			if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "every seat of the running session is taken") {
+				t.Fatalf("a player's client in a full session: %v", err)
+			}
+		} else if !errors.Is(err, ErrSession) {
 			t.Fatalf("referee %T: late join into a full session: %v", ref, err)
 		}
 		t.Log(err)

@@ -91,8 +91,10 @@ type report struct {
 
 // clientMsg is what client you of players sends the server:
 //
+//	watch                 1 bit: a spectator, which acks every player and
+//	                      sends neither inputs nor checksums
 //	ack                   16 bits: the smallest of the acks below
-//	for every other player, in index order:
+//	for every other player (every player, watching), in index order:
 //	  ahead               1 bit
 //	  if ahead:
 //	    spread            14 bits: its ack − ack − 1
@@ -108,7 +110,8 @@ type report struct {
 // ticks before it; one per player, so that a player whose inputs are late
 // does not hold back the others' beyond the window.
 type clientMsg[I any] struct {
-	acks    [MaxPlayers]Tick // acks[you] is not sent
+	watch   bool
+	acks    [MaxPlayers]Tick // acks[you] is not sent, unless watching
 	inputs  run[I]
 	reports []report // at most maxReports
 	snap    bool     // a late joiner's acknowledgement of its snapshot
@@ -141,6 +144,12 @@ const maxAckSpread = 1 << 14
 // every tick m holds.
 func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], players, you, window int, near Tick) error {
 	reading := s.Mode() == wire.Reading
+	if err := wire.SerializeBool(s, &m.watch); err != nil {
+		return err
+	}
+	if m.watch {
+		you = -1
+	}
 	base := Tick(math.MaxInt32)
 	for p := range players {
 		if p != you {
@@ -228,9 +237,10 @@ const (
 // serverMsg is what the server sends one client:
 //
 //	players-1             2 bits
-//	you                   2 bits: the client's player index
+//	you                   2 bits: the client's player index (0, watching)
 //	state                 2 bits: lobby, running or stopped
 //	if running or stopped:
+//	  watcher             1 bit: to a spectator: every player's run follows
 //	  clock               32 bits: the server's session time in ms, signed
 //	                      (negative before tick 0)
 //	  ack                 16 bits: the server holds the client's inputs for
@@ -252,6 +262,7 @@ const (
 //	if lobby:
 //	  joining             1 bit: a chunk of a late joiner's snapshot follows
 //	  if joining:
+//	    watcher           1 bit, as above
 //	    clock             32 bits, as above
 //	    from              32 bits: the snapshot is the state before this tick
 //	    back              32 bits: the joiner's inputs count from this tick
@@ -274,6 +285,7 @@ type serverMsg[I any] struct {
 	reasonTick   Tick
 	joining      bool // stateLobby: a snapshot chunk for a late joiner
 	chunk        snapChunk
+	watcher      bool // to a spectator
 }
 
 // snapChunk is one chunk of a late joiner's snapshot.
@@ -324,6 +336,9 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 		m.reasonTick = Tick(int32(tick))
 		return nil
 	}
+	if err := wire.SerializeBool(s, &m.watcher); err != nil {
+		return err
+	}
 	clock := uint32(m.clockMs)
 	if err := wire.SerializeBits(s, &clock, 32); err != nil {
 		return err
@@ -337,7 +352,7 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 		m.ack = unwrap(low, near[m.you])
 	}
 	for p := range m.players {
-		if p == m.you {
+		if p == m.you && !m.watcher {
 			continue
 		}
 		if err := wire.SerializeBool(s, &m.departed[p]); err != nil {
@@ -396,6 +411,9 @@ func (e *DesyncError) Is(target error) bool { return target == ErrDesync }
 // serializeChunk codes the joining part of a lobby message. The chunk's
 // length follows from total and index, so a reader checks both first.
 func serializeChunk[I any](s wire.Stream, m *serverMsg[I]) error {
+	if err := wire.SerializeBool(s, &m.watcher); err != nil {
+		return err
+	}
 	c := &m.chunk
 	clock, from, back, ack, total := uint32(m.clockMs), uint32(c.from), uint32(c.back), uint32(c.ack), uint32(c.total)
 	for _, v := range []*uint32{&clock, &from, &back, &ack, &total} {

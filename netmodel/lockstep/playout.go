@@ -50,7 +50,7 @@ func (c *Client[I, P]) Update(now time.Time, send func(datagram []byte)) error {
 }
 
 func (c *Client[I, P]) checkTimeout(now time.Time) error {
-	waiting := c.serverHas < c.rings[max(c.me, 0)].have
+	waiting := !c.watch && c.serverHas < c.rings[max(c.me, 0)].have
 	if !waiting {
 		c.lastProgress = now
 	}
@@ -64,6 +64,9 @@ func (c *Client[I, P]) checkTimeout(now time.Time) error {
 // sampleInputs asks for the local input of every tick the server's clock
 // has reached, within the buffer.
 func (c *Client[I, P]) sampleInputs(est float64) {
+	if c.watch {
+		return
+	}
 	ring := &c.rings[c.me]
 	limit := c.base() + Tick(c.cfg.Buffer)
 	for ring.have < limit && float64(ring.have) <= est {
@@ -139,7 +142,10 @@ func lossMargin(p float64) int {
 // does, rather than kept as delay.
 func (c *Client[I, P]) simulate(now time.Time, est float64) {
 	due := Tick(math.Floor(est - c.delay))
-	limit := c.confirmed() + Tick(c.cfg.Rollback)
+	limit := c.confirmed()
+	if !c.watch {
+		limit += Tick(c.cfg.Rollback)
+	}
 	for n := 0; c.next <= due && c.next < limit && n < c.cfg.MaxCatchUp; n++ {
 		c.step(c.next)
 		c.next++

@@ -114,4 +114,8 @@ type ServerStats struct {
 	RefereeOff  bool
 	// LateJoins counts the players seated in the running session.
 	LateJoins uint64
+	// Watchers are the spectators now; WatchersDropped counts those
+	// dropped for silence or for falling out of the buffer.
+	Watchers        int
+	WatchersDropped uint64
 }
