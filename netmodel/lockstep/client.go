@@ -382,7 +382,7 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 	case ch.back-ch.from > Tick(c.cfg.Buffer/2):
 		c.stats.Rejected++
 		return fmt.Errorf("%w: a snapshot of tick %d joining at %d, beyond the buffer", ErrForged, ch.from, ch.back)
-	case j != nil && (ch.from != j.from || ch.back != j.back || ch.total != j.total || c.me != m.you):
+	case j != nil && (ch.from != j.from || ch.back != j.back || ch.total != j.total || !c.watch && c.me != m.you):
 		c.stats.Rejected++
 		return fmt.Errorf("%w: snapshot chunk of tick %d, %d bytes, player %d; the snapshot is of tick %d, %d bytes, player %d",
 			ErrForged, ch.from, ch.total, m.you, j.from, j.total, c.me)

@@ -10,8 +10,8 @@ import (
 
 // TestSpectators plays a 4-player refereed session (60 ms RTT, 2 % loss)
 // with 8 spectators: 4 join the full lobby, 4 join the running session at
-// 5 s (they get the referee's state first), one of the latter behind a
-// 1 s, 20 % loss link. Every spectator simulates the same game: its
+// 5 s (they get the referee's state first, 20 kB of it: 20 chunks), one of
+// the latter behind a 1 s, 20 % loss link. Every spectator simulates the same game: its
 // checksums equal the players' on every checkpoint both have; the players
 // never stall (spectators never hold them back), and the server drops no
 // one.
@@ -24,7 +24,9 @@ func TestSpectators(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := srv.SetReferee(newJoinable(players)); err != nil {
+		ref := newJoinable(players)
+		ref.pad = 20_000
+		if err := srv.SetReferee(ref); err != nil {
 			t.Fatal(err)
 		}
 		cond := netsim.Conditions{Latency: 30 * time.Millisecond, Loss: 0.02}
@@ -36,6 +38,7 @@ func TestSpectators(t *testing.T) {
 		var plGames, spGames []*joinable
 		for range players {
 			g := newJoinable(players)
+			g.pad = 20_000
 			c, _ := NewClient[stick](cfg, g, func(t Tick, v *View) stick { return stickAt(v.Player, t) }, m.Now())
 			if _, err := m.Join(c); err != nil {
 				t.Fatal(err)
@@ -44,6 +47,7 @@ func TestSpectators(t *testing.T) {
 		}
 		watch := func() int {
 			g := newJoinable(players)
+			g.pad = 20_000
 			c, err := NewSpectator[stick](cfg, g, m.Now())
 			if err != nil {
 				t.Fatal(err)
