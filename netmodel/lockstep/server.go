@@ -106,9 +106,13 @@ func (s *Server[I, P]) member(slot int) (int, *member[I]) {
 }
 
 // Join adds the client in slot as the next player. The session starts
-// once Config.Players have joined and every one of them answered. Once it
-// runs, a refereeing server (SetReferee with a Snapshotter game) seats a
-// late joiner in a free seat, see lateJoin.
+// once Config.Players have joined and every one of them answered; a
+// client that joins a full lobby watches (a spectator, see NewSpectator).
+// Once the session runs, Join refuses (ErrSession) unless late join is on
+// (Config.MaxSnapshotBytes, a referee whose game is a Snapshotter,
+// datagrams): then the client takes the free seat of a player who left or
+// was dropped, or watches if every seat is taken, and gets the referee's
+// state first (the package doc's "Late join and rejoin").
 func (s *Server[I, P]) Join(now time.Time, slot int) error {
 	if s.state != stateLobby {
 		return s.lateJoin(now, slot)
