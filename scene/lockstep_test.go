@@ -1,11 +1,13 @@
 package scene
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/netmodel/simmatch"
+	"github.com/netphys/netphys/physics"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -73,12 +75,12 @@ func TestFourPlayersCubeWorld(t *testing.T) {
 			t.Fatal(err)
 		}
 		var clients []*lockstep.Client[Input, *Input]
-		for p := range players {
+		for range players {
 			g, err := NewLockstep(Pyramid10, DefaultConfig(), players)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := lockstep.NewClient[Input](cfg, g, PlayerBot(p), simmatch.Epoch)
+			c, err := lockstep.NewClient[Input](cfg, g, LockstepBot(), simmatch.Epoch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,4 +146,146 @@ func BenchmarkLockstepResimulatedTick(b *testing.B) {
 		play(warm + n)
 		n++
 	}
+}
+
+// TestLockstepStateBytes plays the 4 players' scripts on the 900-cube
+// world, writes its state as bytes at tick 150, restores them into a
+// freshly built world and steps both on with the same inputs: the
+// checksums are equal at once and after every step. Bytes of another
+// layout and truncated bytes are refused, the world unchanged.
+func TestLockstepStateBytes(t *testing.T) {
+	const players = 4
+	a, err := NewLockstep(Cubes900, DefaultConfig(), players)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := make([]Input, players)
+	step := func(g *Lockstep, tick int) {
+		for p := range inputs {
+			inputs[p] = PlayerBot(p)(lockstep.Tick(tick))
+		}
+		g.Step(inputs)
+	}
+	for tick := range 150 {
+		step(a, tick)
+	}
+	b, err := a.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewLockstep(Cubes900, DefaultConfig(), players)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := c.Checksum()
+	if err := c.UnmarshalState(b[:len(b)-1]); !errors.Is(err, physics.ErrSnapshot) {
+		t.Fatalf("truncated state: %v, want physics.ErrSnapshot", err)
+	}
+	other, _ := NewLockstep(Pyramid10, DefaultConfig(), players)
+	if err := other.UnmarshalState(b); !errors.Is(err, physics.ErrSnapshot) {
+		t.Fatalf("the 900-cube world's state into the pyramid: %v, want physics.ErrSnapshot", err)
+	}
+	if c.Checksum() != fresh {
+		t.Fatal("a refused state changed the world")
+	}
+	if err := c.UnmarshalState(b); err != nil {
+		t.Fatal(err)
+	}
+	if c.Checksum() != a.Checksum() {
+		t.Fatalf("restored checksum %#x, want %#x", c.Checksum(), a.Checksum())
+	}
+	for tick := 150; tick < 300; tick++ {
+		step(a, tick)
+		step(c, tick)
+		if c.Checksum() != a.Checksum() {
+			t.Fatalf("tick %d: restored world %#x, original %#x", tick, c.Checksum(), a.Checksum())
+		}
+	}
+	t.Logf("state of the 900-cube world at tick 150: %d bytes", len(b))
+}
+
+// FuzzLockstepUnmarshalState feeds bytes to a pyramid world's
+// UnmarshalState: an error wrapping physics.ErrSnapshot or a restored
+// world, never a panic.
+func FuzzLockstepUnmarshalState(f *testing.F) {
+	g, err := NewLockstep(Pyramid10, DefaultConfig(), 2)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for range 30 {
+		g.Step(make([]Input, 2))
+	}
+	b, _ := g.MarshalState()
+	f.Add(b)
+	f.Add(b[:40])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := NewLockstep(Pyramid10, DefaultConfig(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.UnmarshalState(b); err != nil && !errors.Is(err, physics.ErrSnapshot) {
+			t.Fatalf("error %v does not wrap physics.ErrSnapshot", err)
+		}
+	})
+}
+
+// TestLockstepLateJoin: in a refereed 2-player session of the pyramid
+// world over 100 ms and 1 % loss, player 1 leaves at 3 s and a new client
+// takes its seat at 4 s from the referee's state; at 9 s both players'
+// checksums agree with the referee's on every tick after the join.
+func TestLockstepLateJoin(t *testing.T) {
+	const players = 2
+	cfg := lockstep.DefaultRollbackConfig()
+	cfg.Players = players
+	cfg.MaxSnapshotBytes = 8 << 20
+	srv, err := lockstep.NewServer[Input](cfg, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := NewLockstep(Pyramid10, DefaultConfig(), players)
+	if err := srv.SetReferee(ref); err != nil {
+		t.Fatal(err)
+	}
+	cond := netsim.Conditions{Latency: 50 * time.Millisecond, Loss: 0.01}
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 2, Conditions: cond}}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := make([]*lockstep.Client[Input, *Input], players)
+	join := func() int {
+		g, _ := NewLockstep(Pyramid10, DefaultConfig(), players)
+		c, err := lockstep.NewClient[Input](cfg, g, LockstepBot(), m.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot, err := m.Join(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[slot] = c
+		return slot
+	}
+	join()
+	join()
+	for f := 0; f < 9*60; f++ {
+		switch f {
+		case 3 * 60:
+			m.Leave(1)
+		case 4 * 60:
+			join()
+		}
+		if err := m.Run(time.Second / 60); err != nil {
+			t.Fatalf("at %v: %v", m.Elapsed(), err)
+		}
+	}
+	st := srv.Stats(m.Now())
+	js := clients[1].Stats()
+	if st.LateJoins != 1 || st.Desync != nil || st.Drops[lockstep.ReasonDesync] > 0 || js.CaughtUp == 0 || js.Checksums < 3 {
+		t.Fatalf("%d late joins, desync %v, %d desync drops; joiner caught up after %v, %d checksums reported",
+			st.LateJoins, st.Desync, st.Drops[lockstep.ReasonDesync], js.CaughtUp, js.Checksums)
+	}
+	if a, b := clients[0].Stats(), js; a.LastChecksumTick == b.LastChecksumTick && a.LastChecksum != b.LastChecksum {
+		t.Fatalf("tick %d: checksums %#x and %#x", a.LastChecksumTick, a.LastChecksum, b.LastChecksum)
+	}
+	t.Logf("state %d bytes of tick %d, joined at %d, caught up %v after connecting; %d ticks verified", js.SnapshotBytes, js.JoinedFrom, js.JoinedAt, js.CaughtUp, st.Verified)
 }

@@ -306,6 +306,45 @@ func (s *Scene) Save(dst *Snapshot) {
 	dst.interacting = append(dst.interacting[:0], s.interacting...)
 }
 
+// AppendState appends the scene's state in byte form to dst: its world's
+// (physics.World.AppendState) after the interacting flags, one byte each.
+// UnmarshalState restores it into a scene of the same layout, bit for bit.
+func (s *Scene) AppendState(dst []byte) []byte {
+	for _, on := range s.interacting {
+		dst = append(dst, byte(boolByte(on)))
+	}
+	return s.World.AppendState(dst)
+}
+
+// UnmarshalState restores a state AppendState wrote from a scene of the
+// same layout and configuration. Any other bytes return an error wrapping
+// physics.ErrSnapshot and leave the scene unchanged.
+func (s *Scene) UnmarshalState(b []byte) error {
+	n := len(s.interacting)
+	if len(b) < n {
+		return fmt.Errorf("%w: scene state of %d bytes, the interacting flags alone take %d", physics.ErrSnapshot, len(b), n)
+	}
+	for _, f := range b[:n] {
+		if f > 1 {
+			return fmt.Errorf("%w: interacting flag %d", physics.ErrSnapshot, f)
+		}
+	}
+	if err := s.World.UnmarshalState(b[n:], nil); err != nil {
+		return err
+	}
+	for i, f := range b[:n] {
+		s.interacting[i] = f == 1
+	}
+	return nil
+}
+
+func boolByte(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // Load restores a scene saved by Save from a scene of the same layout; the
 // error wraps physics.ErrSnapshot for a snapshot of another configuration.
 func (s *Scene) Load(src *Snapshot) error {

@@ -71,6 +71,7 @@ type lsOptions struct {
 	modes               []lsMode
 	cubeWarmup, vrSteps int
 	skipCubes           bool
+	skipLateJoin        bool
 	// game is the sessions' world: nil for inputChain, else a cube
 	// world of that layout in every client (a soak with the real worlds).
 	game             *scene.Layout
@@ -86,6 +87,7 @@ func setupBenchLockstep(fs *flag.FlagSet) func(ctx context.Context, args []strin
 	cubeWarmup := fs.Int("cube-warmup", 300, "ticks of scripted play before rollback's cost is measured in the cube worlds")
 	vrSteps := fs.Int("vr-steps", 25, "re-simulated steps per frame to time in the cube worlds (the VR article's 25 at 90 Hz and 250 ms)")
 	skipCubes := fs.Bool("no-cubes", false, "skip the cube-world cost measurement")
+	skipLateJoin := fs.Bool("no-late-join", false, "skip the late-join rows")
 	modes := fs.String("modes", "all", "comma-separated rows to run, from udp,tcp,rollback")
 	game := fs.String("game", "inputs", "what every client steps: inputs (a hash of the inputs, free) or a cube-world layout (cubes900, tower20, pyramid10: each player steps its own world, slow)")
 	return func(ctx context.Context, args []string) error {
@@ -93,7 +95,7 @@ func setupBenchLockstep(fs *flag.FlagSet) func(ctx context.Context, args []strin
 			return fmt.Errorf("unexpected arguments %q", args)
 		}
 		o := lsOptions{players: *players, warmup: *warmup, measure: time.Duration(*seconds * float64(time.Second)),
-			seed: *seed, cubeWarmup: *cubeWarmup, vrSteps: *vrSteps, skipCubes: *skipCubes, stdout: os.Stdout, progress: os.Stderr}
+			seed: *seed, cubeWarmup: *cubeWarmup, vrSteps: *vrSteps, skipCubes: *skipCubes, skipLateJoin: *skipLateJoin, stdout: os.Stdout, progress: os.Stderr}
 		if o.players < 1 || o.players > lockstep.MaxPlayers || o.measure < time.Second || o.warmup < 0 || o.vrSteps < 1 || o.cubeWarmup < 0 {
 			return fmt.Errorf("need 1–4 players, at least 1 s measured, a non-negative warm-up and at least one step")
 		}
@@ -214,7 +216,34 @@ func benchLockstep(ctx context.Context, o lsOptions) error {
 			costs = append(costs, c)
 		}
 	}
+	var joins []ljResult
+	if !o.skipLateJoin {
+		cubes := scene.Cubes900
+		for _, layout := range []*scene.Layout{nil, &cubes} {
+			for _, c := range ljConditions {
+				for _, m := range o.modes {
+					if m.flag == "tcp" {
+						continue // late join needs datagrams
+					}
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					fmt.Fprintf(o.progress, "bench lockstep: late join, %-10s %-9s %-13s ", ljGameName(layout), c.name, m.name)
+					start := time.Now()
+					r, err := runLateJoinRow(o, c, m, layout)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(o.progress, "%.1f s\n", time.Since(start).Seconds())
+					joins = append(joins, r)
+				}
+			}
+		}
+	}
 	printLockstep(o, rows, costs)
+	if len(joins) > 0 {
+		printLateJoin(o, joins)
+	}
 	return nil
 }
 

@@ -26,7 +26,7 @@ func joinLockstepPlayers(m *simmatch.Match, cfg lockstep.Config, players int, la
 			}
 		}
 		var err error
-		if clients[p], err = lockstep.NewClient[scene.Input](cfg, game, scene.PlayerBot(p), simmatch.Epoch); err != nil {
+		if clients[p], err = lockstep.NewClient[scene.Input](cfg, game, scene.LockstepBot(), simmatch.Epoch); err != nil {
 			return nil, err
 		}
 		if _, err := m.Join(clients[p]); err != nil {

@@ -9,8 +9,8 @@
 //	go run ./examples/pong -udp -duration 5s
 //
 // It shows the three things a rollback game must get right: inputs are
-// read from the game the player sees, through the client (which knows the
-// player's index once the server has named it); one-shot effects (here the
+// read from the game the player sees, with the player's index the client
+// passes to the input function; one-shot effects (here the
 // "goal!" line, in a real game a sound) are played only for ticks no
 // rollback can undo; and the match's outcome is checked, not assumed: both
 // players must have seen the same goals, each once.
@@ -74,17 +74,19 @@ type player struct {
 
 func newPlayer(cfg lockstep.Config, index int, now time.Time, out io.Writer) (*player, error) {
 	pl := &player{game: NewPong(), lag: int32(4 + 6*index), out: out}
-	// The input function gets only the tick: the player's index comes
-	// from the client, which knows it by the time inputs are asked for.
-	input := func(lockstep.Tick) Paddle { return Bot(pl.game, pl.client.Player(), pl.lag) }
+	// The input function gets the tick and what the client knows: the
+	// player's index (the server names it before the first input is
+	// asked for) and whether the game shown is predicted.
+	input := func(_ lockstep.Tick, v *lockstep.View) Paddle { return Bot(pl.game, v.Player, pl.lag) }
 	var err error
 	pl.client, err = lockstep.NewClient[Paddle](cfg, pl.game, input, now)
 	return pl, err
 }
 
 // present plays the goals no rollback can undo any more: those of ticks
-// before Confirmed. Step cannot tell a first simulation from a
-// re-simulation, so playing them in Step would announce some twice.
+// before Confirmed. Played in Step they would be announced again when a
+// rollback re-simulates them (a lockstep.Resimulator game is told which
+// steps those are), and a predicted goal may still be undone.
 func (pl *player) present() {
 	confirmed := pl.client.Stats().Confirmed
 	for _, g := range pl.game.Log()[len(pl.played):] {

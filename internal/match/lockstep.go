@@ -34,8 +34,16 @@ func init() {
 func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 	rollback := fs.Bool("rollback", false, "lockstep: GGPO-style rollback (a tick of input delay, missing inputs predicted, re-simulated when wrong)")
 	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
+	late := fs.Bool("late-join", false, "lockstep: serve seats a player who connects while the match runs in a free seat, and spectators, from the referee's state (players must say it too)")
+	spectate := fs.Bool("spectate", false, "lockstep, play only: watch the match without a seat (needs --late-join to join a running match)")
 	return func() (Sides, error) {
 		cfg := lockstepConfig(*rollback, *tcp)
+		if *late {
+			if *tcp {
+				return Sides{}, fmt.Errorf("--late-join needs datagrams, not --tcp")
+			}
+			cfg.MaxSnapshotBytes = 8 << 20 // the 900-cube world's state is under 1 MB
+		}
 		return Sides{
 			NewHost: func(s Setup) (Host, error) {
 				c := cfg
@@ -54,7 +62,7 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 				h := &lockstepHost{Server: srv}
 				var referee lockstep.Game[scene.Input] = world
 				if s.Record != "" {
-					if referee, err = h.record(s, c, world, lockstepDescription(*rollback, *tcp)); err != nil {
+					if referee, err = h.record(s, c, world, lockstepDescription(*rollback, *tcp, *late)); err != nil {
 						return nil, err
 					}
 				}
@@ -64,8 +72,8 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				return h, nil
 			},
-			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s) },
-			Config:    lockstepDescription(*rollback, *tcp),
+			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s, *spectate) },
+			Config:    lockstepDescription(*rollback, *tcp, *late),
 		}, nil
 	}
 }
@@ -86,13 +94,16 @@ func lockstepConfig(rollback, tcp bool) lockstep.Config {
 }
 
 // lockstepDescription is what of the flags server and players must agree on.
-func lockstepDescription(rollback, tcp bool) string {
+func lockstepDescription(rollback, tcp, late bool) string {
 	d := "pure lockstep"
 	if rollback {
 		d = "rollback"
 	}
 	if tcp {
 		return d + ", over the TCP model"
+	}
+	if late {
+		return d + ", datagrams, late join"
 	}
 	return d + ", datagrams"
 }
@@ -180,6 +191,9 @@ func (h *lockstepHost) Summary(now time.Time, dst []Line) []Line {
 		Line{"checksums", fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
 		Line{"disconnected", fmt.Sprint(st.Disconnected)},
 	)
+	if st.LateJoins > 0 || st.Watchers > 0 || st.WatchersDropped > 0 {
+		dst = append(dst, Line{"late join", fmt.Sprintf("%d players seated while running, %d spectators (%d dropped)", st.LateJoins, st.Watchers, st.WatchersDropped)})
+	}
 	if st.Refereed {
 		dst = append(dst, Line{"referee", fmt.Sprintf("the server's own world judges the checksums; simulated up to tick %d", st.RefereeTick)})
 	} else {
@@ -213,7 +227,7 @@ type lockstepPlayer struct {
 	rollbacks float64
 }
 
-func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup) (Player, error) {
+func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup, spectate bool) (Player, error) {
 	cfg.Players = s.Players
 	world, err := scene.NewLockstep(s.Layout, scene.DefaultConfig(), s.Players)
 	if err != nil {
@@ -229,8 +243,13 @@ func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup) (Player, error) {
 	}
 	// The input of tick t is sampled once, when the session clock reaches
 	// it, by which time the server has named the player.
-	input := func(t lockstep.Tick) scene.Input { return s.Controls.Input(p.Player(), int(t)) }
-	if p.Client, err = lockstep.NewClient[scene.Input](cfg, lockstep.Game[scene.Input](p.game), input, s.Now); err != nil {
+	input := func(t lockstep.Tick, v *lockstep.View) scene.Input { return s.Controls.Input(v.Player, int(t)) }
+	if spectate {
+		p.Client, err = lockstep.NewSpectator[scene.Input](cfg, lockstep.Game[scene.Input](p.game), s.Now)
+	} else {
+		p.Client, err = lockstep.NewClient[scene.Input](cfg, lockstep.Game[scene.Input](p.game), input, s.Now)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -326,6 +345,16 @@ func (r *recorder) Save(slot int) {
 		r.saved = append(r.saved, 0)
 	}
 	r.saved[slot] = r.tick
+}
+
+// UnmarshalState restores a late joiner's world and its tick count: the
+// world's physics tick, one more than the last lockstep tick stepped.
+func (r *recorder) UnmarshalState(b []byte) error {
+	if err := r.Lockstep.UnmarshalState(b); err != nil {
+		return err
+	}
+	r.tick = int(r.Scene.World.Tick())
+	return nil
 }
 
 func (r *recorder) Load(slot int) {

@@ -205,6 +205,8 @@ func FuzzClientMessage(f *testing.F) {
 	for _, m := range []clientMsg[stick]{
 		{},
 		{acks: [MaxPlayers]Tick{0, 70, 75, 70}, inputs: run[stick]{first: 60, inputs: []stick{{1, false}, {1, false}, {4, true}}}, reports: []report{{60, 0xdeadbeef}}},
+		{acks: [MaxPlayers]Tick{0, 70, 70, 70}, snap: true, snapAck: snapAck{have: 12, mask: 0x5}},
+		{watch: true, acks: [MaxPlayers]Tick{66, 70, 70, 70}},
 	} {
 		w := wire.NewWriter(make([]byte, maxMessage))
 		if err := serializeClient[stick](w, &m, 4, 0, 255, 0); err != nil {
@@ -229,7 +231,8 @@ func FuzzClientMessage(f *testing.F) {
 		if err := serializeClient[stick](wire.NewReader(w.Bytes()), &again, 4, 0, 255, Tick(near)); err != nil {
 			t.Fatal(err)
 		}
-		if again.acks != m.acks || again.inputs.first != m.inputs.first || len(again.inputs.inputs) != len(m.inputs.inputs) || len(again.reports) != len(m.reports) {
+		if again.acks != m.acks || again.inputs.first != m.inputs.first || len(again.inputs.inputs) != len(m.inputs.inputs) || len(again.reports) != len(m.reports) ||
+			again.snap != m.snap || again.snapAck != m.snapAck || again.watch != m.watch {
 			t.Fatalf("round trip %+v → %+v", m, again)
 		}
 		for i := range m.inputs.inputs {
@@ -251,7 +254,12 @@ func FuzzServerMessage(f *testing.F) {
 	seed.runs[0] = run[stick]{first: 5, inputs: []stick{{2, true}, {2, true}}}
 	seed.runs[2] = run[stick]{first: 7, inputs: []stick{{0, false}}}
 	dropped := serverMsg[stick]{players: 4, you: 3, state: stateDropped, reason: ReasonDesync, reasonTick: 300}
-	for _, m := range []serverMsg[stick]{{players: 2}, seed, dropped} {
+	joining := serverMsg[stick]{players: 3, you: 2, joining: true, clockMs: 2000,
+		chunk: snapChunk{from: 100, back: 180, ack: 190, total: 12 + 32*5 + 1500, index: 1, data: make([]byte, 12+32*5+1500-snapshotChunk)}}
+	watcher := seed
+	watcher.state, watcher.watcher = stateRunning, true
+	watcher.runs[1] = run[stick]{first: 6, inputs: []stick{{3, false}}}
+	for _, m := range []serverMsg[stick]{{players: 2}, seed, dropped, joining, watcher} {
 		w := wire.NewWriter(make([]byte, maxMessage))
 		if err := serializeServer[stick](w, &m, 255, &[MaxPlayers]Tick{}); err != nil {
 			f.Fatal(err)
@@ -273,7 +281,9 @@ func FuzzServerMessage(f *testing.F) {
 			t.Fatal(err)
 		}
 		if again.players != m.players || again.you != m.you || again.state != m.state || again.clockMs != m.clockMs ||
-			again.ack != m.ack || again.desync != m.desync || again.reason != m.reason || again.reasonTick != m.reasonTick {
+			again.ack != m.ack || again.desync != m.desync || again.reason != m.reason || again.reasonTick != m.reasonTick ||
+			again.joining != m.joining || again.watcher != m.watcher || again.chunk.from != m.chunk.from || again.chunk.back != m.chunk.back ||
+			again.chunk.total != m.chunk.total || again.chunk.index != m.chunk.index || string(again.chunk.data) != string(m.chunk.data) {
 			t.Fatalf("round trip %+v → %+v", m, again)
 		}
 		for p := range m.players {
@@ -300,5 +310,16 @@ func FuzzServerMessage(f *testing.F) {
 		cfg.Players = 3
 		c, _ := NewClient[stick](cfg, newParticles(3), bot(0), time.Time{})
 		_ = c.handle(time.Time{}, d)
+		// Nor a client that takes late joins.
+		cfg.MaxSnapshotBytes = 1 << 20
+		j := newJoinable(3)
+		j.pad = 1500
+		c, _ = NewClient[stick](cfg, j, bot(0), time.Time{})
+		_ = c.handle(time.Time{}, d)
+		_ = c.Update(time.Time{}, func([]byte) {})
+		// Nor a spectator.
+		c, _ = NewSpectator[stick](cfg, j, time.Time{})
+		_ = c.handle(time.Time{}, d)
+		_ = c.Update(time.Time{}, func([]byte) {})
 	})
 }

@@ -70,17 +70,6 @@ func (s *Server[I, P]) refereeSum(tick Tick, sum uint32) {
 	}
 }
 
-// connectedMask has the bit of every connected player.
-func (s *Server[I, P]) connectedMask() uint8 {
-	var mask uint8
-	for i, m := range s.members {
-		if m.connected {
-			mask |= 1 << i
-		}
-	}
-	return mask
-}
-
 // decideAll decides every tick of the table that can be, oldest first:
 // a drop in one tick changes who counts in the next.
 func (s *Server[I, P]) decideAll(now time.Time) {
@@ -105,7 +94,7 @@ func (s *Server[I, P]) decide(now time.Time, e *checksumEntry) {
 	if s.desync != nil {
 		return
 	}
-	live := s.connectedMask()
+	live := s.liveAt(e.tick)
 	reported := e.mask & live
 	all := reported == live && live != 0
 	if s.ref != nil && !s.ref.off {

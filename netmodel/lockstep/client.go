@@ -17,13 +17,15 @@ import (
 type Client[I comparable, P Input[I]] struct {
 	cfg   Config
 	game  Game[I]
-	input func(Tick) I
+	input Control[I]
+	view  View
 	pipe  pipe
 	epoch time.Time // the client's own clock starts here
 	last  time.Time // the previous Update
 
-	state    int // stateLobby until the server's first running message
-	me       int // player index; -1 until the server names it
+	state    int  // stateLobby until the server's first running message
+	me       int  // player index; -1 until the server names it, always watching
+	watch    bool // a spectator: no seat, no inputs, confirmed ticks only
 	desync   *DesyncError
 	dropped  *DroppedError
 	mismatch error // the server's session is not the one configured
@@ -58,6 +60,10 @@ type Client[I comparable, P Input[I]] struct {
 	steppedAt, stallStart time.Time
 	stalling              bool
 
+	// joining is a late joiner's snapshot being received; nil once the
+	// server has seen it complete (or for a player who started).
+	joining *joinState
+
 	inputs []I
 	reader wire.Reader
 	msg    serverMsg[I]
@@ -68,11 +74,42 @@ type Client[I comparable, P Input[I]] struct {
 
 const noRollback = Tick(math.MaxInt32)
 
+// joinState is a late joiner's snapshot as it arrives.
+type joinState struct {
+	from, back Tick
+	total      int
+	buf        []byte
+	got        []bool
+	ack        snapAck
+	installed  bool
+}
+
+// Control returns the local player's input for tick t: the keys of a
+// human player, or a script for a bot. The client calls it once per
+// tick, in tick order, when the session clock reaches t (before the
+// Update simulates anything), with what it knows then in v, which is
+// only valid during the call.
+type Control[I any] func(t Tick, v *View) I
+
+// View is what a client knows when it asks for an input.
+type View struct {
+	// Player is the client's player index: the server names it before
+	// the first input is asked for.
+	Player int
+	// Next is the tick the game simulates next: Client.Game() holds the
+	// state after tick Next-1 (the game's Next-th Step). The input of
+	// tick t is simulated the input delay later, so Next ≤ t.
+	Next Tick
+	// Predicted reports whether that state rests on predicted inputs
+	// (rollback: some tick before Next was simulated with a missing
+	// input guessed as that player's last one), so that a rollback may
+	// still change it. Pure lockstep never predicts.
+	Predicted bool
+}
+
 // NewClient returns a player's client around game. input is called once
-// per tick, in tick order, with the tick whose input it returns: the
-// keys of a human player, or a script for a bot. now starts the client's
-// clock.
-func NewClient[I comparable, P Input[I]](cfg Config, game Game[I], input func(Tick) I, now time.Time) (*Client[I, P], error) {
+// per tick, in tick order (see Control). now starts the client's clock.
+func NewClient[I comparable, P Input[I]](cfg Config, game Game[I], input Control[I], now time.Time) (*Client[I, P], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -100,6 +137,23 @@ func NewClient[I comparable, P Input[I]](cfg Config, game Game[I], input func(Ti
 	return c, nil
 }
 
+// NewSpectator returns a spectator's client around game: it takes no
+// seat and sends no inputs; the server relays it every player's inputs,
+// and it simulates the ticks whose inputs are all known, the input delay
+// behind the session clock (as a player would without rollback). The
+// players never wait for it: a spectator that falls further behind than
+// the server's buffer is disconnected. One that joins a running session
+// gets the referee's state first, as a late joiner does (see Server.Join).
+// Player() is -1; its checksums are kept (Stats) but not reported.
+func NewSpectator[I comparable, P Input[I]](cfg Config, game Game[I], now time.Time) (*Client[I, P], error) {
+	c, err := NewClient[I, P](cfg, game, func(Tick, *View) I { var zero I; return zero }, now)
+	if err != nil {
+		return nil, err
+	}
+	c.watch, c.input = true, nil
+	return c, nil
+}
+
 // Game returns the client's game, for rendering.
 func (c *Client[I, P]) Game() Game[I] { return c.game }
 
@@ -124,7 +178,12 @@ func (c *Client[I, P]) confirmed() Tick {
 
 // base is the oldest tick the rings must keep: the last confirmed input
 // (the prediction), and our inputs the server has not acknowledged.
-func (c *Client[I, P]) base() Tick { return max(0, min(c.confirmed()-1, c.serverHas)) }
+func (c *Client[I, P]) base() Tick {
+	if c.watch {
+		return max(0, c.confirmed()-1)
+	}
+	return max(0, min(c.confirmed()-1, c.serverHas))
+}
 
 // serverTicks is the client's estimate of the server's clock, in ticks.
 func (c *Client[I, P]) serverTicks(now time.Time) float64 {
@@ -167,6 +226,9 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 	c.lastHeard = now
 	switch m.state {
 	case stateLobby:
+		if m.joining && (c.state == stateLobby || c.joining != nil && !c.joining.installed) {
+			return c.takeChunk(now, m)
+		}
 		return nil // a late lobby message, or the lobby itself
 	case stateDropped:
 		if c.dropped == nil {
@@ -174,12 +236,19 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		}
 		return nil
 	}
+	if c.joining != nil && !c.joining.installed {
+		return nil // the snapshot is not all here: nothing to apply inputs to
+	}
 	if c.state == stateLobby {
-		c.state, c.me = stateRunning, m.you
+		c.state = stateRunning
+		if !c.watch {
+			c.me = m.you
+		}
 		c.startDelay()
 	}
+	c.joining = nil // the server saw the snapshot complete
 	c.sampleClock(now, m.clockMs)
-	if m.ack > c.serverHas {
+	if m.ack > c.serverHas && !c.watch {
 		c.serverHas = m.ack
 		c.lastProgress = now
 	}
@@ -190,6 +259,10 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		}
 		if m.departed[p] {
 			c.departed[p], c.left[p] = true, m.left[p]
+		} else {
+			// A late joiner took the seat: the server sends its inputs,
+			// the zero ones before it joined included.
+			c.departed[p] = false
 		}
 		r, ring := &m.runs[p], &c.rings[p]
 		had := ring.have
@@ -234,16 +307,25 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 	if c.me >= 0 && m.you != c.me {
 		return forged("player %d, we are %d", m.you, c.me)
 	}
-	if m.state == stateLobby || m.state == stateDropped {
+	if m.state == stateDropped || m.state == stateLobby && !m.joining {
 		return nil
 	}
-	if m.ack > c.rings[m.you].have {
+	if m.watcher != c.watch {
+		if !c.watch && c.mismatch == nil {
+			c.mismatch = fmt.Errorf("%w: every seat of the running session is taken: the server would have this client watch (lockstep.NewSpectator); try again when a player leaves", ErrSession)
+		}
+		return forged("a message for a spectator %v, this client watches: %v", m.watcher, c.watch)
+	}
+	if m.state == stateLobby {
+		return nil
+	}
+	if m.ack > c.rings[max(m.you, 0)].have && !c.watch {
 		return forged("ack of tick %d, we sent up to %d", m.ack, c.rings[m.you].have)
 	}
 	limit := c.base() + Tick(c.cfg.Buffer)
 	for p := range m.players {
 		r := &m.runs[p]
-		if p == m.you {
+		if p == m.you && !m.watcher {
 			continue
 		}
 		if m.departed[p] {
@@ -285,4 +367,79 @@ func (c *Client[I, P]) Stats() Stats {
 	s.Loss = c.pipe.loss()
 	s.Stalling = c.stalling
 	return s
+}
+
+// takeChunk keeps one chunk of a late joiner's snapshot and, once it has
+// them all, restores the game from them: the client then runs from the
+// snapshot's tick, its own seat's inputs zero up to the tick it joins at.
+func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
+	ch := &m.chunk
+	j := c.joining
+	switch {
+	case ch.total > c.cfg.MaxSnapshotBytes:
+		c.stats.Rejected++
+		return fmt.Errorf("%w: a snapshot of %d bytes, MaxSnapshotBytes is %d", ErrForged, ch.total, c.cfg.MaxSnapshotBytes)
+	case ch.back-ch.from > Tick(c.cfg.Buffer/2):
+		c.stats.Rejected++
+		return fmt.Errorf("%w: a snapshot of tick %d joining at %d, beyond the buffer", ErrForged, ch.from, ch.back)
+	case j != nil && (ch.from != j.from || ch.back != j.back || ch.total != j.total || !c.watch && c.me != m.you):
+		c.stats.Rejected++
+		return fmt.Errorf("%w: snapshot chunk of tick %d, %d bytes, player %d; the snapshot is of tick %d, %d bytes, player %d",
+			ErrForged, ch.from, ch.total, m.you, j.from, j.total, c.me)
+	}
+	c.sampleClock(now, m.clockMs)
+	if j == nil {
+		if _, ok := c.game.(Snapshotter); !ok {
+			c.mismatch = fmt.Errorf("%w: the session is running and the server sends a snapshot to join it, but this game is not a lockstep.Snapshotter", ErrConfig)
+			return nil
+		}
+		j = &joinState{from: ch.from, back: ch.back, total: ch.total,
+			buf: make([]byte, ch.total), got: make([]bool, chunks(ch.total))}
+		c.joining = j
+		if !c.watch {
+			c.me = m.you
+		}
+		c.stats.SnapshotBytes = ch.total
+		// The client runs from here: it samples and sends its inputs
+		// from back on while the snapshot arrives, so that the others
+		// never wait for it; it simulates once it has the snapshot.
+		c.state, c.next = stateRunning, j.from
+		for p := range c.cfg.Players {
+			c.rings[p].have = j.from
+		}
+		var zero I
+		for own := &c.rings[max(c.me, 0)]; !c.watch && own.have < j.back; {
+			own.push(zero)
+		}
+		c.serverHas, c.sent, c.lastProgress = j.back, j.back, now
+		c.stats.JoinedFrom, c.stats.JoinedAt = j.from, j.back
+	}
+	if ch.ack > c.serverHas && !c.watch && ch.ack <= c.rings[c.me].have {
+		c.serverHas, c.lastProgress = ch.ack, now
+	}
+	if j.installed || j.got[ch.index] {
+		return nil
+	}
+	copy(j.buf[ch.index*snapshotChunk:], ch.data)
+	j.got[ch.index] = true
+	for j.ack.have < len(j.got) && j.got[j.ack.have] {
+		j.ack.have++
+	}
+	j.ack.mask = 0
+	for i := range 64 {
+		if k := j.ack.have + 1 + i; k < len(j.got) && j.got[k] {
+			j.ack.mask |= 1 << i
+		}
+	}
+	if j.ack.have < len(j.got) {
+		return nil
+	}
+	if err := c.game.(Snapshotter).UnmarshalState(j.buf); err != nil {
+		c.mismatch = fmt.Errorf("lockstep: the server's snapshot of tick %d does not restore this game (is it the same game, layout and player count?): %w", j.from, err)
+		return nil
+	}
+	j.installed, j.buf = true, nil
+	c.startDelay()
+	c.stats.Joined = now.Sub(c.epoch)
+	return nil
 }

@@ -49,8 +49,14 @@ func (c *Client[I, P]) acked(token uint16) {
 func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 	m := &c.out
 	m.inputs.inputs, m.reports = m.inputs.inputs[:0], m.reports[:0]
+	m.watch = c.watch
 	carried := Tick(-1)
-	if c.state != stateLobby {
+	if c.state != stateLobby && c.watch {
+		base := c.ackTick()
+		for p := range c.cfg.Players {
+			m.acks[p] = min(c.rings[p].have, base+maxAckSpread)
+		}
+	} else if c.state != stateLobby {
 		// Acks spread no wider than the encoding allows: a smaller ack is
 		// merely conservative.
 		base := c.ackTick()
@@ -67,6 +73,10 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 			m.reports = append(m.reports, r)
 			carried = r.tick
 		}
+	}
+	m.snap = c.joining != nil
+	if m.snap {
+		m.snapAck = c.joining.ack
 	}
 	w := wire.NewWriter(c.buf)
 	if err := serializeClient[I, P](w, m, c.cfg.Players, max(c.me, 0), c.cfg.Window, 0); err != nil {

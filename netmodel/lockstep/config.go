@@ -31,8 +31,8 @@ var (
 	ErrForged  = errors.New("lockstep: forged message")
 	ErrDesync  = errors.New("lockstep: desync")
 	ErrTimeout = errors.New("lockstep: peer timed out")
-	// ErrSession is returned by Server.Join when the session is full or
-	// already running: lockstep has no late join.
+	// ErrSession is returned by Server.Join when the lobby is full, or the
+	// session is running and cannot seat a late joiner (see Server.Join).
 	ErrSession = errors.New("lockstep: cannot join the session")
 )
 
@@ -115,6 +115,16 @@ type Config struct {
 	// round trip: the session then starts without those whose round trip
 	// is still unknown (ReasonNoStart), their seats playing the zero input.
 	StartTimeout time.Duration
+	// MaxSnapshotBytes bounds the game state (Snapshotter) a refereeing
+	// server sends a player who joins the running session, and a client
+	// takes; 0 (DefaultConfig's) refuses late joiners. 8 << 20 holds the
+	// 900-cube world's half megabyte. The transfer must also finish within
+	// Timeout: a joiner that acknowledges nothing new for that long is
+	// dropped (ReasonNoAck).
+	MaxSnapshotBytes int
+	// SnapshotBurst is the most snapshot chunks (snapshotChunk bytes each,
+	// one datagram) the server sends a joiner per Update.
+	SnapshotBurst int
 	// Transport chooses redundant datagrams or the TCP baseline.
 	Transport Transport
 	// Reliable configures the packet-ack endpoint of each peer (Datagrams).
@@ -144,6 +154,9 @@ func DefaultConfig() Config {
 		MaxLead:       time.Second,
 		MaxLag:        2 * time.Second,
 		StartTimeout:  5 * time.Second,
+		// Late join is off (MaxSnapshotBytes 0); 8 << 20 holds the
+		// 900-cube world's state (about 0.5 MB) with room to spare.
+		SnapshotBurst: 16,
 		Transport:     Datagrams,
 		Reliable:      rel,
 		Stream:        tcpsim.DefaultConfig(),
@@ -201,6 +214,8 @@ func (c *Config) validate() error {
 		return bad("max lag %v (want more than 0, at most the timeout %v), start timeout %v", c.MaxLag, c.Timeout, c.StartTimeout)
 	case c.Transport > Stream:
 		return bad("transport %v", c.Transport)
+	case c.MaxSnapshotBytes < 0 || c.MaxSnapshotBytes > maxSnapshotChunks*snapshotChunk || c.MaxSnapshotBytes > 0 && c.SnapshotBurst < 1:
+		return bad("snapshot of at most %d bytes (at most %d), burst %d", c.MaxSnapshotBytes, maxSnapshotChunks*snapshotChunk, c.SnapshotBurst)
 	}
 	// Everything a peer may hold unacknowledged must fit in the buffer:
 	// a timeout's worth of ticks, the delay, the rollback window and a

@@ -6,24 +6,16 @@
 // # Topology and API
 //
 // One Server (a relay, and the referee when given the game with
-// SetReferee) and 1 to 4 Clients, one per player, on netcode's star: the Server implements netmodel.Server, the
-// Client netmodel.Client, and the drivers of package netmodel run them in
-// virtual time (simmatch), over real UDP or as separate processes.
+// SetReferee) and 1 to 4 Clients, one per player, on netcode's star: the
+// Server implements netmodel.Server, the Client netmodel.Client, and the
+// drivers of package netmodel run them in virtual time (simmatch), over
+// real UDP or as separate processes. A game implements Game (and
+// optionally Resimulator) over an input type that implements Input; the
+// runnable examples (Example, Example_rollback) show a whole match, and
+// examples/pong an outside game with its own main.
 //
-//	type Input[I any] interface { *I; Serialize(s wire.Stream) error } // on *I, I comparable
-//	type Game[I any] interface {
-//		Step(inputs []I)        // one tick; inputs[p] is player p's
-//		Checksum() uint64
-//		Save(slot int)          // rollback only: 0 ≤ slot < Config.Rollback
-//		Load(slot int)
-//	}
-//	cfg := lockstep.DefaultConfig()  // or DefaultRollbackConfig, DefaultStreamConfig (the TCP baseline), cfg.OverStream()
-//	srv, _ := lockstep.NewServer[scene.Input](cfg, now)
-//	srv.SetReferee(world)            // optional: the server steps its own copy and judges checksums
-//	cl, _ := lockstep.NewClient[scene.Input](cfg, game, func(t lockstep.Tick) scene.Input { ... }, now)
-//	cl.Stats(), srv.Stats(now), cl.Game(), cl.Tick(), cl.Player(), cl.Running()
-//
-// The input function is called once per tick, in order: the keys of a
+// The client's Control is called once per tick, in order, with the
+// player index and whether the game it shows is predicted: the keys of a
 // human player or a script for a bot. The session starts when
 // Config.Players clients have joined and answered; players are numbered
 // in the order they joined.
@@ -32,13 +24,12 @@
 //
 // Every message repeats all of its sender's unacknowledged inputs, coded
 // as the article does (the tick of the newest, the oldest input whole, a
-// count, then per input one bit "same as the previous" or the input; see
-// run). The receiver acknowledges, explicitly in every message, the tick
+// count, then per input one bit "same as the previous" or the input).
+// The receiver acknowledges, explicitly in every message, the tick
 // before which it holds every input (the client: one such tick per other
 // player), and the sender drops what is acknowledged; a lost datagram
 // costs one frame. The server forwards every player's inputs to every
-// other player the same way. Each peer has a
-// reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
+// other player the same way. Each peer has a reliable.Endpoint: its sequences drop stale and duplicate datagrams, its
 // packet acks retire checksum reports, its round trip and loss feed the
 // delay. A peer that sends nothing, or acknowledges nothing new while
 // inputs wait for it, for Config.Timeout is disconnected, and so is a
@@ -93,6 +84,41 @@
 // simulates again up to where it was. The delay then targets the
 // measured need minus the rollback window, down to Config.MinDelay. A
 // peer's bytes can cost at most Rollback re-simulated ticks per Update.
+// A game that implements Resimulator is told when its steps are
+// re-simulations, and one-shot effects stay out of them (see
+// Resimulator).
+//
+// # Late join and rejoin
+//
+// A refereeing server (SetReferee with a game that implements
+// Snapshotter, Transport Datagrams, Config.MaxSnapshotBytes > 0) seats a
+// client that joins the running session in the seat of a player who left
+// or was dropped (the lowest such: a killed player that reconnects gets
+// its seat back when it was the only one free). The joiner receives the
+// referee's game as bytes, the state before the referee's next tick, in
+// chunks of 1 kB with selective acks (at most Config.SnapshotBurst per
+// Update, within Timeout), then every player's inputs since; it restores
+// the game, simulates forward to the present (MaxCatchUp ticks per
+// Update) and reports checksums from the snapshot's tick on, which the
+// referee verifies. Its seat's inputs are the zero input up to the tick
+// it joins at, more than MaxLead beyond the session clock when it
+// connected, so that no client has simulated that far; the others learn
+// the seat is back from the server's next message and never wait for the
+// joiner before that tick. Stats report the snapshot's size, its tick,
+// the join tick and when the joiner had the snapshot and had caught up.
+//
+// # Spectators
+//
+// NewSpectator's client takes no seat and sends no inputs: the server
+// relays it every player's inputs and it simulates the ticks whose inputs
+// are all known, its input delay behind the session clock (GGPO's
+// spectators). Any number may watch; they join the lobby (in or beyond
+// its seats: a spectator's first message frees the seat it was given) or
+// the running session (then they get the referee's state first, as a late
+// joiner does). The players never wait for a spectator: one that falls
+// out of the server's buffer, or is silent for Timeout, is dropped
+// (ServerStats.WatchersDropped). A player's client joining a session
+// whose seats are all taken is made a spectator, and its Update says so.
 //
 // # Desync detection
 //

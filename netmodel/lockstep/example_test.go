@@ -100,9 +100,9 @@ func Example() {
 		panic(err)
 	}
 	var clients []*lockstep.Client[step, *step]
-	for p := range 2 {
-		bot := func(t lockstep.Tick) step { return script(p, t) }        // joining in order, p is the player index
-		c, err := lockstep.NewClient[step](cfg, newRing(), bot, m.Now()) // a netmodel.Client
+	for range 2 {
+		bot := func(t lockstep.Tick, v *lockstep.View) step { return script(v.Player, t) } // v.Player: the index the server gave
+		c, err := lockstep.NewClient[step](cfg, newRing(), bot, m.Now())                   // a netmodel.Client
 		if err != nil {
 			panic(err)
 		}
@@ -129,14 +129,15 @@ func Example() {
 // a prediction was wrong.
 //
 // Three things an outside game must know. The input function gets the
-// tick only: close over the client to read its player index (Player is
-// -1 until the server names it, which happens before the first input is
-// asked for). Step does not know whether it is re-simulating, so an effect
-// that must happen once (a sound, a goal counter shown on screen) is
-// played only for ticks before Stats().Confirmed, which no rollback can
-// undo; the game's state itself (the tag log here) is saved and loaded
-// with everything else. And lockstep tick n is the n+1-th Step: the state
-// after tick n is the one Checksum sees once Tick() is n+1.
+// tick and a View: the player index the server gave this client, and
+// whether the game it shows rests on predicted inputs. An effect that
+// must happen once (a sound, a goal counter shown on screen) is played
+// only for ticks before Stats().Confirmed, which no rollback can undo (a
+// game that implements lockstep.Resimulator also learns which steps are
+// re-simulations); the game's state itself (the tag log here) is saved
+// and loaded with everything else. And lockstep tick n is the n+1-th
+// Step: the state after tick n is the one Checksum sees once Tick() is
+// n+1.
 func Example_rollback() {
 	cfg := lockstep.DefaultRollbackConfig()
 	cfg.Players = 2
@@ -157,7 +158,7 @@ func Example_rollback() {
 	players := make([]*player, 2)
 	for i := range players {
 		pl := &player{game: newRing()}
-		input := func(t lockstep.Tick) step { return script(pl.client.Player(), t) }
+		input := func(t lockstep.Tick, v *lockstep.View) step { return script(v.Player, t) }
 		pl.client, err = lockstep.NewClient[step](cfg, pl.game, input, m.Now())
 		if err != nil {
 			panic(err)

@@ -108,9 +108,12 @@ func (g *particles) Load(slot int) { copy(g.p, g.saved[slot]) }
 
 // bot is a scripted player: it changes direction every few ticks, in a
 // pattern that differs per player.
-func bot(player int) func(Tick) stick {
-	return func(t Tick) stick {
-		k := int(t)/(7+3*player) + player
-		return stick{Dir: uint8(k % 5), Boost: k%3 == 0}
-	}
+func bot(player int) Control[stick] {
+	return func(t Tick, _ *View) stick { return stickAt(player, t) }
+}
+
+// stickAt is player's scripted input of tick t.
+func stickAt(player int, t Tick) stick {
+	k := int(t)/(7+3*player) + player
+	return stick{Dir: uint8(k % 5), Boost: k%3 == 0}
 }

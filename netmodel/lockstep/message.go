@@ -91,8 +91,10 @@ type report struct {
 
 // clientMsg is what client you of players sends the server:
 //
+//	watch                 1 bit: a spectator, which acks every player and
+//	                      sends neither inputs nor checksums
 //	ack                   16 bits: the smallest of the acks below
-//	for every other player, in index order:
+//	for every other player (every player, watching), in index order:
 //	  ahead               1 bit
 //	  if ahead:
 //	    spread            14 bits: its ack − ack − 1
@@ -100,15 +102,39 @@ type report struct {
 //	reports               2 bits, 0 to maxReports
 //	  tick                16 bits
 //	  checksum            32 bits
+//	snapshot              1 bit: a late joiner acknowledges its snapshot
+//	  have                16 bits: it holds the chunks before this one
+//	  mask                64 bits: and chunk have+1+i if bit i is set
 //
 // Each player's ack says the client holds that player's inputs for the
 // ticks before it; one per player, so that a player whose inputs are late
 // does not hold back the others' beyond the window.
 type clientMsg[I any] struct {
-	acks    [MaxPlayers]Tick // acks[you] is not sent
+	watch   bool
+	acks    [MaxPlayers]Tick // acks[you] is not sent, unless watching
 	inputs  run[I]
 	reports []report // at most maxReports
+	snap    bool     // a late joiner's acknowledgement of its snapshot
+	snapAck snapAck
 }
+
+// snapAck acknowledges snapshot chunks: every one before have, and
+// have+1+i for every bit i of mask.
+type snapAck struct {
+	have int
+	mask uint64
+}
+
+// snapWindow is how many chunks from the first one missing the server
+// sends before it hears of them: the one missing and the mask's.
+const snapWindow = 65
+
+// A late joiner's snapshot travels in chunks of snapshotChunk bytes, one
+// per message, at most maxSnapshotChunks of them.
+const (
+	snapshotChunk     = 1024
+	maxSnapshotChunks = 1 << 16
+)
 
 // maxAckSpread bounds how far one player's ack may lie ahead of the
 // smallest: the largest Config.Buffer.
@@ -118,6 +144,12 @@ const maxAckSpread = 1 << 14
 // every tick m holds.
 func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], players, you, window int, near Tick) error {
 	reading := s.Mode() == wire.Reading
+	if err := wire.SerializeBool(s, &m.watch); err != nil {
+		return err
+	}
+	if m.watch {
+		you = -1
+	}
 	base := Tick(math.MaxInt32)
 	for p := range players {
 		if p != you {
@@ -185,7 +217,13 @@ func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], p
 			m.reports = append(m.reports, r)
 		}
 	}
-	return nil
+	if err := wire.SerializeBool(s, &m.snap); err != nil || !m.snap {
+		return err
+	}
+	if err := wire.SerializeInt(s, &m.snapAck.have, 0, maxSnapshotChunks); err != nil {
+		return err
+	}
+	return wire.SerializeBits(s, &m.snapAck.mask, 64)
 }
 
 // Session states on the wire.
@@ -199,9 +237,10 @@ const (
 // serverMsg is what the server sends one client:
 //
 //	players-1             2 bits
-//	you                   2 bits: the client's player index
+//	you                   2 bits: the client's player index (0, watching)
 //	state                 2 bits: lobby, running or stopped
 //	if running or stopped:
+//	  watcher             1 bit: to a spectator: every player's run follows
 //	  clock               32 bits: the server's session time in ms, signed
 //	                      (negative before tick 0)
 //	  ack                 16 bits: the server holds the client's inputs for
@@ -220,6 +259,19 @@ const (
 //	if dropped (nothing of running's fields):
 //	  reason              4 bits: a Reason
 //	  tick                32 bits: the tick it names
+//	if lobby:
+//	  joining             1 bit: a chunk of a late joiner's snapshot follows
+//	  if joining:
+//	    watcher           1 bit, as above
+//	    clock             32 bits, as above
+//	    from              32 bits: the snapshot is the state before this tick
+//	    back              32 bits: the joiner's inputs count from this tick
+//	                      (its seat's inputs before it are the zero input)
+//	    ack               32 bits: the server holds the joiner's inputs for
+//	                      the ticks before it (it sends them from back on)
+//	    total             32 bits: the snapshot's size in bytes
+//	    index             16 bits: the chunk's index
+//	    data              the chunk: snapshotChunk bytes, the last one fewer
 type serverMsg[I any] struct {
 	players, you int
 	state        int
@@ -231,7 +283,22 @@ type serverMsg[I any] struct {
 	desync       DesyncError
 	reason       Reason // stateDropped
 	reasonTick   Tick
+	joining      bool // stateLobby: a snapshot chunk for a late joiner
+	chunk        snapChunk
+	watcher      bool // to a spectator
 }
+
+// snapChunk is one chunk of a late joiner's snapshot.
+type snapChunk struct {
+	from, back Tick
+	ack        Tick
+	total      int
+	index      int
+	data       []byte // reused; at most snapshotChunk
+}
+
+// chunks is how many chunks a snapshot of total bytes takes.
+func chunks(total int) int { return (total + snapshotChunk - 1) / snapshotChunk }
 
 // serializeServer codes m. When reading, near[p] is a tick close to
 // player p's inputs and to the acks, and players bounds m.players (the
@@ -252,7 +319,10 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 	}
 	switch m.state {
 	case stateLobby:
-		return nil
+		if err := wire.SerializeBool(s, &m.joining); err != nil || !m.joining {
+			return err
+		}
+		return serializeChunk(s, m)
 	case stateDropped:
 		reason := int(m.reason)
 		if err := wire.SerializeInt(s, &reason, int(ReasonNone)+1, int(NumReasons)-1); err != nil {
@@ -265,6 +335,9 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 		}
 		m.reasonTick = Tick(int32(tick))
 		return nil
+	}
+	if err := wire.SerializeBool(s, &m.watcher); err != nil {
+		return err
 	}
 	clock := uint32(m.clockMs)
 	if err := wire.SerializeBits(s, &clock, 32); err != nil {
@@ -279,7 +352,7 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 		m.ack = unwrap(low, near[m.you])
 	}
 	for p := range m.players {
-		if p == m.you {
+		if p == m.you && !m.watcher {
 			continue
 		}
 		if err := wire.SerializeBool(s, &m.departed[p]); err != nil {
@@ -334,3 +407,42 @@ func (e *DesyncError) Error() string {
 
 // Is makes errors.Is(err, ErrDesync) hold.
 func (e *DesyncError) Is(target error) bool { return target == ErrDesync }
+
+// serializeChunk codes the joining part of a lobby message. The chunk's
+// length follows from total and index, so a reader checks both first.
+func serializeChunk[I any](s wire.Stream, m *serverMsg[I]) error {
+	if err := wire.SerializeBool(s, &m.watcher); err != nil {
+		return err
+	}
+	c := &m.chunk
+	clock, from, back, ack, total := uint32(m.clockMs), uint32(c.from), uint32(c.back), uint32(c.ack), uint32(c.total)
+	for _, v := range []*uint32{&clock, &from, &back, &ack, &total} {
+		if err := wire.SerializeBits(s, v, 32); err != nil {
+			return err
+		}
+	}
+	m.clockMs, c.from, c.back, c.ack = int32(clock), Tick(int32(from)), Tick(int32(back)), Tick(int32(ack))
+	if total > maxSnapshotChunks*snapshotChunk {
+		return fmt.Errorf("snapshot of %d bytes: %w", total, wire.ErrInvalid)
+	}
+	c.total = int(total)
+	if err := wire.SerializeInt(s, &c.index, 0, maxSnapshotChunks-1); err != nil {
+		return err
+	}
+	if c.index >= chunks(c.total) || c.from < 0 || c.back < c.from || c.ack < c.back {
+		return fmt.Errorf("chunk %d of a %d-byte snapshot from tick %d, back at %d: %w", c.index, c.total, c.from, c.back, wire.ErrInvalid)
+	}
+	n := min(snapshotChunk, c.total-c.index*snapshotChunk)
+	if s.Mode() == wire.Reading {
+		c.data = c.data[:0]
+	} else if len(c.data) != n {
+		return fmt.Errorf("chunk of %d bytes, want %d: %w", len(c.data), n, wire.ErrInvalid)
+	}
+	if err := wire.SerializeBytes(s, &c.data, snapshotChunk); err != nil {
+		return err
+	}
+	if len(c.data) != n {
+		return fmt.Errorf("chunk of %d bytes, want %d: %w", len(c.data), n, wire.ErrInvalid)
+	}
+	return nil
+}

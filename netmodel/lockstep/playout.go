@@ -39,16 +39,18 @@ func (c *Client[I, P]) Update(now time.Time, send func(datagram []byte)) error {
 		est := c.serverTicks(now)
 		c.sampleInputs(est)
 		c.fillDeparted(est)
-		c.adaptDelay(now, elapsed)
-		c.resimulate()
-		c.simulate(now, est)
-		c.finalize()
+		if c.joining == nil || c.joining.installed {
+			c.adaptDelay(now, elapsed)
+			c.resimulate()
+			c.simulate(now, est)
+			c.finalize()
+		}
 	}
 	return c.sendMessage(now, send)
 }
 
 func (c *Client[I, P]) checkTimeout(now time.Time) error {
-	waiting := c.serverHas < c.rings[max(c.me, 0)].have
+	waiting := !c.watch && c.serverHas < c.rings[max(c.me, 0)].have
 	if !waiting {
 		c.lastProgress = now
 	}
@@ -62,13 +64,17 @@ func (c *Client[I, P]) checkTimeout(now time.Time) error {
 // sampleInputs asks for the local input of every tick the server's clock
 // has reached, within the buffer.
 func (c *Client[I, P]) sampleInputs(est float64) {
+	if c.watch {
+		return
+	}
 	ring := &c.rings[c.me]
 	limit := c.base() + Tick(c.cfg.Buffer)
 	for ring.have < limit && float64(ring.have) <= est {
 		if c.withhold != nil && c.withhold(ring.have, est) {
 			return
 		}
-		ring.push(c.input(ring.have))
+		c.view = View{Player: c.me, Next: c.next, Predicted: c.next > c.confirmed()}
+		ring.push(c.input(ring.have, &c.view))
 	}
 }
 
@@ -136,12 +142,18 @@ func lossMargin(p float64) int {
 // does, rather than kept as delay.
 func (c *Client[I, P]) simulate(now time.Time, est float64) {
 	due := Tick(math.Floor(est - c.delay))
-	limit := c.confirmed() + Tick(c.cfg.Rollback)
+	limit := c.confirmed()
+	if !c.watch {
+		limit += Tick(c.cfg.Rollback)
+	}
 	for n := 0; c.next <= due && c.next < limit && n < c.cfg.MaxCatchUp; n++ {
 		c.step(c.next)
 		c.next++
 		c.stats.Steps++
 		c.stalling, c.steppedAt = false, now
+	}
+	if j := c.stats.JoinedAt; j > 0 && c.stats.CaughtUp == 0 && c.next >= j {
+		c.stats.CaughtUp = now.Sub(c.epoch)
 	}
 	if c.next <= due && c.next >= limit {
 		c.stats.Stalled++
@@ -183,13 +195,18 @@ func (c *Client[I, P]) step(t Tick) {
 }
 
 // resimulate restores the state before the earliest wrong prediction and
-// simulates again up to where the game was, with the inputs now known.
+// simulates again up to where the game was, with the inputs now known,
+// telling a Resimulator game so.
 func (c *Client[I, P]) resimulate() {
 	if c.rollbackTo == noRollback {
 		return
 	}
 	from := c.rollbackTo
 	c.rollbackTo = noRollback
+	if r, ok := c.game.(Resimulator); ok {
+		r.Resimulating(true)
+		defer r.Resimulating(false)
+	}
 	c.game.Load(c.slot(from))
 	kept := c.pending[:0]
 	for _, r := range c.pending {

@@ -22,13 +22,16 @@ import (
 type Server[I comparable, P Input[I]] struct {
 	cfg     Config
 	members []*member[I] // by player index
-	state   int
-	start   time.Time // tick 0 of the session clock
-	desync  *DesyncError
-	table   [checksumSlots]checksumEntry
-	ref     *referee[I]
-	full    time.Time // when the lobby last became full
-	stats   ServerStats
+	// watchers are the spectators: no seat, every player's inputs
+	// relayed, never waited for.
+	watchers []*member[I]
+	state    int
+	start    time.Time // tick 0 of the session clock
+	desync   *DesyncError
+	table    [checksumSlots]checksumEntry
+	ref      *referee[I]
+	full     time.Time // when the lobby last became full
+	stats    ServerStats
 
 	reader wire.Reader
 	in     clientMsg[I]
@@ -53,7 +56,15 @@ type member[I any] struct {
 	reason     Reason
 	reasonTick Tick
 	droppedAt  time.Time
-	stats      PlayerStats
+	// A late joiner: its checksums count from tick from (0 for the
+	// players who started), and until it has every chunk of snap, its
+	// snapshot of the referee's game, the server sends it chunks.
+	from     Tick
+	watch    bool // a spectator (in Server.watchers)
+	snap     []byte
+	snapAck  snapAck
+	snapNext int // the next chunk to send
+	stats    PlayerStats
 }
 
 // tellDropped is how long the server keeps telling a dropped player why,
@@ -74,26 +85,51 @@ func NewServer[I comparable, P Input[I]](cfg Config, now time.Time) (*Server[I, 
 	return s, nil
 }
 
+// member returns the player in slot: the connected one if a departed
+// player had the same slot before.
 func (s *Server[I, P]) member(slot int) (int, *member[I]) {
+	found := -1
 	for i, m := range s.members {
 		if m.slot == slot {
-			return i, m
+			if m.connected {
+				return i, m
+			}
+			if found < 0 {
+				found = i
+			}
 		}
 	}
-	return -1, nil
+	if found < 0 {
+		return -1, nil
+	}
+	return found, s.members[found]
 }
 
 // Join adds the client in slot as the next player. The session starts
-// once Config.Players have joined and every one of them answered.
+// once Config.Players have joined and every one of them answered; a
+// client that joins a full lobby watches (a spectator, see NewSpectator).
+// Once the session runs, Join refuses (ErrSession) unless late join is on
+// (Config.MaxSnapshotBytes, a referee whose game is a Snapshotter,
+// datagrams): then the client takes the free seat of a player who left or
+// was dropped, or watches if every seat is taken, and gets the referee's
+// state first (the package doc's "Late join and rejoin").
 func (s *Server[I, P]) Join(now time.Time, slot int) error {
 	if s.state != stateLobby {
-		return fmt.Errorf("%w: the session of %d players is running (lockstep has no late join): try again when it is over", ErrSession, s.cfg.Players)
+		return s.lateJoin(now, slot)
+	}
+	if _, m := s.member(slot); m != nil || s.watcher(slot) != nil {
+		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
 	}
 	if len(s.members) == s.cfg.Players {
-		return fmt.Errorf("%w: the lobby is full (%d of %d players): try again when this session is over", ErrSession, len(s.members), s.cfg.Players)
-	}
-	if _, m := s.member(slot); m != nil {
-		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
+		// Every seat is taken: it watches from tick 0 (a player's client
+		// that gets a spectator's messages says so once the session runs).
+		p, err := newPipe(&s.cfg, now)
+		if err != nil {
+			return err
+		}
+		s.watchers = append(s.watchers, &member[I]{slot: slot, connected: true, watch: true, pipe: p,
+			lastHeard: now, progress: now, stats: PlayerStats{Slot: slot}})
+		return nil
 	}
 	p, err := newPipe(&s.cfg, now)
 	if err != nil {
@@ -106,10 +142,23 @@ func (s *Server[I, P]) Join(now time.Time, slot int) error {
 	return nil
 }
 
+// Lobby reports how many players have joined the session and how many
+// it waits for (Config.Players): the session starts once they are equal
+// and every player answered. It implements simmatch.Lobby.
+func (s *Server[I, P]) Lobby() (joined, want int) { return len(s.members), s.cfg.Players }
+
 // Leave removes the client in slot: from the lobby, or from a running
 // session, where its input becomes the zero input from then on.
 func (s *Server[I, P]) Leave(now time.Time, slot int) {
 	i, m := s.member(slot)
+	if m == nil || !m.connected {
+		for k, w := range s.watchers {
+			if w.slot == slot {
+				s.watchers = append(s.watchers[:k], s.watchers[k+1:]...)
+				return
+			}
+		}
+	}
 	if m == nil {
 		return
 	}
@@ -149,6 +198,9 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 // implements udpdrive.Releaser.
 func (s *Server[I, P]) Released(slot int) (code, reason string, done bool) {
 	_, m := s.member(slot)
+	if (m == nil || !m.connected) && s.watcher(slot) != nil {
+		return "", "", false
+	}
 	switch {
 	case m == nil:
 		return "lobby", "lockstep: not a player of the session: it was silent in the lobby for " + s.cfg.Timeout.String(), true
@@ -171,7 +223,11 @@ func (s *Server[I, P]) sessionTick(now time.Time) Tick {
 func (s *Server[I, P]) Receive(now time.Time, slot int, datagram []byte) error {
 	idx, m := s.member(slot)
 	if m == nil || !m.connected {
-		return fmt.Errorf("%w: datagram from slot %d, not a connected player", ErrForged, slot)
+		if w := s.watcher(slot); w != nil {
+			idx, m = -1, w
+		} else {
+			return fmt.Errorf("%w: datagram from slot %d, not a connected player", ErrForged, slot)
+		}
 	}
 	m.stats.PacketsReceived++
 	m.stats.BytesReceived += uint64(len(datagram))
@@ -185,9 +241,16 @@ func (s *Server[I, P]) Receive(now time.Time, slot int, datagram []byte) error {
 func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) error {
 	msg := &s.in
 	s.reader.Reset(b)
-	if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, idx, s.cfg.Window, m.ring.have); err != nil {
+	near := m.ring.have
+	if m.watch {
+		near = max(0, s.minAck())
+	}
+	if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, idx, s.cfg.Window, near); err != nil {
 		m.stats.Rejected++
 		return fmt.Errorf("%w: player %d: %w", ErrMalformed, idx, err)
+	}
+	if msg.watch || m.watch {
+		return s.handleWatcher(now, idx, m, msg)
 	}
 	if err := s.check(now, idx, m, msg); err != nil {
 		m.stats.Rejected++
@@ -216,6 +279,9 @@ func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) er
 	}
 	for _, rep := range msg.reports {
 		s.compare(idx, rep)
+	}
+	if msg.snap {
+		return s.takeSnapAck(m, msg.snapAck)
 	}
 	return nil
 }
@@ -342,6 +408,10 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 	}
 	for i, m := range s.members {
 		switch {
+		case m.connected && m.snap != nil:
+			if err := s.sendSnapshot(now, i, m, send); err != nil {
+				return err
+			}
 		case m.connected:
 			if err := s.sendTo(now, i, m, send); err != nil {
 				return err
@@ -355,6 +425,9 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 				return err
 			}
 		}
+	}
+	if err := s.updateWatchers(now, send); err != nil {
+		return err
 	}
 	if s.desync != nil {
 		return s.desync
@@ -471,7 +544,8 @@ func (s *Server[I, P]) laggard() *member[I] {
 
 func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(int, []byte)) error {
 	out := &s.out
-	out.players, out.you, out.state = s.cfg.Players, idx, s.state
+	out.players, out.you, out.state, out.watcher = s.cfg.Players, max(idx, 0), s.state, m.watch
+	defer func() { out.watcher = false }()
 	if s.state != stateLobby {
 		out.clockMs = int32(now.Sub(s.start) / time.Millisecond)
 		out.ack = m.ring.have
@@ -545,6 +619,7 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 	}
 	st.Desync = s.desync
 	st.Refereed = s.ref != nil && !s.ref.off
+	st.Watchers = len(s.watchers)
 	st.Players = make([]PlayerStats, len(s.members))
 	for i, m := range s.members {
 		ps := m.stats
@@ -554,4 +629,264 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 		st.Players[i] = ps
 	}
 	return st
+}
+
+// lateJoin seats the client in slot in the running session: in the seat
+// of a player who left or was dropped (and has been told), the lowest
+// such. The joiner gets the referee's game as bytes (Snapshotter), the
+// state before the referee's next tick from, in chunks, then every
+// player's inputs from from on; its seat's inputs are the zero input up
+// to back, a tick the other clients cannot have reached (beyond the
+// session clock by more than MaxLead), and its own from back on. The
+// others learn that the seat is back from the next message and never
+// wait for the joiner before back; after back only as for any player.
+func (s *Server[I, P]) lateJoin(now time.Time, slot int) error {
+	refuse := func(format string, args ...any) error {
+		return fmt.Errorf("%w: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...)
+	}
+	var snap Snapshotter
+	if s.ref != nil && !s.ref.off {
+		snap, _ = s.ref.game.(Snapshotter)
+	}
+	switch {
+	case s.state != stateRunning:
+		return refuse("stopped: try again when it is over")
+	case s.cfg.MaxSnapshotBytes == 0:
+		return fmt.Errorf("%w: the session of %d players is running (lockstep has no late join): try again when it is over", ErrSession, s.cfg.Players)
+	case s.cfg.Transport != Datagrams || snap == nil:
+		return refuse("takes no late joiner (it needs a referee whose game is a Snapshotter, datagrams and MaxSnapshotBytes): try again when it is over")
+	}
+	if _, m := s.member(slot); m != nil && m.connected || s.watcher(slot) != nil {
+		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
+	}
+	seat := -1
+	for i, m := range s.members {
+		if !m.connected && (m.reason == ReasonNone || m.stats.Told) {
+			seat = i
+			break
+		}
+	}
+	if seat < 0 {
+		// Every seat is taken: it may watch. (A player's client that
+		// gets a spectator's messages says so.)
+		return s.spectate(now, slot, snap)
+	}
+	old := s.members[seat]
+	from := s.ref.next
+	if from < old.left {
+		return refuse("seat %d's last inputs are not simulated yet: try again in a moment", seat)
+	}
+	b, err := snap.MarshalState()
+	if err != nil {
+		return fmt.Errorf("lockstep: the referee's state for a late joiner: %w", err)
+	}
+	if len(b) > s.cfg.MaxSnapshotBytes {
+		return refuse("its state takes %d bytes, more than MaxSnapshotBytes (%d)", len(b), s.cfg.MaxSnapshotBytes)
+	}
+	p, err := newPipe(&s.cfg, now)
+	if err != nil {
+		return err
+	}
+	back := max(old.ring.have, s.sessionTick(now)+Tick(s.cfg.ticks(s.cfg.MaxLead))+1)
+	var zero I
+	for old.ring.have < back {
+		old.ring.push(zero)
+	}
+	m := &member[I]{
+		slot: slot, connected: true, pipe: p, ring: old.ring, ack: from,
+		lastHeard: now, progress: now, from: from, snap: b,
+		stats: PlayerStats{Slot: slot, JoinedFrom: from, JoinedAt: back, SnapshotBytes: len(b)},
+	}
+	for q := range m.acks {
+		m.acks[q] = from
+	}
+	s.members[seat] = m
+	s.stats.LateJoins++
+	return nil
+}
+
+// takeSnapAck records a joiner's acknowledgement of its snapshot's chunks.
+func (s *Server[I, P]) takeSnapAck(m *member[I], a snapAck) error {
+	if m.snap == nil {
+		return nil // a late repeat: it has it all
+	}
+	n := chunks(len(m.snap))
+	if k := n - a.have - 1; a.have > n || a.have == n && a.mask != 0 || k >= 0 && k < 64 && a.mask>>k != 0 {
+		return fmt.Errorf("%w: acknowledgement of chunks %d and %#x of %d", ErrForged, a.have, a.mask, n)
+	}
+	if a.have >= m.snapAck.have {
+		m.snapAck = a
+	}
+	if m.snapAck.have == n {
+		m.snap = nil
+	}
+	return nil
+}
+
+// sendSnapshot sends a joiner up to SnapshotBurst chunks it has not
+// acknowledged, cycling over the snapWindow from the first it lacks.
+func (s *Server[I, P]) sendSnapshot(now time.Time, idx int, m *member[I], send func(int, []byte)) error {
+	out := &s.out
+	out.players, out.you, out.state, out.joining, out.watcher = s.cfg.Players, max(idx, 0), stateLobby, true, m.watch
+	out.clockMs = int32(now.Sub(s.start) / time.Millisecond)
+	n := chunks(len(m.snap))
+	lo, hi := m.snapAck.have, min(n, m.snapAck.have+snapWindow)
+	c := &out.chunk
+	c.from, c.back, c.ack, c.total = m.from, m.stats.JoinedAt, m.ring.have, len(m.snap)
+	if m.watch {
+		c.ack = c.back // a spectator sends no inputs
+	}
+	defer func() { out.joining, out.watcher = false, false }()
+	for sent, tries := 0, 0; sent < s.cfg.SnapshotBurst && tries < hi-lo; tries++ {
+		i := m.snapNext
+		if i < lo || i >= hi {
+			i = lo
+		}
+		m.snapNext = i + 1
+		if i > lo && m.snapAck.mask&(1<<(i-lo-1)) != 0 {
+			continue
+		}
+		c.index = i
+		c.data = m.snap[i*snapshotChunk : min(len(m.snap), (i+1)*snapshotChunk)]
+		if _, err := s.transmit(now, idx, m, out, send); err != nil {
+			return err
+		}
+		sent++
+	}
+	return nil
+}
+
+// liveAt has the bit of every connected player whose checksum of tick
+// counts: a late joiner's from its snapshot's tick on.
+func (s *Server[I, P]) liveAt(tick Tick) uint8 {
+	var mask uint8
+	for i, m := range s.members {
+		if m.connected && m.from <= tick {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+// watcher returns the spectator in slot, or nil.
+func (s *Server[I, P]) watcher(slot int) *member[I] {
+	for _, w := range s.watchers {
+		if w.slot == slot {
+			return w
+		}
+	}
+	return nil
+}
+
+// handleWatcher takes a spectator's message; a player's first message
+// that says it watches turns it into a spectator (in the lobby, its seat
+// is free again; a late joiner's seat departs at its join tick, whose
+// inputs up to it are the zero input anyway).
+func (s *Server[I, P]) handleWatcher(now time.Time, idx int, m *member[I], msg *clientMsg[I]) error {
+	if !msg.watch {
+		m.stats.Rejected++
+		return fmt.Errorf("%w: a spectator's message without its watch bit", ErrForged)
+	}
+	if len(msg.inputs.inputs) > 0 || len(msg.reports) > 0 {
+		m.stats.Rejected++
+		return fmt.Errorf("%w: a spectator's message with inputs or checksums", ErrForged)
+	}
+	for p, o := range s.members {
+		if msg.acks[p] > o.ring.have {
+			m.stats.Rejected++
+			return fmt.Errorf("%w: a spectator's ack of player %d's tick %d, its inputs are known up to %d", ErrForged, p, msg.acks[p], o.ring.have)
+		}
+	}
+	if !m.watch {
+		w := &member[I]{slot: m.slot, connected: true, watch: true, pipe: m.pipe, acks: m.acks, ack: m.ack,
+			lastHeard: now, progress: now, from: m.from, snap: m.snap, snapAck: m.snapAck, snapNext: m.snapNext,
+			stats: PlayerStats{Slot: m.slot, JoinedFrom: m.from, JoinedAt: m.from, SnapshotBytes: len(m.snap)}}
+		if s.state == stateLobby {
+			s.members = append(s.members[:idx], s.members[idx+1:]...)
+		} else {
+			m.slot = -1
+			s.depart(m)
+		}
+		s.watchers = append(s.watchers, w)
+		m = w
+	}
+	m.lastHeard = now
+	if s.state == stateLobby {
+		return nil
+	}
+	for p := range s.members {
+		m.acks[p] = max(m.acks[p], msg.acks[p])
+	}
+	if msg.snap {
+		return s.takeSnapAck(m, msg.snapAck)
+	}
+	return nil
+}
+
+// updateWatchers drops the spectators that went silent or fell out of
+// the buffer (the players never wait for them), and sends the others
+// their snapshot or the inputs.
+func (s *Server[I, P]) updateWatchers(now time.Time, send func(int, []byte)) error {
+	oldest := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead)+s.cfg.Window-s.cfg.Buffer)
+	kept := s.watchers[:0]
+	for _, w := range s.watchers {
+		w.pipe.update(now)
+		w.pipe.acks(func(uint16) {})
+		behind := false
+		if s.state == stateRunning && w.snap == nil {
+			for p, o := range s.members {
+				if w.acks[p] < min(oldest, o.ring.have) {
+					behind = true
+				}
+			}
+		}
+		if now.Sub(w.lastHeard) > s.cfg.Timeout || behind {
+			s.stats.WatchersDropped++
+			continue
+		}
+		kept = append(kept, w)
+	}
+	clear(s.watchers[len(kept):])
+	s.watchers = kept
+	for _, w := range s.watchers {
+		var err error
+		switch {
+		case s.state == stateLobby:
+			out := &s.out
+			out.players, out.you, out.state = s.cfg.Players, 0, stateLobby
+			_, err = s.transmit(now, -1, w, out, send)
+		case w.snap != nil:
+			err = s.sendSnapshot(now, -1, w, send)
+		default:
+			err = s.sendTo(now, -1, w, send)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spectate makes the client in slot a spectator of the running session,
+// from the referee's state: every seat is taken.
+func (s *Server[I, P]) spectate(now time.Time, slot int, snap Snapshotter) error {
+	from := s.ref.next
+	b, err := snap.MarshalState()
+	if err != nil {
+		return fmt.Errorf("lockstep: the referee's state for a spectator: %w", err)
+	}
+	if len(b) > s.cfg.MaxSnapshotBytes {
+		return fmt.Errorf("%w: the running session's state takes %d bytes, more than MaxSnapshotBytes (%d)", ErrSession, len(b), s.cfg.MaxSnapshotBytes)
+	}
+	p, err := newPipe(&s.cfg, now)
+	if err != nil {
+		return err
+	}
+	w := &member[I]{slot: slot, connected: true, watch: true, pipe: p, ack: from, lastHeard: now, progress: now,
+		from: from, snap: b, stats: PlayerStats{Slot: slot, JoinedFrom: from, JoinedAt: from, SnapshotBytes: len(b)}}
+	for q := range w.acks {
+		w.acks[q] = from
+	}
+	s.watchers = append(s.watchers, w)
+	return nil
 }

@@ -58,7 +58,7 @@ func reference(players, ticks int) []uint64 {
 	sums := make([]uint64, ticks)
 	for t := range ticks {
 		for p := range in {
-			in[p] = bot(p)(Tick(t))
+			in[p] = stickAt(p, Tick(t))
 		}
 		g.Step(in)
 		sums[t] = g.Checksum()

@@ -54,6 +54,14 @@ type Stats struct {
 	// Backlogged counts messages a stream could not take (Transport
 	// Stream only): the server has not acknowledged enough of it.
 	Backlogged uint64
+
+	// A late joiner's: the snapshot (SnapshotBytes) was the state before
+	// tick JoinedFrom, and its inputs count from JoinedAt; Joined is when
+	// it had the snapshot, CaughtUp when it had simulated up to JoinedAt,
+	// both from the client's start.
+	JoinedFrom, JoinedAt Tick
+	SnapshotBytes        int
+	Joined, CaughtUp     time.Duration
 }
 
 // PlayerStats are the server's figures for one player.
@@ -75,6 +83,12 @@ type PlayerStats struct {
 	MaxPacket                    int
 	Dropped, Rejected            uint64
 	Backlogged                   uint64
+
+	// A late joiner's: its snapshot is the state before tick JoinedFrom,
+	// SnapshotBytes long, and its inputs count from JoinedAt (0 for the
+	// players who started).
+	JoinedFrom, JoinedAt Tick
+	SnapshotBytes        int
 }
 
 // ServerStats are the server's figures.
@@ -98,4 +112,10 @@ type ServerStats struct {
 	Refereed    bool
 	RefereeTick Tick
 	RefereeOff  bool
+	// LateJoins counts the players seated in the running session.
+	LateJoins uint64
+	// Watchers are the spectators now; WatchersDropped counts those
+	// dropped for silence or for falling out of the buffer.
+	Watchers        int
+	WatchersDropped uint64
 }

@@ -70,7 +70,7 @@ func Example() {
 	var games []*tally
 	for p := range 2 {
 		g := &tally{}
-		bot := func(t lockstep.Tick) add { return add{N: uint8((int(t) + p) % 4)} }
+		bot := func(t lockstep.Tick, _ *lockstep.View) add { return add{N: uint8((int(t) + p) % 4)} }
 		c, err := lockstep.NewClient[add](cfg, g, bot, m.Now())
 		if err != nil {
 			panic(err)
@@ -108,7 +108,7 @@ func ExampleMatch_Run_notStarted() {
 		panic(err)
 	}
 	for range 2 {
-		c, err := lockstep.NewClient[add](cfg, &tally{}, func(lockstep.Tick) add { return add{} }, m.Now())
+		c, err := lockstep.NewClient[add](cfg, &tally{}, func(lockstep.Tick, *lockstep.View) add { return add{} }, m.Now())
 		if err != nil {
 			panic(err)
 		}

@@ -106,7 +106,7 @@ func Example() {
 		ccfg.Logger = quiet
 		players[i], err = udpdrive.Dial(ctx, token(uint64(100+i)), func(slot int) (netmodel.Client, error) {
 			games[i] = &presses{}
-			keys := func(t lockstep.Tick) press { return press{Down: int(t)%(3+i) == 0} }
+			keys := func(t lockstep.Tick, _ *lockstep.View) press { return press{Down: int(t)%(3+i) == 0} }
 			return lockstep.NewClient[press](cfg, games[i], keys, time.Now())
 		}, ccfg)
 		if err != nil {

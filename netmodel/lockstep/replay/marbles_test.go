@@ -151,7 +151,7 @@ func playRollbackMatch(t testing.TB, players int, newGame func(p int) *marbles) 
 		}
 		// Every client plays every bot's script: the server numbers the
 		// players in the order they join, which is p.
-		c, err := lockstep.NewClient[push](cfg, recs[p].Wrap(g), func(tick lockstep.Tick) push { return bot(p, tick) }, simmatch.Epoch)
+		c, err := lockstep.NewClient[push](cfg, recs[p].Wrap(g), func(tick lockstep.Tick, _ *lockstep.View) push { return bot(p, tick) }, simmatch.Epoch)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLockstepLateJoinBetweenProcesses: serve --late-join and 4 bots on
+// tower20 playing 600 ticks; player 4's process is killed 2.5 s in, and
+// a new process (client id 5: the killed one's id may still be held by
+// netcode) joins 6.5 s in and takes the free seat from the referee's
+// state; two spectators (play --spectate) join 4 s in. Every process that
+// reaches tick 600 prints the same checksum of it: the three survivors,
+// the rejoined player and both spectators.
+func TestLockstepLateJoinBetweenProcesses(t *testing.T) {
+	t.Parallel() // its processes mostly wait for their frames
+	const ticks = 600
+	bin := buildProgram(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	netphys := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
+		return cmd
+	}
+	key, err := netphys("token", "--new-key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexKey := strings.TrimSpace(string(key))
+	addr := freeUDPAddr(t)
+	match := []string{"--model", "lockstep", "--late-join", "--layout", "tower20", "--players", "4"}
+	var serveBuf bytes.Buffer
+	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0"}, match...)...)
+	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		serve.Process.Kill()
+		serve.Wait()
+	}()
+	type proc struct {
+		cmd *exec.Cmd
+		out *bytes.Buffer
+	}
+	play := func(id int, extra ...string) proc {
+		tok := filepath.Join(dir, fmt.Sprintf("token%d", id))
+		if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--expiry", "2m", "--out", tok).CombinedOutput(); err != nil {
+			t.Fatalf("token: %v\n%s", err, out)
+		}
+		args := append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks), "--linger", "1s", "--report", "0"}, match...)
+		p := proc{netphys(append(args, extra...)...), &bytes.Buffer{}}
+		p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var finish []proc
+	for id := 1; id <= 3; id++ {
+		finish = append(finish, play(id))
+	}
+	victim := play(4)
+	time.Sleep(2500 * time.Millisecond)
+	if err := victim.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	victim.cmd.Wait()
+	time.Sleep(1500 * time.Millisecond)
+	finish = append(finish, play(6, "--spectate"), play(7, "--spectate"))
+	// The server drops the killed player 2 s after its inputs stop
+	// (MaxLag) and frees its seat a second later.
+	time.Sleep(2500 * time.Millisecond)
+	finish = append(finish, play(5))
+	var sums []string
+	for i, p := range finish {
+		err := p.cmd.Wait()
+		out := p.out.String()
+		if err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, out)
+		}
+		m := checksumLine.FindStringSubmatch(out)
+		if m == nil || m[1] != fmt.Sprint(ticks) {
+			t.Fatalf("process %d printed no checksum of tick %d:\n%s", i, ticks, out)
+		}
+		sums = append(sums, m[2])
+	}
+	t.Logf("checksums of tick %d: %v", ticks, sums)
+	for i, s := range sums {
+		if s != sums[0] {
+			t.Errorf("process %d ended with checksum %s, process 0 with %s", i, s, sums[0])
+		}
+	}
+	serve.Process.Signal(os.Interrupt)
+	serve.Wait()
+	if out := serveBuf.String(); !strings.Contains(out, "1 players seated while running") {
+		t.Errorf("the server's summary does not count the late joiner:\n%s", out)
+	}
+}

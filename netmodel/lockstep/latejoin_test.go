@@ -1,0 +1,276 @@
+package lockstep
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/simmatch"
+	"github.com/netphys/netphys/transport/netsim"
+)
+
+// joinable is the particle game as a Snapshotter, recording its checksum
+// after every tick that is a multiple of 60 (the last simulation of it
+// wins, so a rollback's correction stands).
+type joinable struct {
+	*particles
+	tick Tick // the next tick Step simulates
+	sums map[Tick]uint64
+	pad  int // bytes of filler the state carries, for a transfer of many chunks
+}
+
+func newJoinable(players int) *joinable {
+	return &joinable{particles: newParticles(players + 2), sums: map[Tick]uint64{}}
+}
+
+func (g *joinable) Step(in []stick) {
+	g.particles.Step(in)
+	if g.tick%60 == 0 {
+		g.sums[g.tick] = g.particles.Checksum()
+	}
+	g.tick++
+}
+
+// Save and Load keep the tick with the particles.
+func (g *joinable) Save(slot int) {
+	g.particles.Save(slot)
+	g.particles.saved[slot] = append(g.particles.saved[slot], particle{x: int64(g.tick)})
+}
+
+func (g *joinable) Load(slot int) {
+	s := g.particles.saved[slot]
+	g.tick = Tick(s[len(s)-1].x)
+	copy(g.p, s[:len(s)-1])
+}
+
+func (g *joinable) MarshalState() ([]byte, error) {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(g.tick))
+	b = binary.LittleEndian.AppendUint64(b, uint64(g.steps))
+	for _, p := range g.p {
+		for _, v := range [...]int64{p.x, p.y, p.vx, p.vy} {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+	}
+	for i := range g.pad {
+		b = append(b, byte(i*7+int(g.tick)))
+	}
+	return b, nil
+}
+
+func (g *joinable) UnmarshalState(b []byte) error {
+	if len(b) != 12+32*len(g.p)+g.pad {
+		return fmt.Errorf("state of %d bytes, want %d", len(b), 12+32*len(g.p)+g.pad)
+	}
+	for i, c := range b[len(b)-g.pad:] {
+		if c != byte(i*7+int(binary.LittleEndian.Uint32(b))) {
+			return fmt.Errorf("filler byte %d is %d", i, c)
+		}
+	}
+	g.tick = Tick(binary.LittleEndian.Uint32(b))
+	g.steps = int(binary.LittleEndian.Uint64(b[4:]))
+	b = b[12:]
+	for i := range g.p {
+		v := func(k int) int64 { return int64(binary.LittleEndian.Uint64(b[32*i+8*k:])) }
+		g.p[i] = particle{v(0), v(1), v(2), v(3)}
+	}
+	return nil
+}
+
+// stallWatch measures each client's stalls frame by frame after a time.
+type stallWatch struct {
+	run, worst []int // stalled frames in a row, and the most
+}
+
+func (w *stallWatch) frame(i int, c *Client[stick, *stick]) {
+	for len(w.run) <= i {
+		w.run, w.worst = append(w.run, 0), append(w.worst, 0)
+	}
+	if c.Stats().Stalling {
+		w.run[i]++
+		w.worst[i] = max(w.worst[i], w.run[i])
+	} else {
+		w.run[i] = 0
+	}
+}
+
+// TestLateJoinAndRejoin plays a 4-player refereed session over 60 ms of
+// round trip and 2 % loss, pure and rollback (whose game state carries
+// 400 kB of filler, so that the snapshot takes 391 chunks over the lossy
+// link): player 3 is killed at 20 s
+// (its link goes dead; the server drops it for lag) and a new client
+// rejoins in its seat at 25 s; player 1 leaves at 30 s and a fifth client
+// joins late at 32 s, taking the free seat 1 (MaxPlayers is 4: a late
+// joiner takes a seat a player left). Each joiner receives the referee's
+// state and the inputs since, catches up and plays. At the end every
+// player's checksums equal the referee's (none dropped for a desync, and
+// the checksums of the ticks after the joins are compared), and from
+// 24 s on no player stalls longer than its input delay.
+func TestLateJoinAndRejoin(t *testing.T) {
+	for _, cfg := range []Config{DefaultConfig(), DefaultRollbackConfig()} {
+		t.Run(fmt.Sprintf("rollback=%d", cfg.Rollback), func(t *testing.T) {
+			const players = 4
+			cfg.Players = players
+			cfg.MaxSnapshotBytes = 8 << 20
+			srv, err := NewServer[stick](cfg, simmatch.Epoch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pad := 0
+			if cfg.Rollback > 0 {
+				pad = 400_000
+			}
+			ref := newJoinable(players)
+			ref.pad = pad
+			if err := srv.SetReferee(ref); err != nil {
+				t.Fatal(err)
+			}
+			cond := netsim.Conditions{Latency: 30 * time.Millisecond, Loss: 0.02}
+			m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 5, Conditions: cond}}, srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clients := make([]*Client[stick, *stick], players) // by slot
+			games := make([]*joinable, players)
+			var watch stallWatch
+			join := func() int {
+				g := newJoinable(players)
+				g.pad = pad
+				c, err := NewClient[stick](cfg, g, func(t Tick, v *View) stick { return stickAt(v.Player, t) }, m.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				slot, err := m.Join(c)
+				if err != nil {
+					t.Fatalf("join at %v: %v", m.Elapsed(), err)
+				}
+				clients[slot], games[slot] = c, g
+				if slot < len(watch.run) {
+					watch.run[slot], watch.worst[slot] = 0, 0 // the stalls of the client it replaces are not its own
+				}
+				return slot
+			}
+			for range players {
+				join()
+			}
+			for frame := 0; frame < 45*60; frame++ {
+				switch frame {
+				case 20 * 60:
+					dead := netsim.Conditions{Loss: 1}
+					if err := m.SetLink(3, dead, dead); err != nil {
+						t.Fatal(err)
+					}
+				case 25 * 60:
+					m.Leave(3) // the killed process's connection times out
+					if slot := join(); slot != 3 {
+						t.Fatalf("the rejoining client got slot %d", slot)
+					}
+					if err := m.SetLink(3, cond, cond); err != nil {
+						t.Fatal(err)
+					}
+				case 30 * 60:
+					m.Leave(1)
+				case 32 * 60:
+					if slot := join(); slot != 1 {
+						t.Fatalf("the fifth client got slot %d", slot)
+					}
+				}
+				if err := m.Run(time.Second / 60); err != nil {
+					t.Fatalf("at %v: %v", m.Elapsed(), err)
+				}
+				if frame >= 24*60 {
+					for i, c := range clients {
+						watch.frame(i, c)
+					}
+				}
+			}
+			st := srv.Stats(m.Now())
+			if st.Desync != nil || st.Drops[ReasonDesync] > 0 || st.LateJoins != 2 {
+				t.Fatalf("desync %v, %d dropped for a desync, %d late joins (want 2)", st.Desync, st.Drops[ReasonDesync], st.LateJoins)
+			}
+			// Every player now in the session agrees with the others on every
+			// tick after the second join that all of them have simulated.
+			var upTo Tick = 1 << 30
+			for _, c := range clients {
+				upTo = min(upTo, c.Stats().Confirmed)
+			}
+			compared := 0
+			for tick := Tick(33 * 60); tick < upTo; tick += 60 {
+				want, ok := games[0].sums[tick]
+				for i, g := range games {
+					if got, has := g.sums[tick]; !has || got != want || !ok {
+						t.Fatalf("tick %d: player in slot %d has checksum %#x (%v), slot 0 %#x", tick, i, got, has, want)
+					}
+				}
+				compared++
+			}
+			if compared < 8 {
+				t.Fatalf("only %d checksums compared (confirmed up to %d)", compared, upTo)
+			}
+			if st.Verified == 0 || st.RefereeTick < upTo {
+				t.Fatalf("referee at tick %d, %d verified", st.RefereeTick, st.Verified)
+			}
+			for i, c := range clients {
+				s := c.Stats()
+				delayFrames := int(s.InputDelay/(time.Second/60)) + 1
+				if watch.worst[i] > delayFrames {
+					t.Errorf("slot %d stalled %d frames in a row after 24 s, its input delay is %v", i, watch.worst[i], s.InputDelay)
+				}
+				if i == 1 || i == 3 {
+					if s.JoinedAt == 0 || s.CaughtUp == 0 || s.SnapshotBytes == 0 {
+						t.Errorf("slot %d: joined at tick %d, caught up after %v, %d snapshot bytes", i, s.JoinedAt, s.CaughtUp, s.SnapshotBytes)
+					}
+					t.Logf("slot %d: snapshot of tick %d, %d bytes, plays from tick %d; had it %v and caught up %v after connecting",
+						i, s.JoinedFrom, s.SnapshotBytes, s.JoinedAt, s.Joined, s.CaughtUp)
+				}
+			}
+			t.Logf("worst stalls after 24 s, frames: %v; %d ticks verified, %d checksums compared by the test", watch.worst, st.Verified, compared)
+		})
+	}
+}
+
+// TestLateJoinRefused: with late join off (DefaultConfig), without a
+// referee, or with one whose game is not a Snapshotter, Join of a running
+// session says why; with every seat taken, a player's client is made a
+// spectator, and its Update says that every seat is taken.
+func TestLateJoinRefused(t *testing.T) {
+	for i, ref := range []Game[stick]{newJoinable(2), nil, newParticles(4), newJoinable(2)} {
+		cfg := DefaultConfig()
+		cfg.Players = 2
+		if i > 0 {
+			cfg.MaxSnapshotBytes = 1 << 20
+		}
+		srv, _ := NewServer[stick](cfg, simmatch.Epoch)
+		if ref != nil {
+			if err := srv.SetReferee(ref); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, _ := simmatch.New(simmatch.Config{}, srv)
+		for p := range 2 {
+			c, _ := NewClient[stick](cfg, newJoinable(2), bot(p), m.Now())
+			if _, err := m.Join(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.Run(2 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := NewClient[stick](cfg, newJoinable(2), bot(0), m.Now())
+		_, err := m.Join(c)
+		if i == 3 {
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = m.Run(time.Second)
+			if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "every seat of the running session is taken") {
+				t.Fatalf("a player's client in a full session: %v", err)
+			}
+		} else if !errors.Is(err, ErrSession) {
+			t.Fatalf("referee %T: late join into a full session: %v", ref, err)
+		}
+		t.Log(err)
+	}
+}
