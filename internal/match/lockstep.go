@@ -186,10 +186,13 @@ func (h *lockstepHost) Figures(now time.Time, dst []viewer.Figure) []viewer.Figu
 
 func (h *lockstepHost) Summary(now time.Time, dst []Line) []Line {
 	st := h.Stats(now)
+	state := "ended"
+	if st.Running {
+		state = "running"
+	}
 	dst = append(dst,
-		Line{"session", fmt.Sprintf("tick %d, running %v", st.Tick, st.Running)},
+		Line{"session", fmt.Sprintf("tick %d, %s", st.Tick, state)},
 		Line{"checksums", fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
-		Line{"disconnected", fmt.Sprint(st.Disconnected)},
 	)
 	if st.LateJoins > 0 || st.Watchers > 0 || st.WatchersDropped > 0 {
 		dst = append(dst, Line{"late join", fmt.Sprintf("%d players seated while running, %d spectators (%d dropped)", st.LateJoins, st.Watchers, st.WatchersDropped)})
@@ -282,8 +285,8 @@ func (p *lockstepPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Fi
 func (p *lockstepPlayer) Summary(_ time.Time, dst []Line) []Line {
 	st := p.Stats()
 	dst = append(dst,
-		Line{"session index", fmt.Sprint(st.Player)},
-		Line{"ticks", fmt.Sprintf("%d simulated, %d confirmed", st.Tick, st.Confirmed)},
+		Line{"session seat", fmt.Sprintf("%d (lockstep's index, from 0)", st.Player)},
+		Line{"ticks", fmt.Sprintf("%d simulated; every player's input known up to tick %d (the input delay ahead)", st.Tick, st.Confirmed)},
 	)
 	if p.game.have {
 		dst = append(dst, Line{"checksum", fmt.Sprintf("tick %d %#016x", p.game.at, p.game.sum)})

@@ -3,6 +3,7 @@ package match
 import (
 	"context"
 	"flag"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,18 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 4})
 	const width, height = 1280, 480
 	b := demoInBrowser(t, ctx, m, sides, setup, width, height)
-	st := b.WaitState("four views drawn", func(s browsertest.PageState) bool { return s.Drawn(4) })
+	// The drag below aims at guest 1's head as drawn: wait until its
+	// camera has stopped easing in, so that the head stays where it was read.
+	var prevOwn []float64
+	st := b.WaitState("four views drawn, guest 1's camera still", func(s browsertest.PageState) bool {
+		if !s.Drawn(4) || len(s.Views) < 2 || len(s.Views[1].Own) < 2 {
+			return false
+		}
+		own := s.Views[1].Own
+		still := prevOwn != nil && math.Abs(own[0]-prevOwn[0]) < 0.005 && math.Abs(own[1]-prevOwn[1]) < 0.005
+		prevOwn = append(prevOwn[:0], own...)
+		return still
+	})
 	var names []string
 	for _, view := range st.Views {
 		names = append(names, view.Name)
@@ -110,7 +122,7 @@ func TestStatesyncDemoBrowser(t *testing.T) {
 		t.Fatalf("guest 1's view has no viewport or head drawn: %+v", v)
 	}
 	y := v.Cell.Y + (1-v.Own[1])/2*v.Cell.H
-	x0, x1 := v.Cell.X+0.2*v.Cell.W, v.Cell.X+0.9*v.Cell.W
+	x0, x1 := v.Cell.X+0.4*v.Cell.W, v.Cell.X+0.65*v.Cell.W
 	b.Drag(browsertest.LeftButton, x0, y, x1, y, 10, 50*time.Millisecond)
 	// The guest sends its avatar, not its input: the host sees the hand
 	// move too.
