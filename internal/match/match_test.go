@@ -228,27 +228,10 @@ func (l *lockedBuffer) String() string {
 
 func TestServePlaysMatchesInARow(t *testing.T) {
 	m, sides, _ := clockSides(t)
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := netcode.Key{9}
-	scfg := udpdrive.DefaultServerConfig()
-	scfg.Transport.Netcode.PrivateKey = key
-	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
 	var status, logs lockedBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	served := make(chan Summary, 1)
-	go func() {
-		s, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: logger}, Conn: conn, Server: scfg,
-			Status: &status, Report: 300 * time.Millisecond})
-		if err != nil {
-			t.Error(err)
-		}
-		served <- s
-	}()
+	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: logger},
+		Status: &status, Report: 300 * time.Millisecond})
 	// Two matches of two players, one after the other: each player stops
 	// after the same tick with the same checksum, and the server, once
 	// both players of a match left, prints its summary and starts the next.
@@ -257,13 +240,7 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 	for match := range 2 {
 		results := make(chan string, 2)
 		for id := range 2 {
-			p := netcode.DefaultTokenParams()
-			p.ClientID = netcode.ClientID(10*match + id + 1)
-			p.ServerAddresses = []netip.AddrPort{addr}
-			tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tok := srv.token(t, 10*match+id+1)
 			go func() {
 				s, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
 					Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
@@ -285,8 +262,10 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	stop()
-	<-served
+	srv.stop()
+	if err := <-srv.done; err != nil {
+		t.Error(err)
+	}
 	out := status.String()
 	if n := strings.Count(out, "serve summary"); n != 2 || strings.Count(out, "player 1") != 2 || strings.Count(out, "player 2") != 2 {
 		t.Errorf("server printed %d match summaries, want 2 with both players:\n%s", n, out)
@@ -301,30 +280,10 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 // match, not Serve: its players get the error, and the next match plays.
 func TestServeOutlivesAFailedMatch(t *testing.T) {
 	m, sides, _ := clockSides(t, "--clock-fail-at", "60")
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := netcode.Key{9}
-	scfg := udpdrive.DefaultServerConfig()
-	scfg.Transport.Netcode.PrivateKey = key
-	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
 	var status lockedBuffer
-	served := make(chan error, 1)
-	go func() {
-		_, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Conn: conn, Server: scfg, Status: &status})
-		served <- err
-	}()
+	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Status: &status})
 	play := func(id, ticks int) chan error {
-		p := netcode.DefaultTokenParams()
-		p.ClientID = netcode.ClientID(id)
-		p.ServerAddresses = []netip.AddrPort{addr}
-		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := srv.token(t, id)
 		done := make(chan error, 1)
 		go func() {
 			_, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
@@ -350,7 +309,7 @@ func TestServeOutlivesAFailedMatch(t *testing.T) {
 		}
 	}
 	select {
-	case err := <-served:
+	case err := <-srv.done:
 		t.Fatalf("Serve returned %v during the matches", err)
 	default:
 	}
@@ -358,8 +317,8 @@ func TestServeOutlivesAFailedMatch(t *testing.T) {
 	for strings.Count(status.String(), "serve summary") < 1 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	stop()
-	if err := <-served; err != nil {
+	srv.stop()
+	if err := <-srv.done; err != nil {
 		t.Fatal(err)
 	}
 	if out := status.String(); !strings.Contains(out, "told to fail") || !strings.Contains(out, "match_failed 2") {
@@ -437,4 +396,48 @@ func TestAgreementNamesTheModelsOwnFlags(t *testing.T) {
 	if a, b := describe(interpDefaults), describe(interpDefaults, "--hermite", "--buffering", "fixed"); a != b {
 		t.Errorf("a player's own way of drawing is in the agreement: %q, %q", a, b)
 	}
+}
+
+// loopbackServe is Serve on a loopback UDP socket of its own, for the
+// tests: token issues a client's connect token for it, stop ends it and
+// done then receives Serve's error.
+type loopbackServe struct {
+	addr netip.AddrPort
+	key  netcode.Key
+	stop context.CancelFunc
+	done chan error
+}
+
+// startServe runs Serve with cfg (its Conn and Server set here) until
+// the test ends or stop.
+func startServe(t *testing.T, cfg ServeConfig) *loopbackServe {
+	t.Helper()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	l := &loopbackServe{addr: conn.LocalAddr().(*net.UDPAddr).AddrPort(), key: netcode.Key{9}, stop: stop, done: make(chan error, 1)}
+	cfg.Conn = conn
+	cfg.Server = udpdrive.DefaultServerConfig()
+	cfg.Server.Transport.Netcode.PrivateKey = l.key
+	go func() {
+		_, err := Serve(ctx, cfg)
+		l.done <- err
+	}()
+	return l
+}
+
+// token is client id's connect token for the server.
+func (l *loopbackServe) token(t *testing.T, id int) *netcode.ConnectToken {
+	t.Helper()
+	p := netcode.DefaultTokenParams()
+	p.ClientID = netcode.ClientID(id)
+	p.ServerAddresses = []netip.AddrPort{l.addr}
+	tok, err := netcode.GenerateConnectToken(&p, time.Now(), &l.key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }

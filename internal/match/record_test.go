@@ -2,8 +2,6 @@ package match
 
 import (
 	"context"
-	"net"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +9,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/netmodel/lockstep/replay"
-	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
-	"github.com/netphys/netphys/transport/netcode"
 )
 
 // TestServeRecordsTheLockstepMatch: with Setup.Record the referee's world
@@ -22,32 +18,12 @@ import (
 func TestServeRecordsTheLockstepMatch(t *testing.T) {
 	m, sides, setup := modelSides(t, Defaults{Model: "lockstep", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20}, "--players", "2")
 	setup.Record = t.TempDir()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := netcode.Key{7}
-	scfg := udpdrive.DefaultServerConfig()
-	scfg.Transport.Netcode.PrivateKey = key
-	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
 	var status lockedBuffer
-	served := make(chan error, 1)
-	go func() {
-		_, err := Serve(ctx, ServeConfig{Model: m, Sides: sides, Setup: setup, Conn: conn, Server: scfg, Status: &status})
-		served <- err
-	}()
+	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: setup, Status: &status})
 	const ticks = 180
 	done := make(chan error, 2)
 	for id := range 2 {
-		p := netcode.DefaultTokenParams()
-		p.ClientID = netcode.ClientID(id + 1)
-		p.ServerAddresses = []netip.AddrPort{addr}
-		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := srv.token(t, id+1)
 		go func() {
 			ps := setup
 			ps.Record = ""
@@ -65,8 +41,8 @@ func TestServeRecordsTheLockstepMatch(t *testing.T) {
 	for !strings.Contains(status.String(), "serve summary") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	stop()
-	if err := <-served; err != nil {
+	srv.stop()
+	if err := <-srv.done; err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(setup.Record, "lockstep-*.replay"))
