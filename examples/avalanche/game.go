@@ -74,9 +74,9 @@ func NewAvalanche(n int) (*Avalanche, error) {
 // spread in a pattern that changes with the tick.
 func (g *Avalanche) spawnPoint(i int, t int64) vecmath.Vec3 {
 	k := int64(i)*7 + t/60
-	x := -6 + float64(k%5)*0.9
+	x := -6 + float64(float64(k%5)*0.9)
 	z := -3.5 + float64((k/5)%8)
-	y := spawnHeight + float64(i%4)*1.2
+	y := spawnHeight + float64(float64(i%4)*1.2)
 	return vecmath.V3(x, y, z)
 }
 
