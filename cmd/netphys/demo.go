@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/internal/demo"
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/scene"
 )
 

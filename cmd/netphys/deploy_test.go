@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 )
 
 // manifest reads and parses deploy/name.

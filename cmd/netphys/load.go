@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/interp"
 	"github.com/netphys/netphys/netmodel/udpdrive"

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport"
 )

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/transport/netsim/proxy"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netcode"

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/netmodel/lockstep/replay"
 	"github.com/netphys/netphys/scene"

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 	"path/filepath"
 	"strings"
 	"testing"

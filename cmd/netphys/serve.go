@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/netphys/netphys/internal/match"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"

@@ -5,5 +5,5 @@
 // draw it with each interpolation, in virtual time over the network
 // simulator. Each client's view is compared every frame with the server's
 // real state at the time it shows: History, ViewErrors and ErrorStats are
-// that measure, which the interp demo (internal/match) shares.
+// that measure, which the interp demo (match) shares.
 package interpreport

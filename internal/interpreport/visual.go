@@ -7,7 +7,7 @@ import (
 	"github.com/netphys/netphys/wire/snapshot"
 )
 
-// The visual error, as the report and the demo (internal/match) measure
+// The visual error, as the report and the demo (match) measure
 // it: a client's drawn objects against the server's real positions at the
 // fractional tick the client shows, for the objects that move then.
 

@@ -85,6 +85,6 @@
 // ClientCounters): malformed, a baseline the client does not hold, a
 // sequence far ahead, a stale slot. `netphys bench interp` runs the model
 // over the network simulator in virtual time; `netphys serve/play/demo
-// --model interp` and `netphys load` run it over UDP (internal/match);
+// --model interp` and `netphys load` run it over UDP (match);
 // docs/interp.md has the tables.
 package interp
