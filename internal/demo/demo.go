@@ -213,10 +213,11 @@ func (st *status) print(r *run, now time.Time) {
 	if stats.PacketLossSamples == 0 {
 		loss = "no estimate yet"
 	}
-	l := lengths(r.errNow(), r.errMax)
-	fmt.Fprintf(r.cfg.Status, "tick %6d  down %7.1f kbps  up %5.1f kbps  loss %s  rtt %5.1f ms  error %s (worst %s)\n",
+	// Millimetres every second, as on the page: a unit chosen per line
+	// would switch mid-run.
+	fmt.Fprintf(r.cfg.Status, "tick %6d  down %7.1f kbps  up %5.1f kbps  loss %s  rtt %5.1f ms  error %.2f mm (worst %.2f mm)\n",
 		r.tick, float64(down-st.down)*8/1000/secs, float64(up-st.up)*8/1000/secs,
-		loss, ms(stats.RTTAvg), l[0], l[1])
+		loss, ms(stats.RTTAvg), 1000*r.errNow(), 1000*r.errMax)
 	st.down, st.up, st.last = down, up, now
 }
 
