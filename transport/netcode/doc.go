@@ -62,6 +62,19 @@
 // the token's timeout: clients that never answer their challenge cannot
 // lock honest ones out.
 //
+// # One departure from the standard, on by default
+//
+// The standard refuses a client id that already holds a slot, so a player
+// whose program crashed or whose address changed waits out its idle
+// timeout (10 s, often more) before a fresh token lets it back in. With
+// ServerConfig.ReplaceSilentAfter (1 s by default; 0 restores the
+// standard) a fresh, valid token for a client id whose slot has been
+// silent that long replaces the slot instead: the old one is released as
+// timed out (ServerStats.Replaced counts it) and the new connection takes
+// a slot, so the game sees a leave and a join of the same client id. A slot
+// still heard is never replaced, and only the backend mints tokens for a
+// client id.
+//
 // # Where the reference code and the 1.02 text differ
 //
 // The code wins, as the shared vectors require: the request packet carries

@@ -230,3 +230,61 @@ func TestDisconnectBothWays(t *testing.T) {
 		t.Fatalf("client %v, %d connected", b.State(), h.server.Stats().ClientsConnected)
 	}
 }
+
+// TestReplaceSilentClient: a client that crashed (silent) comes back from
+// a new address with a fresh token for its client id and takes a slot
+// after ReplaceSilentAfter, not after its 10 s timeout; the old slot is
+// released as timed out. A client id still heard is refused.
+func TestReplaceSilentClient(t *testing.T) {
+	crash := func(h *harness) {
+		// From now on the first client's datagrams go nowhere, both ways.
+		first := h.addrs[0]
+		h.filter = func(d *Datagram, toServer bool, from netip.AddrPort) bool {
+			return from != first && d.To != first
+		}
+	}
+	t.Run("silent slot replaced", func(t *testing.T) {
+		h := newHarness(t, 2)
+		h.addClient(h.token(7, 10))
+		h.connectAll()
+		var left []bool
+		h.server.cfg.OnDisconnect = func(_ ClientIndex, timedOut bool) { left = append(left, timedOut) }
+		crash(h)
+		h.run(200 * time.Millisecond)
+		back := h.addClient(h.tokenSeeded(7, 10, 1007))
+		h.run(500 * time.Millisecond)
+		if back.State() == StateConnected {
+			t.Fatal("the client id was replaced after 0.7 s of silence, before ReplaceSilentAfter (1 s)")
+		}
+		h.run(time.Second)
+		st := h.server.Stats()
+		if back.State() != StateConnected || st.ClientsConnected != 1 || st.Replaced != 1 || len(left) != 1 || !left[0] {
+			t.Fatalf("after 1.7 s: client %v, stats %+v, disconnects %v; want connected, one slot, one replaced (timed out)", back.State(), st, left)
+		}
+		if id := h.server.ClientID(back.ClientIndex()); id != 7 {
+			t.Errorf("slot %d holds client id %d, want 7", back.ClientIndex(), id)
+		}
+	})
+	t.Run("client id still heard", func(t *testing.T) {
+		h := newHarness(t, 2)
+		h.addClient(h.token(7, 10))
+		h.connectAll()
+		other := h.addClient(h.tokenSeeded(7, 10, 1007))
+		h.run(3 * time.Second)
+		if other.State() == StateConnected || h.server.Stats().Drops[DropAlreadyConnected] == 0 || h.server.Stats().Replaced != 0 {
+			t.Fatalf("a second connection for a client id still heard: %v, stats %+v; want refused as already connected", other.State(), h.server.Stats())
+		}
+	})
+	t.Run("replacement off", func(t *testing.T) {
+		h := newHarness(t, 2)
+		h.server.cfg.ReplaceSilentAfter = 0
+		h.addClient(h.token(7, 10))
+		h.connectAll()
+		crash(h)
+		back := h.addClient(h.tokenSeeded(7, 10, 1007))
+		h.run(3 * time.Second)
+		if back.State() == StateConnected {
+			t.Fatal("with ReplaceSilentAfter 0 a silent client id was replaced before its timeout")
+		}
+	})
+}

@@ -52,8 +52,16 @@ func newHarness(t testing.TB, maxClients int) *harness {
 	return h
 }
 
-// token issues a connect token for client id.
+// token issues a connect token for client id: the same bytes for the
+// same id at the same second.
 func (h *harness) token(id ClientID, timeoutSeconds int32) *ConnectToken {
+	h.t.Helper()
+	return h.tokenSeeded(id, timeoutSeconds, uint64(id)+100)
+}
+
+// tokenSeeded issues a connect token for client id whose keys and nonce
+// come from seed: another token for the same id.
+func (h *harness) tokenSeeded(id ClientID, timeoutSeconds int32, seed uint64) *ConnectToken {
 	h.t.Helper()
 	p := DefaultTokenParams()
 	p.ProtocolID = testProtocol
@@ -61,7 +69,7 @@ func (h *harness) token(id ClientID, timeoutSeconds int32) *ConnectToken {
 	p.ServerAddresses = []netip.AddrPort{testServer}
 	p.TimeoutSeconds = timeoutSeconds
 	p.UserData[0] = byte(id)
-	tok, err := GenerateConnectToken(&p, h.now, &h.key, seeded(uint64(id)+100))
+	tok, err := GenerateConnectToken(&p, h.now, &h.key, seeded(seed))
 	if err != nil {
 		h.t.Fatal(err)
 	}

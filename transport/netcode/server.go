@@ -40,6 +40,14 @@ type ServerConfig struct {
 	// half-open handshakes fill the table of mappings for ever. 5 s: many
 	// round trips even at 250 ms latency and heavy loss.
 	HandshakeTimeout time.Duration
+	// ReplaceSilentAfter lets a player come back at once after a crash or
+	// a change of address: a new connection (a fresh, valid token) for a
+	// client id whose slot has heard nothing for this long replaces that
+	// slot, which is released as timed out, instead of being refused until
+	// the old connection times out. Only the backend mints tokens, so a
+	// replacement is that client coming back. 0: never, the standard's
+	// rule (a client id already connected is refused). 1 s by default.
+	ReplaceSilentAfter time.Duration
 	// OnConnect, if set, runs when a client takes a slot; OnDisconnect when
 	// it leaves (timedOut tells a timeout from a disconnect). They run inside
 	// Receive, Update or Disconnect and must not call back into the server.
@@ -48,11 +56,12 @@ type ServerConfig struct {
 }
 
 // DefaultServerConfig returns 64 slots, 10 Hz keep-alives, 10 redundant
-// disconnect packets, 256-payload receive queues and 5 s handshakes. Set
-// ProtocolID, PrivateKey and PublicAddress.
+// disconnect packets, 256-payload receive queues, 5 s handshakes and
+// replacement of a slot silent for 1 s. Set ProtocolID, PrivateKey and
+// PublicAddress.
 func DefaultServerConfig() ServerConfig {
 	return ServerConfig{MaxClients: 64, KeepAliveInterval: 100 * time.Millisecond, DisconnectPackets: 10,
-		ReceiveQueue: 256, HandshakeTimeout: 5 * time.Second}
+		ReceiveQueue: 256, HandshakeTimeout: 5 * time.Second, ReplaceSilentAfter: time.Second}
 }
 
 // serverClient is one slot.

@@ -107,7 +107,7 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, packet []byt
 		s.drop(DropWrongServer, nil)
 		return
 	}
-	if _, ok := s.byAddr[from]; ok || s.findClientID(tok.ClientID) >= 0 {
+	if _, ok := s.byAddr[from]; ok || s.holdsClientID(now, tok.ClientID) {
 		s.drop(DropAlreadyConnected, nil)
 		return
 	}
@@ -163,10 +163,14 @@ func (s *Server) receiveResponse(now time.Time, from netip.AddrPort, m *mapping,
 		s.drop(DropChallengeInvalid, nil)
 		return
 	}
-	if _, ok := s.byAddr[from]; ok || s.findClientID(tok.ClientID) >= 0 {
+	if _, ok := s.byAddr[from]; ok || s.holdsClientID(now, tok.ClientID) {
 		// The client repeats its response until the first keep-alive lands.
 		s.drop(DropAlreadyConnected, nil)
 		return
+	}
+	if old := s.findClientID(tok.ClientID); old >= 0 {
+		s.release(old, true) // silent for ReplaceSilentAfter: the client is back
+		s.stats.Replaced++
 	}
 	i := s.freeSlot()
 	if i < 0 {
@@ -200,6 +204,18 @@ func (s *Server) listed(list []netip.AddrPort) bool {
 		}
 	}
 	return false
+}
+
+// holdsClientID reports whether a connected slot keeps client id from
+// connecting again: it was heard within ReplaceSilentAfter, or
+// replacement is off.
+func (s *Server) holdsClientID(now time.Time, id ClientID) bool {
+	i := s.findClientID(id)
+	if i < 0 {
+		return false
+	}
+	after := s.cfg.ReplaceSilentAfter
+	return after <= 0 || now.Sub(s.clients[i].lastRecv) < after
 }
 
 func (s *Server) findClientID(id ClientID) ClientIndex {

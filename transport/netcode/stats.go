@@ -81,6 +81,7 @@ type ServerStats struct {
 	Connects         uint64 // clients that reached a slot
 	Disconnects      uint64 // slots released, for any reason
 	TimedOut         uint64 // of which by timeout
+	Replaced         uint64 // of which replaced by the same client id (ReplaceSilentAfter)
 	DeniedSent       uint64 // denied packets sent because the server was full
 	ChallengesSent   uint64
 }
