@@ -151,7 +151,7 @@ func publicAddress(listen, public string, fromAgones bool) (netip.AddrPort, erro
 func logServerStats(st netcode.ServerStats) {
 	attrs := []any{"clients", st.ClientsConnected, "packets_in", st.PacketsReceived, "packets_out", st.PacketsSent,
 		"bytes_in", st.BytesReceived, "bytes_out", st.BytesSent, "payloads_in", st.PayloadsReceived,
-		"payloads_out", st.PayloadsSent, "connects", st.Connects, "timeouts", st.TimedOut, "denied", st.DeniedSent}
+		"payloads_out", st.PayloadsSent, "connects", st.Connects, "timeouts", st.TimedOut, "replaced", st.Replaced, "denied", st.DeniedSent}
 	for r, n := range st.Drops {
 		if n > 0 {
 			attrs = append(attrs, "drop_"+netcode.DropReason(r).String(), n)
