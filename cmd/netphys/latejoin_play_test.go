@@ -16,12 +16,13 @@ import (
 // tower20 playing 600 ticks; player 4's process is killed 2.5 s in, and
 // comes back 6.5 s in as a new process with a fresh token for the same
 // client id (netcode replaces the silent slot at once, not after its 10 s
-// timeout) and takes the free seat from the referee's state; two spectators (play --spectate) join 4 s in. Every process that
-// reaches tick 600 prints the same checksum of it: the three survivors,
-// the rejoined player and both spectators.
+// timeout) and takes the free seat from the referee's state; eight
+// spectators (play --spectate) join 4 s in. Every process that reaches
+// tick 600 prints the same checksum of it: the three survivors, the
+// rejoined player and the spectators.
 func TestLockstepLateJoinBetweenProcesses(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
-	const ticks = 600
+	const ticks, spectators = 600, 8
 	bin := buildProgram(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -76,7 +77,9 @@ func TestLockstepLateJoinBetweenProcesses(t *testing.T) {
 	}
 	victim.cmd.Wait()
 	time.Sleep(1500 * time.Millisecond)
-	finish = append(finish, play(6, "--spectate"), play(7, "--spectate"))
+	for id := 6; id < 6+spectators; id++ {
+		finish = append(finish, play(id, "--spectate"))
+	}
 	// The server drops the killed player 2 s after its inputs stop
 	// (MaxLag) and frees its seat a second later.
 	time.Sleep(2500 * time.Millisecond)
