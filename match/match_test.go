@@ -43,25 +43,6 @@ func modelSides(t *testing.T, d Defaults, args ...string) (*Model, Sides, Setup)
 	return m, s, setup
 }
 
-// headlessDemo runs the demo with cfg, logs its summary, fails the test
-// on an error, and requires the summary to contain every one of want.
-func headlessDemo(t *testing.T, cfg DemoConfig, want ...string) string {
-	t.Helper()
-	s, err := Demo(context.Background(), cfg)
-	var out strings.Builder
-	s.Print(&out)
-	t.Logf("\n%s", out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range want {
-		if !strings.Contains(out.String(), w) {
-			t.Errorf("summary lacks %q", w)
-		}
-	}
-	return out.String()
-}
-
 // The clock model is the tests' tiny model: the server counts ticks and
 // sends the count to every player each frame; a player's world is the
 // newest count it heard and the inputs its controls gave, and its checksum
@@ -374,27 +355,6 @@ func TestKeysAutoPlayWhileNoKeyIsHeld(t *testing.T) {
 	}
 	if (&Keys{Viewer: v}).Input(0, 1000) != (scene.Input{}) {
 		t.Fatal("keys without AutoPlay played")
-	}
-}
-
-// TestAgreementNamesTheModelsOwnFlags: what server and players of a model
-// must share of its own flags is in the description they compare; what a
-// player chooses alone (how interp draws) is not.
-func TestAgreementNamesTheModelsOwnFlags(t *testing.T) {
-	describe := func(d Defaults, args ...string) string {
-		m, sides, setup := modelSides(t, d, args...)
-		return Agreement(m, sides, setup)
-	}
-	predictDefaults := Defaults{Model: "predict", Players: 4, Layout: scene.Tower20, ModelLayout: scene.Tower20}
-	if a, b := describe(predictDefaults, "--predict-rate", "60"), describe(predictDefaults, "--predict-rate", "30"); a == b || !strings.Contains(b, "30 Hz") {
-		t.Errorf("predict at 60 and 30 Hz agree: %q, %q", a, b)
-	}
-	interpDefaults := Defaults{Model: "interp", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20}
-	if a, b := describe(interpDefaults, "--pps", "30"), describe(interpDefaults, "--pps", "20"); a == b || !strings.Contains(b, "20 snapshots per second") {
-		t.Errorf("interp at 30 and 20 pps agree: %q, %q", a, b)
-	}
-	if a, b := describe(interpDefaults), describe(interpDefaults, "--hermite", "--buffering", "fixed"); a != b {
-		t.Errorf("a player's own way of drawing is in the agreement: %q, %q", a, b)
 	}
 }
 

@@ -1,7 +1,8 @@
-package match
+package cubegames
 
 import (
 	"context"
+	"github.com/netphys/netphys/match"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,10 +17,10 @@ import (
 // writes the match to a replay, closed when the match ends, which
 // re-simulates with every recorded checksum equal.
 func TestServeRecordsTheLockstepMatch(t *testing.T) {
-	m, sides, setup := modelSides(t, Defaults{Model: "lockstep", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20}, "--players", "2")
+	m, sides, setup := modelSides(t, match.Defaults{Model: "lockstep", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20}, "--players", "2")
 	setup.Record = t.TempDir()
 	var status lockedBuffer
-	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: setup, Status: &status})
+	srv := startServe(t, match.ServeConfig{Model: m, Sides: sides, Setup: setup, Status: &status})
 	const ticks = 180
 	done := make(chan error, 2)
 	for id := range 2 {
@@ -27,7 +28,7 @@ func TestServeRecordsTheLockstepMatch(t *testing.T) {
 		go func() {
 			ps := setup
 			ps.Record = ""
-			_, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: ps, Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
+			_, err := match.Play(context.Background(), match.PlayConfig{Model: m, Sides: sides, Setup: ps, Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
 			done <- err
 		}()
 	}
