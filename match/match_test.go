@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/netmodel/udpdrive"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/viewer"
@@ -105,11 +104,22 @@ func (p *clockPlayer) Receive(_ time.Time, d []byte) error {
 	return nil
 }
 func (p *clockPlayer) Update(_ time.Time, send func([]byte)) error {
-	in := p.setup.Controls.Input(p.setup.Slot, p.tick)
-	if in.Bits() != 0 {
+	// A bot holds the right arrow every other second; the page's keys
+	// are what they are, or the bot's once they autoplay.
+	bot := viewer.Input(0)
+	if p.tick/60%2 == 1 {
+		bot = viewer.KeyRight
+	}
+	in := bot
+	if k := p.setup.Keys; k != nil {
+		if st := k.At(p.tick); !st.Auto {
+			in = st.Held
+		}
+	}
+	if in != 0 {
 		p.inputs++
 	}
-	send([]byte{in.Bits()})
+	send([]byte{byte(in)})
 	return nil
 }
 func (p *clockPlayer) Views(dst []viewer.View) []viewer.View {
@@ -342,18 +352,17 @@ func TestKeysAutoPlayWhileNoKeyIsHeld(t *testing.T) {
 	v := viewer.New(viewer.Config{Logger: quiet})
 	defer v.Close()
 	k := &Keys{Viewer: v, AutoPlay: 60}
-	var b Bot
 	for tick := 100; tick < 400; tick++ {
-		got := k.Input(2, tick)
-		want := scene.Input{} // no page holds a key
+		got := k.At(tick)
+		want := KeyState{} // no page holds a key
 		if tick >= 160 {
-			want = b.Input(2, tick-160)
+			want = KeyState{Auto: true, Since: tick - 160}
 		}
 		if got != want {
-			t.Fatalf("tick %d: input %+v, want %+v", tick, got, want)
+			t.Fatalf("tick %d: %+v, want %+v", tick, got, want)
 		}
 	}
-	if (&Keys{Viewer: v}).Input(0, 1000) != (scene.Input{}) {
+	if (&Keys{Viewer: v}).At(1000) != (KeyState{}) {
 		t.Fatal("keys without AutoPlay played")
 	}
 }

@@ -22,8 +22,8 @@ type PlayConfig struct {
 	// Client configures the connection; its zero value means
 	// udpdrive.DefaultClientConfig.
 	Client udpdrive.ClientConfig
-	// Bot drives the player with its slot's scripted input (BotFor)
-	// instead of the viewer's keys.
+	// Bot has the game's bot play (PlayerSetup.Bot) instead of the
+	// viewer's keys.
 	Bot bool
 	// Viewer, when set, shows the player's world and figures and, without
 	// Bot, supplies the keys.
@@ -67,10 +67,8 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	c, err := udpdrive.Dial(ctx, cfg.Token, func(slot int) (netmodel.Client, error) {
 		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks, Bot: cfg.Bot}
 		ps.Now = time.Now()
-		if cfg.Bot {
-			ps.Controls = &Bot{}
-		} else {
-			ps.Controls = &Keys{Viewer: cfg.Viewer}
+		if !cfg.Bot {
+			ps.Keys = &Keys{Viewer: cfg.Viewer}
 		}
 		p, err := cfg.Sides.NewPlayer(ps)
 		player = p

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/internal/browsertest"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/viewer"
 )
@@ -102,7 +101,7 @@ func TestDemoLayoutBrowser(t *testing.T) {
 			// or two a second on a loaded 2-core machine.
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(45+5*tc.views)*time.Second)
 			t.Cleanup(cancel)
-			m, sides, setup := modelSides(t, match.Defaults{Model: tc.model, Players: tc.players, ModelLayout: scene.Tower20})
+			m, sides, setup := modelSides(t, match.Defaults{Model: tc.model, Players: tc.players}, "--layout", "tower20")
 			b := demoInBrowser(t, ctx, m, sides, setup, layoutSizes[0][0], layoutSizes[0][1])
 			for _, size := range layoutSizes {
 				checkLayout(t, b, m, tc.players, tc.views, size)

@@ -23,6 +23,7 @@ func init() {
 		Summary:    "snapshot interpolation: the server simulates, clients draw interpolated snapshots (64 viewers at most)",
 		Flags:      interpFlags,
 		MaxPlayers: match.MaxPlayers,
+		Keys:       CubeKeys,
 	})
 }
 
@@ -32,7 +33,12 @@ func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	hermite := fs.Bool("hermite", false, "interp: Hermite interpolation instead of linear")
 	extrapolate := fs.Bool("extrapolate", false, "interp: extrapolate up to 200 ms past the newest snapshot")
 	buffering := fs.String("buffering", "adaptive", "interp: render delay, adaptive, fixed (the article's) or mirror (these two without slowing down through stalls)")
+	layoutFlag := layoutFlag(fs)
 	return func() (match.Sides, error) {
+		layout, err := layoutFlag.Models()
+		if err != nil {
+			return match.Sides{}, err
+		}
 		cfg := def
 		cfg.PPS, cfg.Extrapolate = *pps, *extrapolate
 		if *hermite {
@@ -54,7 +60,7 @@ func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 		truth := &serverTruth{}
 		return match.Sides{
 			NewHost: func(s match.Setup) (match.Host, error) {
-				game, err := scene.NewInterpGame(s.Layout, scene.DefaultConfig(), scene.PlayerScript(0))
+				game, err := scene.NewInterpGame(layout, scene.DefaultConfig(), scene.PlayerScript(0))
 				if err != nil {
 					return nil, err
 				}
@@ -68,7 +74,7 @@ func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 			},
 			NewPlayer: func(s match.PlayerSetup) (match.Player, error) {
 				// The client needs only the object count of the layout.
-				game, err := scene.NewInterpGame(s.Layout, scene.DefaultConfig(), nil)
+				game, err := scene.NewInterpGame(layout, scene.DefaultConfig(), nil)
 				if err != nil {
 					return nil, err
 				}
@@ -81,6 +87,7 @@ func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 			// The client's buffer expects the server's rate; how it
 			// draws (Hermite, extrapolation, buffering) is its own.
 			Config: fmt.Sprintf("%d snapshots per second", cfg.PPS),
+			World:  layout.String(),
 		}, nil
 	}
 }
@@ -93,7 +100,7 @@ type interpHost struct {
 }
 
 func (h *interpHost) Views(dst []viewer.View) []viewer.View {
-	v := match.SceneView("server", h.game.Scene, 0, h.cubes)
+	v := SceneView("server", h.game.Scene, 0, h.cubes)
 	h.cubes = v.Cubes
 	return append(dst, v)
 }

@@ -19,13 +19,13 @@ import (
 )
 
 // Lockstep registers deterministic lockstep (package netmodel/lockstep)
-// over the cube world (scene.Lockstep): the example of how a model plugs
-// into the runtime.
+// over the cube world (scene.Lockstep), in the layout --layout names.
 func init() {
 	match.Register(&match.Model{
 		Name:    "lockstep",
 		Summary: "deterministic lockstep: only inputs cross the network, every player steps the same world",
 		Flags:   lockstepFlags,
+		Keys:    CubeKeys,
 		Records: true,
 		// The server's limit; the flag error names it before anything starts.
 		MaxPlayers: lockstep.MaxPlayers,
@@ -37,7 +37,12 @@ func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
 	late := fs.Bool("late-join", false, "lockstep: serve seats a player who connects while the match runs in a free seat, and spectators, from the referee's state (players must say it too)")
 	spectate := fs.Bool("spectate", false, "lockstep, play only: watch the match without a seat (needs --late-join to join a running match)")
+	layoutFlag := layoutFlag(fs)
 	return func() (match.Sides, error) {
+		layout, err := layoutFlag.Models()
+		if err != nil {
+			return match.Sides{}, err
+		}
 		cfg := lockstepConfig(*rollback, *tcp)
 		if *late {
 			if *tcp {
@@ -56,14 +61,14 @@ func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				// The referee: the server steps the cube world itself
 				// from the inputs it relays and drops the player whose
 				// checksum differs from its own.
-				world, err := scene.NewLockstep(s.Layout, scene.DefaultConfig(), s.Players)
+				world, err := scene.NewLockstep(layout, scene.DefaultConfig(), s.Players)
 				if err != nil {
 					return nil, err
 				}
 				h := &lockstepHost{Server: srv}
 				var referee lockstep.Game[scene.Input] = world
 				if s.Record != "" {
-					if referee, err = h.record(s, c, world, lockstepDescription(*rollback, *tcp, *late)); err != nil {
+					if referee, err = h.record(s, c, world, layout, lockstepDescription(*rollback, *tcp, *late)); err != nil {
 						return nil, err
 					}
 				}
@@ -73,8 +78,9 @@ func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				}
 				return h, nil
 			},
-			NewPlayer: func(s match.PlayerSetup) (match.Player, error) { return newLockstepPlayer(cfg, s, *spectate) },
+			NewPlayer: func(s match.PlayerSetup) (match.Player, error) { return newLockstepPlayer(cfg, layout, s, *spectate) },
 			Config:    lockstepDescription(*rollback, *tcp, *late),
+			World:     layout.String(),
 		}, nil
 	}
 }
@@ -122,13 +128,13 @@ type lockstepHost struct {
 // world wrapped to record every tick it steps (confirmed ticks only). The
 // file is written as NAME.part and renamed to NAME when the match ends
 // (Close): a host whose match never started leaves no file.
-func (h *lockstepHost) record(s match.Setup, cfg lockstep.Config, world *scene.Lockstep, note string) (lockstep.Game[scene.Input], error) {
+func (h *lockstepHost) record(s match.Setup, cfg lockstep.Config, world *scene.Lockstep, layout scene.Layout, note string) (lockstep.Game[scene.Input], error) {
 	name := filepath.Join(s.Record, "lockstep-"+s.Now.UTC().Format("20060102T150405.000")+".replay")
 	f, err := os.Create(name + ".part")
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	hd := replay.NewHeader(cfg, scene.ReplayGame, s.Layout.String(), "server")
+	hd := replay.NewHeader(cfg, scene.ReplayGame, layout.String(), "server")
 	hd.Note = note
 	w := bufio.NewWriter(f)
 	rec, err := replay.NewRecorder[scene.Input](w, hd)
@@ -231,9 +237,9 @@ type lockstepPlayer struct {
 	rollbacks float64
 }
 
-func newLockstepPlayer(cfg lockstep.Config, s match.PlayerSetup, spectate bool) (match.Player, error) {
+func newLockstepPlayer(cfg lockstep.Config, layout scene.Layout, s match.PlayerSetup, spectate bool) (match.Player, error) {
 	cfg.Players = s.Players
-	world, err := scene.NewLockstep(s.Layout, scene.DefaultConfig(), s.Players)
+	world, err := scene.NewLockstep(layout, scene.DefaultConfig(), s.Players)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +253,8 @@ func newLockstepPlayer(cfg lockstep.Config, s match.PlayerSetup, spectate bool) 
 	}
 	// The input of tick t is sampled once, when the session clock reaches
 	// it, by which time the server has named the player.
-	input := func(t lockstep.Tick, v *lockstep.View) scene.Input { return s.Controls.Input(v.Player, int(t)) }
+	controls := newCubeControls(s)
+	input := func(t lockstep.Tick, v *lockstep.View) scene.Input { return controls.Input(v.Player, int(t)) }
 	if spectate {
 		p.Client, err = lockstep.NewSpectator[scene.Input](cfg, lockstep.Game[scene.Input](p.game), s.Now)
 	} else {
@@ -260,7 +267,7 @@ func newLockstepPlayer(cfg lockstep.Config, s match.PlayerSetup, spectate bool) 
 }
 
 func (p *lockstepPlayer) Views(dst []viewer.View) []viewer.View {
-	v := match.SceneView("", p.game.Scene, p.Player(), p.cubes)
+	v := SceneView("", p.game.Scene, p.Player(), p.cubes)
 	p.cubes = v.Cubes
 	return append(dst, v)
 }

@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/netmodel/lockstep"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
 // lockstepSides parses args as the commands do, for the lockstep model.
 func lockstepSides(t *testing.T, args ...string) (*match.Model, match.Sides, match.Setup) {
 	t.Helper()
-	return modelSides(t, match.Defaults{Model: "lockstep", Players: 4, ModelLayout: scene.Tower20}, args...)
+	return modelSides(t, match.Defaults{Model: "lockstep", Players: 4}, append([]string{"--layout", "tower20"}, args...)...)
 }
 
 // TestLockstepDemoHeadless is `netphys demo --model lockstep --headless`

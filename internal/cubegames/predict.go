@@ -17,7 +17,7 @@ import (
 
 // Predict registers client prediction with server reconciliation and lag
 // compensation (package netmodel/predict) over the shooter arena
-// (scene.Arena). The cube world's --layout does not apply.
+// (scene.Arena).
 func init() {
 	match.Register(&match.Model{
 		Name:       "predict",
@@ -67,6 +67,7 @@ func predictFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 			// Server and players step the same ticks; the rewind cap is
 			// the server's alone.
 			Config: fmt.Sprintf("%d Hz", cfg.TickRate),
+			World:  "the arena",
 		}, nil
 	}
 }
@@ -175,21 +176,18 @@ type predictPlayer struct {
 	slot   int
 	ticks  int
 	bot    *scene.Bot
-	keys   match.Controls
+	keys   *match.Keys // nil: the bot plays
 	cubes  []viewer.Cube
 	bodies []wire.CubeState
 	rate   rate
 }
 
 func newPredictPlayer(cfg predict.Config, a *scene.Arena, s match.PlayerSetup) (*predictPlayer, error) {
-	p := &predictPlayer{arena: a, slot: s.Slot, ticks: s.Ticks, keys: s.Controls}
-	if k, ok := s.Controls.(*match.Keys); ok {
-		k.Viewer.SetControls(predictControls)
-	}
-	if _, scripted := s.Controls.(*match.Bot); scripted {
-		// The cube world's scripts mean nothing in the arena: its own bot
-		// plays instead.
-		p.bot = scene.NewBot(s.Slot, uint64(s.Slot)+1, a.Config())
+	// The arena's bot plays a bot, and a player whose keys autoplay.
+	p := &predictPlayer{arena: a, slot: s.Slot, ticks: s.Ticks, bot: scene.NewBot(s.Slot, uint64(s.Slot)+1, a.Config())}
+	if !s.Bot && s.Keys != nil {
+		p.keys = s.Keys
+		p.keys.Viewer.SetControls(predictControls)
 	}
 	c, err := predict.NewClient[scene.ArenaInput](cfg, a, p.control, s.Now)
 	if err != nil {
@@ -206,25 +204,28 @@ var predictControls = []viewer.Control{
 	{Keys: []string{"z"}, Does: "fire at the nearest player shown"},
 }
 
-// control is the player's predict.Control[scene.ArenaInput]: the arena bot, or the keys:
-// arrows move, space jumps, z fires at the nearest player shown (the
-// viewer has no mouse to aim with).
+// control is the player's predict.Control[scene.ArenaInput]: the arena
+// bot, or the keys: arrows move, space jumps, z fires at the nearest
+// player shown (the viewer has no mouse to aim with).
 func (p *predictPlayer) control(t predict.Tick, v *predict.View) scene.ArenaInput {
-	if p.bot != nil {
+	if p.keys == nil {
 		return p.bot.Input(t, v)
 	}
-	k := p.keys.Input(v.You, int(t))
+	k := p.keys.At(int(t))
+	if k.Auto {
+		return p.bot.Input(t, v)
+	}
 	var mx, mz float64
-	if k.Left {
+	if k.Held.Has(viewer.KeyLeft) {
 		mx--
 	}
-	if k.Right {
+	if k.Held.Has(viewer.KeyRight) {
 		mx++
 	}
-	if k.Up {
+	if k.Held.Has(viewer.KeyUp) {
 		mz--
 	}
-	if k.Down {
+	if k.Held.Has(viewer.KeyDown) {
 		mz++
 	}
 	yaw, pitch := 0.0, 0.0
@@ -237,7 +238,7 @@ func (p *predictPlayer) control(t predict.Tick, v *predict.View) scene.ArenaInpu
 			yaw, pitch = vecmath.Atan2(d.X, d.Z), vecmath.Atan2(d.Y, vecmath.V3(d.X, 0, d.Z).Length())
 		}
 	}
-	in, err := scene.MakeArenaInput(mx, mz, yaw, pitch, k.Space, k.Z && best >= 0)
+	in, err := scene.MakeArenaInput(mx, mz, yaw, pitch, k.Held.Has(viewer.KeySpace), k.Held.Has(viewer.KeyZ) && best >= 0)
 	if err != nil {
 		return scene.ArenaInput{}
 	}

@@ -17,7 +17,7 @@ import (
 // writes the match to a replay, closed when the match ends, which
 // re-simulates with every recorded checksum equal.
 func TestServeRecordsTheLockstepMatch(t *testing.T) {
-	m, sides, setup := modelSides(t, match.Defaults{Model: "lockstep", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20}, "--players", "2")
+	m, sides, setup := modelSides(t, match.Defaults{Model: "lockstep", Players: 2}, "--players", "2", "--layout", "tower20")
 	setup.Record = t.TempDir()
 	var status lockedBuffer
 	srv := startServe(t, match.ServeConfig{Model: m, Sides: sides, Setup: setup, Status: &status})

@@ -79,6 +79,7 @@ func statesyncFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				return &statesyncHost{Host: h, world: world, players: s.Players}, nil
 			},
 			NewPlayer: func(s match.PlayerSetup) (match.Player, error) { return newStatesyncPlayer(cfg, vcfg, s) },
+			World:     "the VR table",
 		}, nil
 	}
 }
@@ -217,7 +218,7 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s match.Playe
 		return nil, fmt.Errorf("statesync: slot %d: the table of %d players seats the host and %d guests", s.Slot, s.Players, s.Players-1)
 	}
 	var ctl scene.VRController
-	if _, bot := s.Controls.(*match.Bot); bot {
+	if s.Bot || s.Keys == nil {
 		layout, err := scene.NewVR(vcfg, statesync.Player(me), nil)
 		if err != nil {
 			return nil, err
@@ -225,18 +226,22 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s match.Playe
 		ctl = scene.NewVRBot(me, scene.VRMatch(layout, me))
 	} else {
 		// The viewer's page drives the guest's right hand with its mouse
-		// as well as its keys, and says so.
-		keys, page := s.Controls.(*match.Keys)
-		if page {
-			keys.Mouse = true
-			keys.Viewer.SetControls(statesyncControls)
-		}
+		// as well as its keys, and says so; while nobody plays the page's
+		// autoplay runs the cube world's script through the hand.
+		s.Keys.Mouse = true
+		s.Keys.Viewer.SetControls(statesyncControls)
+		controls := newCubeControls(s)
 		tick := 0
 		ctl = scene.NewVRPointer(scene.DefaultVRPointerConfig(), me, func() scene.VRInput {
 			tick++
-			in := scene.VRInput{Keys: s.Controls.Input(me, tick)}
-			if page {
-				in.Pointer, in.Pointing = keys.Pointer()
+			in := scene.VRInput{Keys: controls.Input(me, tick)}
+			var ptr viewer.Pointer
+			if ptr, in.Pointing = s.Keys.Pointer(); in.Pointing {
+				in.Pointer = scene.Pointer{
+					From: vecmath.V3(ptr.From[0], ptr.From[1], ptr.From[2]),
+					Dir:  vecmath.V3(ptr.Dir[0], ptr.Dir[1], ptr.Dir[2]),
+					Lift: ptr.Lift, Grip: ptr.Grip,
+				}
 			}
 			return in
 		})

@@ -61,7 +61,7 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 			t.Errorf("table of 3: slot %d joins: %v", slot, err)
 		}
 	}
-	if _, err := sides.NewPlayer(match.PlayerSetup{Setup: setup, Slot: 2, Controls: &match.Bot{}, Bot: true}); err == nil {
+	if _, err := sides.NewPlayer(match.PlayerSetup{Setup: setup, Slot: 2, Bot: true}); err == nil {
 		t.Error("table of 3: a guest in slot 2 was built")
 	}
 }
