@@ -8,9 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/netip"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -231,7 +230,7 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 	for match := range 2 {
 		results := make(chan string, 2)
 		for id := range 2 {
-			tok := srv.token(t, 10*match+id+1)
+			tok := token(t, srv, 10*match+id+1)
 			go func() {
 				s, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
 					Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
@@ -253,8 +252,7 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	srv.stop()
-	if err := <-srv.done; err != nil {
+	if _, err := srv.Stop(); err != nil {
 		t.Error(err)
 	}
 	out := status.String()
@@ -274,7 +272,7 @@ func TestServeOutlivesAFailedMatch(t *testing.T) {
 	var status lockedBuffer
 	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Status: &status})
 	play := func(id, ticks int) chan error {
-		tok := srv.token(t, id)
+		tok := token(t, srv, id)
 		done := make(chan error, 1)
 		go func() {
 			_, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
@@ -300,7 +298,8 @@ func TestServeOutlivesAFailedMatch(t *testing.T) {
 		}
 	}
 	select {
-	case err := <-srv.done:
+	case <-srv.Done():
+		_, err := srv.Stop()
 		t.Fatalf("Serve returned %v during the matches", err)
 	default:
 	}
@@ -308,8 +307,7 @@ func TestServeOutlivesAFailedMatch(t *testing.T) {
 	for strings.Count(status.String(), "serve summary") < 1 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	srv.stop()
-	if err := <-srv.done; err != nil {
+	if _, err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	if out := status.String(); !strings.Contains(out, "told to fail") || !strings.Contains(out, "match_failed 2") {
@@ -367,46 +365,42 @@ func TestKeysAutoPlayWhileNoKeyIsHeld(t *testing.T) {
 	}
 }
 
-// loopbackServe is Serve on a loopback UDP socket of its own, for the
-// tests: token issues a client's connect token for it, stop ends it and
-// done then receives Serve's error.
-type loopbackServe struct {
-	addr netip.AddrPort
-	key  netcode.Key
-	stop context.CancelFunc
-	done chan error
-}
-
-// startServe runs Serve with cfg (its Conn and Server set here) until
-// the test ends or stop.
-func startServe(t *testing.T, cfg ServeConfig) *loopbackServe {
+// startServe runs Start with cfg until the test ends.
+func startServe(t *testing.T, cfg ServeConfig) *Running {
 	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	r, err := Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	l := &loopbackServe{addr: conn.LocalAddr().(*net.UDPAddr).AddrPort(), key: netcode.Key{9}, stop: stop, done: make(chan error, 1)}
-	cfg.Conn = conn
-	cfg.Server = udpdrive.DefaultServerConfig()
-	cfg.Server.Transport.Netcode.PrivateKey = l.key
-	go func() {
-		_, err := Serve(ctx, cfg)
-		l.done <- err
-	}()
-	return l
+	t.Cleanup(func() { r.Stop() })
+	return r
 }
 
-// token is client id's connect token for the server.
-func (l *loopbackServe) token(t *testing.T, id int) *netcode.ConnectToken {
+// token is client id's connect token for r.
+func token(t *testing.T, r *Running, id int) *netcode.ConnectToken {
 	t.Helper()
-	p := netcode.DefaultTokenParams()
-	p.ClientID = netcode.ClientID(id)
-	p.ServerAddresses = []netip.AddrPort{l.addr}
-	tok, err := netcode.GenerateConnectToken(&p, time.Now(), &l.key, nil)
+	tok, err := r.Token(uint64(id))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// TestPlayEndsAfterItsDuration: a player without Ticks plays for its
+// Duration, lingers, and returns its summary, whose lines Value reads.
+func TestPlayEndsAfterItsDuration(t *testing.T) {
+	m, sides, _ := clockSides(t)
+	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 1, Logger: quiet}})
+	s, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 1, Logger: quiet},
+		Token: token(t, srv, 1), Bot: true, Duration: 500 * time.Millisecond, Linger: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks, ok := s.Value("player 1", "ticks")
+	if n, err := strconv.Atoi(ticks); !ok || err != nil || n < 1 {
+		t.Fatalf("player 1's ticks: %q, %v", ticks, ok)
+	}
+	if _, ok := s.Value("player 1", "no such line"); ok {
+		t.Fatal("Value found a line the summary does not have")
+	}
 }

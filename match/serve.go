@@ -21,9 +21,11 @@ type ServeConfig struct {
 	Model *Model
 	Sides Sides
 	Setup Setup
-	// Conn is the server's bound UDP socket; Serve owns it.
+	// Conn is the server's bound UDP socket; Serve owns it. Start binds
+	// one on loopback if nil.
 	Conn transport.PacketConn
-	// Server configures netcode (key, protocol id, public address, slots).
+	// Server configures netcode (key, protocol id, public address, slots):
+	// udpdrive.DefaultServerConfig() and the key, say.
 	Server udpdrive.ServerConfig
 	// Viewer, when set, shows the host's views (if its model has any) and
 	// figures.
@@ -63,6 +65,11 @@ const failGrace = time.Second
 // match never ends the process. Players must agree on Agreement(...)
 // before they join: one set up for another match is refused, naming
 // the difference.
+//
+// When ctx ends Serve closes the socket and returns: a clean end, the
+// error nil. Everything it logs, netcode's and the driver's lines
+// included, goes to Setup.Logger. Start runs it on a goroutine of its own
+// and issues its players' tokens.
 func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	log := cfg.Setup.Logger
 	if log == nil {

@@ -4,15 +4,11 @@ import (
 	"context"
 	"flag"
 	"log/slog"
-	"net"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/netphys/netphys/match"
-	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport/netcode"
 )
 
@@ -76,44 +72,21 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// loopbackServe is Serve on a loopback UDP socket of its own, for the
-// tests: token issues a client's connect token for it, stop ends it and
-// done then receives Serve's error.
-type loopbackServe struct {
-	addr netip.AddrPort
-	key  netcode.Key
-	stop context.CancelFunc
-	done chan error
-}
-
-// startServe runs Serve with cfg (its Conn and Server set here) until
-// the test ends or stop.
-func startServe(t *testing.T, cfg match.ServeConfig) *loopbackServe {
+// startServe runs Start with cfg until the test ends.
+func startServe(t *testing.T, cfg match.ServeConfig) *match.Running {
 	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	r, err := match.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	l := &loopbackServe{addr: conn.LocalAddr().(*net.UDPAddr).AddrPort(), key: netcode.Key{9}, stop: stop, done: make(chan error, 1)}
-	cfg.Conn = conn
-	cfg.Server = udpdrive.DefaultServerConfig()
-	cfg.Server.Transport.Netcode.PrivateKey = l.key
-	go func() {
-		_, err := match.Serve(ctx, cfg)
-		l.done <- err
-	}()
-	return l
+	t.Cleanup(func() { r.Stop() })
+	return r
 }
 
-// token is client id's connect token for the server.
-func (l *loopbackServe) token(t *testing.T, id int) *netcode.ConnectToken {
+// token is client id's connect token for r.
+func token(t *testing.T, r *match.Running, id int) *netcode.ConnectToken {
 	t.Helper()
-	p := netcode.DefaultTokenParams()
-	p.ClientID = netcode.ClientID(id)
-	p.ServerAddresses = []netip.AddrPort{l.addr}
-	tok, err := netcode.GenerateConnectToken(&p, time.Now(), &l.key, nil)
+	tok, err := r.Token(uint64(id))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestServeRecordsTheLockstepMatch(t *testing.T) {
 	const ticks = 180
 	done := make(chan error, 2)
 	for id := range 2 {
-		tok := srv.token(t, id+1)
+		tok := token(t, srv, id+1)
 		go func() {
 			ps := setup
 			ps.Record = ""
@@ -42,8 +42,7 @@ func TestServeRecordsTheLockstepMatch(t *testing.T) {
 	for !strings.Contains(status.String(), "serve summary") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	srv.stop()
-	if err := <-srv.done; err != nil {
+	if _, err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(setup.Record, "lockstep-*.replay"))
