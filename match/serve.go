@@ -35,6 +35,10 @@ type ServeConfig struct {
 	// Status receives the summary of every match that ends (every player
 	// joined has left) while Serve goes on with a new one; nil: none.
 	Status io.Writer
+	// Ended, when set, is given the summary of every match that ends
+	// while Serve goes on, on Serve's goroutine: a program's record of
+	// its matches' results.
+	Ended func(Summary)
 	// Listening, when set, is called once the server is up (to serve its
 	// metrics, say); its error stops Serve, its stop function runs when
 	// Serve returns.
@@ -138,6 +142,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			s := matchSummary(cfg.Model.Name, host, srv, played, ids, now.Sub(start), failed.err)
 			if cfg.Status != nil {
 				s.Print(cfg.Status)
+			}
+			if cfg.Ended != nil {
+				cfg.Ended(s)
 			}
 			log.Info("serve: match over, the next waits for its players", "match", matches, "duration", now.Sub(start).Round(time.Millisecond), "failed", failed.err)
 			failed = failure{}
