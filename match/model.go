@@ -26,7 +26,9 @@ type Model struct {
 	// that builds its Sides once the flags are parsed. Every model's flags
 	// are declared on serve, play and demo alike, so their names must
 	// differ from every other model's and from the runtime's; start their
-	// usage with the model's name. Nil: no flags of its own.
+	// usage with the model's name. A model without flags of its own
+	// declares none and returns the function; Flags.Sides refuses a
+	// model without one.
 	Flags func(fs *flag.FlagSet) func() (Sides, error)
 	// HostSeats is how many of the match's --players the Host plays
 	// itself (statesync's host is player 0 of the VR table): the demo
