@@ -2,7 +2,9 @@
 // packages only (never internal/, never package scene), one per network
 // model, each a command of its own:
 //
-//   - pong: two-player pong on rollback lockstep (netmodel/lockstep);
+//   - pong: two-player pong on rollback lockstep (netmodel/lockstep), also
+//     registered with the runtime (package match) and hosted by it over
+//     UDP with tokens (hosted.go);
 //   - avalanche: boxes tumbling down a ramp on the physics engine, sent to
 //     clients by snapshot interpolation (netmodel/interp);
 //   - sumo: hovercraft sumo on client prediction and server reconciliation

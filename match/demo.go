@@ -37,7 +37,7 @@ type DemoConfig struct {
 	Viewer *viewer.Server
 	// Script makes player 1 a bot as well.
 	Script bool
-	// AutoPlay hands player 1 to its script after this long without a
+	// AutoPlay hands player 1 to the game's bot after this long without a
 	// key, until a key is pressed (Keys.AutoPlay); 0: never.
 	AutoPlay time.Duration
 	Duration time.Duration // 0: until ctx ends
@@ -253,9 +253,9 @@ func dialPlayers(ctx context.Context, cfg DemoConfig, n int, key netcode.Key, se
 				ps.Now = time.Now()
 				dp.who = fmt.Sprintf("p%d ", slot+1)
 				if slot == 0 && cfg.Viewer != nil && !cfg.Script {
-					ps.Controls, dp.label = &Keys{Viewer: cfg.Viewer, AutoPlay: int(cfg.AutoPlay / udpdrive.DefaultFrame)}, fmt.Sprintf("player %d (keys)", slot+1)
+					ps.Keys, dp.label = &Keys{Viewer: cfg.Viewer, AutoPlay: int(cfg.AutoPlay / udpdrive.DefaultFrame)}, fmt.Sprintf("player %d (keys)", slot+1)
 				} else {
-					ps.Controls, ps.Bot, dp.label = &Bot{}, true, fmt.Sprintf("player %d (bot)", slot+1)
+					ps.Bot, dp.label = true, fmt.Sprintf("player %d (bot)", slot+1)
 				}
 				var err error
 				dp.side, err = cfg.Sides.NewPlayer(ps)

@@ -4,18 +4,15 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
-
-	"github.com/netphys/netphys/scene"
 )
 
 // Flags are the runtime's flags shared by serve, play and demo: --model,
-// --players, --layout, and every registered model's own flags.
+// --players, and every registered model's own flags (a game's settings,
+// such as the cube world's --layout, are among those).
 type Flags struct {
 	model    *string
 	players  *int
-	layout   *string
 	defaults Defaults
 	sides    map[string]func() (Sides, error)
 }
@@ -24,26 +21,18 @@ type Flags struct {
 type Defaults struct {
 	Model   string
 	Players int
-	// Layout is --layout's default for the builtin models, ModelLayout
-	// for the registered ones: the demo steps every player's world in one
-	// process, which the 900-cube world is too heavy for.
-	Layout, ModelLayout scene.Layout
 	// Builtin names models the command runs itself (serve's echo, demo's
 	// state), which are not registered here.
 	Builtin []string
 }
 
-// DeclareFlags declares the runtime's flags on fs.
+// DeclareFlags declares the runtime's flags on fs, and every registered
+// model's own (Model.Flags).
 func DeclareFlags(fs *flag.FlagSet, def Defaults) *Flags {
 	names := append(append([]string(nil), def.Builtin...), Names()...)
 	f := &Flags{sides: map[string]func() (Sides, error){}}
 	f.model = fs.String("model", def.Model, "network model: "+strings.Join(names, ", "))
 	f.players = fs.Int("players", def.Players, "players in the match, "+playerRanges()+"; every process of a match must agree")
-	usage := fmt.Sprintf("the cube world: cubes900, tower20 or pyramid10; every process of a match must agree (default %v", def.ModelLayout)
-	if def.Layout != def.ModelLayout {
-		usage += fmt.Sprintf(" for network models, %v for %s", def.Layout, strings.Join(def.Builtin, ", "))
-	}
-	f.layout = fs.String("layout", "", usage+")")
 	f.defaults = def
 	for _, n := range Names() {
 		m := models[n]
@@ -75,21 +64,12 @@ func (f *Flags) Model() string { return *f.model }
 // Players is the --players given.
 func (f *Flags) Players() int { return *f.players }
 
-// Layout is the --layout given, or the default for the --model given.
-func (f *Flags) Layout() (scene.Layout, error) {
-	if *f.layout != "" {
-		return scene.ParseLayout(*f.layout)
-	}
-	if slices.Contains(f.defaults.Builtin, *f.model) {
-		return f.defaults.Layout, nil
-	}
-	return f.defaults.ModelLayout, nil
-}
-
-// Setup is the match the flags describe.
+// Setup is the match the flags describe, logging to log.
 func (f *Flags) Setup(log *slog.Logger) (Setup, error) {
-	l, err := f.Layout()
-	return Setup{Players: *f.players, Layout: l, Logger: log}, err
+	if *f.players < 1 {
+		return Setup{}, fmt.Errorf("--players %d: want 1 or more", *f.players)
+	}
+	return Setup{Players: *f.players, Logger: log}, nil
 }
 
 // Sides looks up the --model given and builds its Sides from its flags.

@@ -8,16 +8,14 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/netip"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/udpdrive"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/viewer"
@@ -41,25 +39,6 @@ func modelSides(t *testing.T, d Defaults, args ...string) (*Model, Sides, Setup)
 		t.Fatal(err)
 	}
 	return m, s, setup
-}
-
-// headlessDemo runs the demo with cfg, logs its summary, fails the test
-// on an error, and requires the summary to contain every one of want.
-func headlessDemo(t *testing.T, cfg DemoConfig, want ...string) string {
-	t.Helper()
-	s, err := Demo(context.Background(), cfg)
-	var out strings.Builder
-	s.Print(&out)
-	t.Logf("\n%s", out.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range want {
-		if !strings.Contains(out.String(), w) {
-			t.Errorf("summary lacks %q", w)
-		}
-	}
-	return out.String()
 }
 
 // The clock model is the tests' tiny model: the server counts ticks and
@@ -124,11 +103,22 @@ func (p *clockPlayer) Receive(_ time.Time, d []byte) error {
 	return nil
 }
 func (p *clockPlayer) Update(_ time.Time, send func([]byte)) error {
-	in := p.setup.Controls.Input(p.setup.Slot, p.tick)
-	if in.Bits() != 0 {
+	// A bot holds the right arrow every other second; the page's keys
+	// are what they are, or the bot's once they autoplay.
+	bot := viewer.Input(0)
+	if p.tick/60%2 == 1 {
+		bot = viewer.KeyRight
+	}
+	in := bot
+	if k := p.setup.Keys; k != nil {
+		if st := k.At(p.tick); !st.Auto {
+			in = st.Held
+		}
+	}
+	if in != 0 {
 		p.inputs++
 	}
-	send([]byte{in.Bits()})
+	send([]byte{byte(in)})
 	return nil
 }
 func (p *clockPlayer) Views(dst []viewer.View) []viewer.View {
@@ -240,7 +230,7 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 	for match := range 2 {
 		results := make(chan string, 2)
 		for id := range 2 {
-			tok := srv.token(t, 10*match+id+1)
+			tok := token(t, srv, 10*match+id+1)
 			go func() {
 				s, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
 					Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
@@ -262,8 +252,7 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	srv.stop()
-	if err := <-srv.done; err != nil {
+	if _, err := srv.Stop(); err != nil {
 		t.Error(err)
 	}
 	out := status.String()
@@ -283,7 +272,7 @@ func TestServeOutlivesAFailedMatch(t *testing.T) {
 	var status lockedBuffer
 	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Status: &status})
 	play := func(id, ticks int) chan error {
-		tok := srv.token(t, id)
+		tok := token(t, srv, id)
 		done := make(chan error, 1)
 		go func() {
 			_, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet},
@@ -309,7 +298,8 @@ func TestServeOutlivesAFailedMatch(t *testing.T) {
 		}
 	}
 	select {
-	case err := <-srv.done:
+	case <-srv.Done():
+		_, err := srv.Stop()
 		t.Fatalf("Serve returned %v during the matches", err)
 	default:
 	}
@@ -317,8 +307,7 @@ func TestServeOutlivesAFailedMatch(t *testing.T) {
 	for strings.Count(status.String(), "serve summary") < 1 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	srv.stop()
-	if err := <-srv.done; err != nil {
+	if _, err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	if out := status.String(); !strings.Contains(out, "told to fail") || !strings.Contains(out, "match_failed 2") {
@@ -361,83 +350,57 @@ func TestKeysAutoPlayWhileNoKeyIsHeld(t *testing.T) {
 	v := viewer.New(viewer.Config{Logger: quiet})
 	defer v.Close()
 	k := &Keys{Viewer: v, AutoPlay: 60}
-	var b Bot
 	for tick := 100; tick < 400; tick++ {
-		got := k.Input(2, tick)
-		want := scene.Input{} // no page holds a key
+		got := k.At(tick)
+		want := KeyState{} // no page holds a key
 		if tick >= 160 {
-			want = b.Input(2, tick-160)
+			want = KeyState{Auto: true, Since: tick - 160}
 		}
 		if got != want {
-			t.Fatalf("tick %d: input %+v, want %+v", tick, got, want)
+			t.Fatalf("tick %d: %+v, want %+v", tick, got, want)
 		}
 	}
-	if (&Keys{Viewer: v}).Input(0, 1000) != (scene.Input{}) {
+	if (&Keys{Viewer: v}).At(1000) != (KeyState{}) {
 		t.Fatal("keys without AutoPlay played")
 	}
 }
 
-// TestAgreementNamesTheModelsOwnFlags: what server and players of a model
-// must share of its own flags is in the description they compare; what a
-// player chooses alone (how interp draws) is not.
-func TestAgreementNamesTheModelsOwnFlags(t *testing.T) {
-	describe := func(d Defaults, args ...string) string {
-		m, sides, setup := modelSides(t, d, args...)
-		return Agreement(m, sides, setup)
-	}
-	predictDefaults := Defaults{Model: "predict", Players: 4, Layout: scene.Tower20, ModelLayout: scene.Tower20}
-	if a, b := describe(predictDefaults, "--predict-rate", "60"), describe(predictDefaults, "--predict-rate", "30"); a == b || !strings.Contains(b, "30 Hz") {
-		t.Errorf("predict at 60 and 30 Hz agree: %q, %q", a, b)
-	}
-	interpDefaults := Defaults{Model: "interp", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20}
-	if a, b := describe(interpDefaults, "--pps", "30"), describe(interpDefaults, "--pps", "20"); a == b || !strings.Contains(b, "20 snapshots per second") {
-		t.Errorf("interp at 30 and 20 pps agree: %q, %q", a, b)
-	}
-	if a, b := describe(interpDefaults), describe(interpDefaults, "--hermite", "--buffering", "fixed"); a != b {
-		t.Errorf("a player's own way of drawing is in the agreement: %q, %q", a, b)
-	}
-}
-
-// loopbackServe is Serve on a loopback UDP socket of its own, for the
-// tests: token issues a client's connect token for it, stop ends it and
-// done then receives Serve's error.
-type loopbackServe struct {
-	addr netip.AddrPort
-	key  netcode.Key
-	stop context.CancelFunc
-	done chan error
-}
-
-// startServe runs Serve with cfg (its Conn and Server set here) until
-// the test ends or stop.
-func startServe(t *testing.T, cfg ServeConfig) *loopbackServe {
+// startServe runs Start with cfg until the test ends.
+func startServe(t *testing.T, cfg ServeConfig) *Running {
 	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	r, err := Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	l := &loopbackServe{addr: conn.LocalAddr().(*net.UDPAddr).AddrPort(), key: netcode.Key{9}, stop: stop, done: make(chan error, 1)}
-	cfg.Conn = conn
-	cfg.Server = udpdrive.DefaultServerConfig()
-	cfg.Server.Transport.Netcode.PrivateKey = l.key
-	go func() {
-		_, err := Serve(ctx, cfg)
-		l.done <- err
-	}()
-	return l
+	t.Cleanup(func() { r.Stop() })
+	return r
 }
 
-// token is client id's connect token for the server.
-func (l *loopbackServe) token(t *testing.T, id int) *netcode.ConnectToken {
+// token is client id's connect token for r.
+func token(t *testing.T, r *Running, id int) *netcode.ConnectToken {
 	t.Helper()
-	p := netcode.DefaultTokenParams()
-	p.ClientID = netcode.ClientID(id)
-	p.ServerAddresses = []netip.AddrPort{l.addr}
-	tok, err := netcode.GenerateConnectToken(&p, time.Now(), &l.key, nil)
+	tok, err := r.Token(uint64(id))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// TestPlayEndsAfterItsDuration: a player without Ticks plays for its
+// Duration, lingers, and returns its summary, whose lines Value reads.
+func TestPlayEndsAfterItsDuration(t *testing.T) {
+	m, sides, _ := clockSides(t)
+	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 1, Logger: quiet}})
+	s, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: Setup{Players: 1, Logger: quiet},
+		Token: token(t, srv, 1), Bot: true, Duration: 500 * time.Millisecond, Linger: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks, ok := s.Value("player 1", "ticks")
+	if n, err := strconv.Atoi(ticks); !ok || err != nil || n < 1 {
+		t.Fatalf("player 1's ticks: %q, %v", ticks, ok)
+	}
+	if _, ok := s.Value("player 1", "no such line"); ok {
+		t.Fatal("Value found a line the summary does not have")
+	}
 }

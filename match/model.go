@@ -10,14 +10,13 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/netmodel"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
 )
 
-// Model is one network model as the runtime knows it: its name on the
-// command line and how to build its two sides. A model registers itself
-// from an init function in a file of this package (lockstep.go is the
-// example); nothing else in the runtime or the commands changes.
+// Model is one game on one network model as the runtime knows it: its
+// name on the command line and how to build its two sides. A game
+// registers it (Register), usually from an init function of its own
+// package; nothing in the runtime or the commands changes.
 type Model struct {
 	// Name is the value of --model, such as "lockstep".
 	Name string
@@ -27,7 +26,9 @@ type Model struct {
 	// that builds its Sides once the flags are parsed. Every model's flags
 	// are declared on serve, play and demo alike, so their names must
 	// differ from every other model's and from the runtime's; start their
-	// usage with the model's name. Nil: no flags of its own.
+	// usage with the model's name. A model without flags of its own
+	// declares none and returns the function; Flags.Sides refuses a
+	// model without one.
 	Flags func(fs *flag.FlagSet) func() (Sides, error)
 	// HostSeats is how many of the match's --players the Host plays
 	// itself (statesync's host is player 0 of the VR table): the demo
@@ -39,21 +40,21 @@ type Model struct {
 	// starts, and --help lists each model's range. 0: the runtime's
 	// limit, MaxPlayers.
 	MaxPlayers int
-	// Keys says what the viewer's keys do, for the commands' hints. Empty:
-	// the cube world's (CubeKeys).
+	// Keys says what the viewer's keys do, for the commands' hints, such
+	// as "arrows move your paddle". Empty: DefaultKeyHelp.
 	Keys string
 	// Records says the model's host records each match to a file in
 	// Setup.Record (serve --record); the others refuse the flag.
 	Records bool
 }
 
-// CubeKeys are the cube world's keys.
-const CubeKeys = "arrows move your cube, space lifts and blasts, z pulls cubes in"
+// DefaultKeyHelp is KeyHelp for a model that does not say what its keys do.
+const DefaultKeyHelp = "the page's keys play"
 
 // KeyHelp is what the viewer's keys do in m.
 func (m *Model) KeyHelp() string {
 	if m.Keys == "" {
-		return CubeKeys
+		return DefaultKeyHelp
 	}
 	return m.Keys
 }
@@ -81,18 +82,26 @@ type Sides struct {
 	// Config describes what of the model's own flags server and players
 	// must agree on, such as "rollback, datagrams"; "" if nothing.
 	Config string
+	// World names the world the match is played in, as far as server and
+	// players must agree on it, such as the cube world's layout "tower20";
+	// "" if the model has one world only.
+	World string
 }
 
 // Agreement is the description of a match that server and players
 // compare before any state or input flows (udpdrive's hello): the
-// model, its config, the layout of the cube world and the players. A
-// player set up otherwise is refused with a message naming both.
+// model, its config, its world and the players, such as "lockstep
+// (rollback, datagrams) on tower20 for 4 players". A player set up
+// otherwise is refused with a message naming both.
 func Agreement(m *Model, sides Sides, setup Setup) string {
 	model := m.Name
 	if sides.Config != "" {
 		model += " (" + sides.Config + ")"
 	}
-	return fmt.Sprintf("%s on %v for %d players", model, setup.Layout, setup.Players)
+	if sides.World != "" {
+		model += " on " + sides.World
+	}
+	return fmt.Sprintf("%s for %d players", model, setup.Players)
 }
 
 // Setup is what the runtime tells a model about the match.
@@ -101,8 +110,8 @@ type Setup struct {
 	// (Model.HostSeats) included: the session a lockstep server waits
 	// for, the VR table of a statesync host.
 	Players int
-	// Layout is the cube world's starting arrangement (--layout).
-	Layout scene.Layout
+	// Logger is the one logger of the side: the runtime's lines, the
+	// driver's and netcode's all go to it. Nil: slog.Default().
 	Logger *slog.Logger
 	// Record is the directory a host of a Model that Records writes each
 	// match's replay to (serve --record); empty: none. A Host that records
@@ -119,13 +128,13 @@ type PlayerSetup struct {
 	// Slot is netcode's client index, which the server's side sees as
 	// the player's slot.
 	Slot int
-	// Controls drive the player: the viewer's keys, or a Bot playing the
-	// scripted minute of the cube world.
-	Controls Controls
-	// Bot says the player is a bot (play --bot, the demo's other players):
-	// a model with scripted behaviours of its own plays them instead of
-	// Controls.
+	// Bot says the player is a bot (play --bot, the demo's other players,
+	// netphys load): the game plays its own scripted behaviour, and Keys
+	// is nil.
 	Bot bool
+	// Keys are the viewer page's keys and mouse that drive a player that
+	// is not a bot, for the game to map onto its own input (Keys.At).
+	Keys *Keys
 	// Ticks ends the player's match once it has simulated (and, where the
 	// model confirms ticks, confirmed) this many ticks; 0: never.
 	Ticks int
@@ -171,13 +180,6 @@ type Checksummer interface {
 // Line is one line of a summary: a name and its value as text, so that a
 // checksum prints exactly and a test can read it back.
 type Line struct{ Name, Value string }
-
-// Controls are where a player's input comes from.
-type Controls interface {
-	// Input returns the input of player (the model's index of the player
-	// in its match) for simulation tick t.
-	Input(player, t int) scene.Input
-}
 
 // ErrModel reports an unknown --model.
 var ErrModel = errors.New("match: unknown model")

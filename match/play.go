@@ -22,14 +22,17 @@ type PlayConfig struct {
 	// Client configures the connection; its zero value means
 	// udpdrive.DefaultClientConfig.
 	Client udpdrive.ClientConfig
-	// Bot drives the player with its slot's scripted input (BotFor)
-	// instead of the viewer's keys.
+	// Bot has the game's bot play (PlayerSetup.Bot) instead of the
+	// viewer's keys.
 	Bot bool
 	// Viewer, when set, shows the player's world and figures and, without
 	// Bot, supplies the keys.
 	Viewer *viewer.Server
 	// Ticks ends the match after this many ticks (PlayerSetup.Ticks).
 	Ticks int
+	// Duration ends the match this long after the player joined, if its
+	// Ticks have not ended it before; 0: no limit.
+	Duration time.Duration
 	// Linger keeps the player running this long after its match is done,
 	// so the inputs it owes the others still reach them. Default 2 s.
 	Linger time.Duration
@@ -40,8 +43,11 @@ type PlayConfig struct {
 // ErrNoControls reports a player with neither a bot nor a viewer's keys.
 var ErrNoControls = errors.New("match: a player needs a viewer for its keys, or a bot")
 
-// Play connects one player to a server and runs it until its match is
-// done (then Linger), ctx ends, the connection ends or the model stops.
+// Play connects one player to a server with its connect token and runs it
+// until its match is done (its Ticks or its Duration, then Linger), ctx
+// ends, the connection ends or the model stops, and returns the player's
+// summary. A ctx that ends is a clean end: the error is nil. The player
+// logs to Setup.Logger only, netcode and the driver included.
 func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	log := cfg.Setup.Logger
 	if log == nil {
@@ -67,10 +73,8 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	c, err := udpdrive.Dial(ctx, cfg.Token, func(slot int) (netmodel.Client, error) {
 		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks, Bot: cfg.Bot}
 		ps.Now = time.Now()
-		if cfg.Bot {
-			ps.Controls = &Bot{}
-		} else {
-			ps.Controls = &Keys{Viewer: cfg.Viewer}
+		if !cfg.Bot {
+			ps.Keys = &Keys{Viewer: cfg.Viewer}
 		}
 		p, err := cfg.Sides.NewPlayer(ps)
 		player = p
@@ -107,7 +111,7 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 			log.Info("play", append([]any{slog.Int("player", c.Slot()+1)}, figureAttrs(figs)...)...)
 			lastLog = now
 		}
-		if player.Done() {
+		if player.Done() || cfg.Duration > 0 && now.Sub(start) >= cfg.Duration {
 			if ended.IsZero() {
 				ended = now
 				log.Info("play: match done, lingering", "linger", cfg.Linger)

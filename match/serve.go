@@ -21,9 +21,11 @@ type ServeConfig struct {
 	Model *Model
 	Sides Sides
 	Setup Setup
-	// Conn is the server's bound UDP socket; Serve owns it.
+	// Conn is the server's bound UDP socket; Serve owns it. Start binds
+	// one on loopback if nil.
 	Conn transport.PacketConn
-	// Server configures netcode (key, protocol id, public address, slots).
+	// Server configures netcode (key, protocol id, public address, slots):
+	// udpdrive.DefaultServerConfig() and the key, say.
 	Server udpdrive.ServerConfig
 	// Viewer, when set, shows the host's views (if its model has any) and
 	// figures.
@@ -33,6 +35,10 @@ type ServeConfig struct {
 	// Status receives the summary of every match that ends (every player
 	// joined has left) while Serve goes on with a new one; nil: none.
 	Status io.Writer
+	// Ended, when set, is given the summary of every match that ends
+	// while Serve goes on, on Serve's goroutine: a program's record of
+	// its matches' results.
+	Ended func(Summary)
 	// Listening, when set, is called once the server is up (to serve its
 	// metrics, say); its error stops Serve, its stop function runs when
 	// Serve returns.
@@ -63,6 +69,11 @@ const failGrace = time.Second
 // match never ends the process. Players must agree on Agreement(...)
 // before they join: one set up for another match is refused, naming
 // the difference.
+//
+// When ctx ends Serve closes the socket and returns: a clean end, the
+// error nil. Everything it logs, netcode's and the driver's lines
+// included, goes to Setup.Logger. Start runs it on a goroutine of its own
+// and issues its players' tokens.
 func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 	log := cfg.Setup.Logger
 	if log == nil {
@@ -131,6 +142,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			s := matchSummary(cfg.Model.Name, host, srv, played, ids, now.Sub(start), failed.err)
 			if cfg.Status != nil {
 				s.Print(cfg.Status)
+			}
+			if cfg.Ended != nil {
+				cfg.Ended(s)
 			}
 			log.Info("serve: match over, the next waits for its players", "match", matches, "duration", now.Sub(start).Round(time.Millisecond), "failed", failed.err)
 			failed = failure{}

@@ -30,6 +30,24 @@ type Section struct {
 	Lines []Line
 }
 
+// Value returns the value of the line name in the section named section
+// ("server", "player 2", ...), and whether there is one: a program reads
+// a figure of the summary (a checksum, the ticks verified) as the person
+// reads it.
+func (s Summary) Value(section, name string) (string, bool) {
+	for _, sec := range s.Sections {
+		if sec.Name != section {
+			continue
+		}
+		for _, l := range sec.Lines {
+			if l.Name == name {
+				return l.Value, true
+			}
+		}
+	}
+	return "", false
+}
+
 // Print writes the summary as an indented table; an empty Summary prints
 // nothing.
 func (s Summary) Print(w io.Writer) {

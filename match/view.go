@@ -3,42 +3,8 @@ package match
 import (
 	"strings"
 
-	"github.com/netphys/netphys/physics"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
 )
-
-// SceneView draws a cube world for the viewer: the player cubes first
-// (blue), then the cubes, with ids that stay the same across frames and
-// across the worlds of one match. Player me comes last of the players: the
-// page takes a view's last player cube as the one its camera follows.
-func SceneView(name string, s *scene.Scene, me int, dst []viewer.Cube) viewer.View {
-	cfg := s.Config()
-	cubes := dst[:0]
-	add := func(id uint32, body physics.BodyID, half float64, interacting, player bool) {
-		st := s.State(body)
-		h := float32(half)
-		cubes = append(cubes, viewer.Cube{
-			ID:          id,
-			Position:    [3]float32{float32(st.Position.X), float32(st.Position.Y), float32(st.Position.Z)},
-			Rotation:    [4]float32{float32(st.Rotation.X), float32(st.Rotation.Y), float32(st.Rotation.Z), float32(st.Rotation.W)},
-			HalfExtents: [3]float32{h, h, h},
-			Interacting: interacting, Player: player, AtRest: st.AtRest,
-		})
-	}
-	for p, body := range s.Players {
-		if p != me {
-			add(uint32(p), body, cfg.PlayerSize/2, false, true)
-		}
-	}
-	if me >= 0 && me < len(s.Players) {
-		add(uint32(me), s.Players[me], cfg.PlayerSize/2, false, true)
-	}
-	for i, body := range s.Cubes {
-		add(uint32(scene.MaxPlayers+i), body, cfg.CubeSize/2, s.Interacting(i), false)
-	}
-	return viewer.View{Name: name, Cubes: cubes}
-}
 
 // hostViews marks the views of a host that plays no seat of its own (the
 // lockstep relay, the interp and predict servers) as overviews, whose

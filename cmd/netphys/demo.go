@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/netphys/netphys/internal/cubegames"
 	"github.com/netphys/netphys/internal/demo"
 	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/scene"
@@ -31,7 +32,8 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	httpAddr := fs.String("http", "127.0.0.1:8080", "`address` the viewer is served on")
 	verbose := fs.Bool("verbose", false, "network models: the status line shows every player's figures (default: their range)")
 	autoplay := fs.Duration("autoplay", 5*time.Second, "with the viewer: after this long without a key, the scripted play drives the player until a key is pressed (0: never)")
-	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Layout: def.Layout, ModelLayout: scene.Tower20, Builtin: []string{"state"}})
+	layout := cubegames.DeclareLayout(fs, scene.Tower20, def.Layout, "state")
+	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Builtin: []string{"state"}})
 	return func(ctx context.Context, args []string) error {
 		// Every flag is checked before anything starts or prints.
 		if *duration < 0 {
@@ -53,7 +55,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		}
 		cfg := def
 		var err error
-		if cfg.Layout, err = models.Layout(); err != nil {
+		if cfg.Layout, err = layout.Builtin(); err != nil {
 			return err
 		}
 		if cfg.Conditions, err = conditions(); err != nil {

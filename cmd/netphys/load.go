@@ -19,7 +19,6 @@ import (
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/interp"
 	"github.com/netphys/netphys/netmodel/udpdrive"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/reliable"
 	"github.com/netphys/netphys/viewer"
@@ -38,7 +37,7 @@ func init() {
 // stepped by one loop, so that a server's cost per client can be measured
 // with 64 clients on a machine that cannot run 64 player processes.
 func setupLoad(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
-	models := match.DeclareFlags(fs, match.Defaults{Model: "interp", Players: 64, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
+	models := match.DeclareFlags(fs, match.Defaults{Model: "interp", Players: 64})
 	var mint mintFlags
 	mint.declare(fs)
 	clients := fs.Int("clients", 64, "bot players to connect, 1 to 256")
@@ -154,7 +153,7 @@ func dialLoad(ctx context.Context, n int, p netcode.TokenParams, key *netcode.Ke
 			// (every serve --model) never lets the client join.
 			ccfg.Agree = agree
 			cs[i], errs[i] = udpdrive.Dial(ctx, tok, func(slot int) (netmodel.Client, error) {
-				ps := match.PlayerSetup{Setup: setup, Slot: slot, Controls: &match.Bot{}}
+				ps := match.PlayerSetup{Setup: setup, Slot: slot, Bot: true}
 				ps.Now = time.Now()
 				pl, err := sides.NewPlayer(ps)
 				players[i] = pl

@@ -14,6 +14,10 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	// The games netphys ships register their models with the runtime
+	// (package match) through its public API, as an outside game would.
+	_ "github.com/netphys/netphys/internal/cubegames"
 )
 
 // A command is one verb of the program, such as "demo" or "bench physics".

@@ -13,7 +13,6 @@ import (
 
 	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/viewer"
 )
@@ -27,7 +26,7 @@ func init() {
 }
 
 func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
-	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
+	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4})
 	readToken := tokenFlags(fs)
 	bot := fs.Bool("bot", false, "drive the player with a bot (the model's own, or the cube world's scripted minute) instead of the page's keys")
 	httpAddr := fs.String("http", "127.0.0.1:8081", "`address` the player's viewer is served on, one per play process on a machine (\"\": none, needs --bot)")

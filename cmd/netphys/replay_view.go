@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/netphys/netphys/match"
+	"github.com/netphys/netphys/internal/cubegames"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/netmodel/lockstep/replay"
 	"github.com/netphys/netphys/scene"
@@ -120,7 +120,7 @@ func playReplay(ctx context.Context, w io.Writer, rep *replay.Replay[scene.Input
 			}
 			s.advance(now.Sub(last), h.TickDuration)
 			last = now
-			view := match.SceneView("replay", world.Scene, -1, cubes)
+			view := cubegames.SceneView("replay", world.Scene, -1, cubes)
 			cubes = view.Cubes
 			checked, agreed, first := s.p.Checked()
 			state := "playing"

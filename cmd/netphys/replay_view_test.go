@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"github.com/netphys/netphys/match"
+	"github.com/netphys/netphys/internal/cubegames"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,7 +97,7 @@ func TestReplayViewerControls(t *testing.T) {
 	if checked, agreed, first := s.p.Checked(); first != nil || checked != agreed {
 		t.Fatalf("checksums %d of %d, first %v", agreed, checked, first)
 	}
-	v := match.SceneView("replay", world.Scene, -1, nil)
+	v := cubegames.SceneView("replay", world.Scene, -1, nil)
 	if len(v.Cubes) != len(world.Scene.Players)+len(world.Scene.Cubes) {
 		t.Fatalf("view of %d cubes", len(v.Cubes))
 	}

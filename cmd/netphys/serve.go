@@ -17,7 +17,6 @@ import (
 
 	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/metrics"
 	"github.com/netphys/netphys/transport/netcode"
@@ -42,7 +41,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	echo := fs.Bool("echo", true, "send every payload back to its client")
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
 	verbose := fs.Bool("verbose", false, "network models: log every player's figures each report, a line each (default: one line for the match)")
-	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
+	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
 	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep: play it back with netphys replay FILE)")
 	life := declareLifecycle(fs)

@@ -7,6 +7,12 @@
 //
 //	go run ./examples/pong -duration 60s -rtt 120ms -loss 0.05
 //	go run ./examples/pong -udp -duration 5s
+//	go run ./examples/pong -hosted -duration 5s
+//
+// With -hosted the match is the runtime's (package match, hosted.go): pong
+// registers its model with it, and the runtime's server and players play
+// it over UDP on loopback with tokens, as netphys's own games are played
+// by `netphys serve` and `netphys play`.
 //
 // It shows the three things a rollback game must get right: inputs are
 // read from the game the player sees, with the player's index the client
@@ -30,6 +36,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/netmodel/simmatch"
@@ -264,8 +271,13 @@ func command(args []string, out io.Writer) error {
 	fs.Float64Var(&opts.Loss, "loss", 0.05, "simulated loss each way, 0-1")
 	fs.Uint64Var(&opts.Seed, "seed", 1, "seed of the simulated network")
 	fs.BoolVar(&opts.UDP, "udp", false, "play over real UDP on loopback, in real time")
+	hosted := fs.Bool("hosted", false, "play over real UDP on loopback with the runtime (package match) hosting pong's model")
+	models := match.DeclareFlags(fs, match.Defaults{Model: "pong", Players: 2})
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *hosted {
+		return commandHosted(models, opts.Duration, out)
 	}
 	if opts.Duration <= 0 || !(opts.Loss >= 0 && opts.Loss < 1) || opts.RTT < 0 {
 		return fmt.Errorf("pong: -duration %v must be positive, -loss %v in [0, 1), -rtt %v not negative", opts.Duration, opts.Loss, opts.RTT)
@@ -281,4 +293,27 @@ func command(args []string, out io.Writer) error {
 	_, err = fmt.Fprintf(out, "score %d:%d; %d ticks' checksums compared by the server; rollbacks %d and %d, at most %d and %d ticks re-simulated in a frame\n",
 		r.Score[0], r.Score[1], r.Verified, r.Rollbacks[0], r.Rollbacks[1], r.MaxResimulated[0], r.MaxResimulated[1])
 	return err
+}
+
+// commandHosted plays the match the runtime's flags describe for d, the
+// server and every player bots in this process, and prints their
+// summaries.
+func commandHosted(models *match.Flags, d time.Duration, out io.Writer) error {
+	m, sides, err := models.Sides()
+	if err != nil {
+		return err
+	}
+	setup, err := models.Setup(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		return err
+	}
+	h, err := RunHosted(context.Background(), m, sides, setup, int(d*60/time.Second))
+	h.Server.Print(out)
+	for _, p := range h.Players {
+		p.Print(out)
+	}
+	if err != nil {
+		return err
+	}
+	return h.Check()
 }

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"flag"
+	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/netphys/netphys/match"
 )
 
 func TestAMinuteAt120msAnd5PercentLoss(t *testing.T) {
@@ -70,6 +74,58 @@ func TestCommand(t *testing.T) {
 	for _, args := range [][]string{{"-duration", "0s"}, {"-loss", "1"}, {"-nosuchflag"}} {
 		if err := command(args, &out); err == nil {
 			t.Errorf("%v: no error", args)
+		}
+	}
+}
+
+// TestHostedByTheRuntime: pong, registered with the runtime as any game
+// is, played by the runtime's server and two players over UDP on loopback
+// with netcode tokens, to tick 240: both players end with the same
+// checksum of tick 240, the server verified ticks of the match and
+// printed its summary when the players left.
+func TestHostedByTheRuntime(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	models := match.DeclareFlags(fs, match.Defaults{Model: "pong", Players: 2})
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	m, sides, err := models.Sides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, err := models.Setup(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := RunHosted(context.Background(), m, sides, setup, 240)
+	var out strings.Builder
+	h.Server.Print(&out)
+	for _, p := range h.Players {
+		p.Print(&out)
+	}
+	t.Logf("\n%s", out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := h.Players[0].Value(h.Players[0].Sections[0].Name, "checksum"); !strings.HasPrefix(sum, "tick 240 0x") {
+		t.Errorf("checksum line %q, want tick 240's", sum)
+	}
+	if agree := match.Agreement(m, sides, setup); agree != "pong (rollback) for 2 players" {
+		t.Errorf("agreement %q", agree)
+	}
+}
+
+func TestHostedCommand(t *testing.T) {
+	var out strings.Builder
+	if err := command([]string{"-hosted", "-pong-pure", "-duration", "3s"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"serve summary: model pong", "ticks verified equal across players", "play summary: model pong", "checksum           tick 180 0x"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
 }

@@ -1,8 +1,9 @@
-package match
+package cubegames
 
 import (
 	"flag"
 	"fmt"
+	"github.com/netphys/netphys/match"
 	"strings"
 	"sync"
 	"time"
@@ -16,9 +17,9 @@ import (
 
 // Predict registers client prediction with server reconciliation and lag
 // compensation (package netmodel/predict) over the shooter arena
-// (scene.Arena). The cube world's --layout does not apply.
+// (scene.Arena).
 func init() {
-	Register(&Model{
+	match.Register(&match.Model{
 		Name:       "predict",
 		Summary:    "client prediction, server reconciliation and lag-compensated shots in the arena (16 players at most)",
 		Flags:      predictFlags,
@@ -27,12 +28,12 @@ func init() {
 	})
 }
 
-func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
+func predictFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	rate := fs.Int("predict-rate", 60, "predict: tick rate, 30 or 60 Hz")
 	maxRewind := fs.Duration("predict-max-rewind", predict.DefaultConfig().MaxRewind, "predict: cap of lag compensation (how far back a shot may be judged)")
-	return func() (Sides, error) {
+	return func() (match.Sides, error) {
 		if *rate != 30 && *rate != 60 {
-			return Sides{}, fmt.Errorf("--predict-rate %d: want 30 or 60", *rate)
+			return match.Sides{}, fmt.Errorf("--predict-rate %d: want 30 or 60", *rate)
 		}
 		cfg := predict.DefaultConfig()
 		cfg.TickRate, cfg.MaxRewind = *rate, *maxRewind
@@ -44,8 +45,8 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 			acfg.Players = players
 			return scene.NewArena(acfg)
 		}
-		return Sides{
-			NewHost: func(s Setup) (Host, error) {
+		return match.Sides{
+			NewHost: func(s match.Setup) (match.Host, error) {
 				a, err := arena(s.Players)
 				if err != nil {
 					return nil, err
@@ -56,7 +57,7 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				return &predictHost{Server: srv, arena: a}, nil
 			},
-			NewPlayer: func(s PlayerSetup) (Player, error) {
+			NewPlayer: func(s match.PlayerSetup) (match.Player, error) {
 				a, err := arena(s.Players)
 				if err != nil {
 					return nil, err
@@ -66,6 +67,7 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 			// Server and players step the same ticks; the rewind cap is
 			// the server's alone.
 			Config: fmt.Sprintf("%d Hz", cfg.TickRate),
+			World:  "the arena",
 		}, nil
 	}
 }
@@ -76,7 +78,7 @@ type predictHost struct {
 	// mu guards scraped: the refusals by reason as of the last Update,
 	// for a metrics scrape on another goroutine (RefusalCounts).
 	mu      sync.Mutex
-	scraped []Count
+	scraped []match.Count
 	refused []predict.Refusal // the server's counters, read every Update
 	arena   *scene.Arena
 	hits    []predict.Hit
@@ -96,7 +98,7 @@ func (h *predictHost) Update(now time.Time, send func(int, []byte)) error {
 	h.refused = h.Refusals(h.refused[:0])
 	h.scraped = h.scraped[:0]
 	for _, r := range h.refused {
-		h.scraped = append(h.scraped, Count{r.Reason, r.Count})
+		h.scraped = append(h.scraped, match.Count{Reason: r.Reason, Count: r.Count})
 	}
 	h.mu.Unlock()
 	return err
@@ -105,10 +107,10 @@ func (h *predictHost) Update(now time.Time, send func(int, []byte)) error {
 // RefusalCounts returns a copy of the server's refusals by reason as of
 // its last Update (Refuser); unlike the rest of the host it may be called
 // from any goroutine: serve's /metrics reads it.
-func (h *predictHost) RefusalCounts() []Count {
+func (h *predictHost) RefusalCounts() []match.Count {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]Count(nil), h.scraped...)
+	return append([]match.Count(nil), h.scraped...)
 }
 
 func (h *predictHost) Views(dst []viewer.View) []viewer.View {
@@ -134,16 +136,16 @@ func (h *predictHost) Figures(now time.Time, dst []viewer.Figure) []viewer.Figur
 	)
 }
 
-func (h *predictHost) Summary(_ time.Time, dst []Line) []Line {
+func (h *predictHost) Summary(_ time.Time, dst []match.Line) []match.Line {
 	c := h.Counters()
 	return append(dst,
-		Line{"ticks", fmt.Sprint(c.Ticks)},
-		Line{"rewinds", fmt.Sprintf("%d, %d ticks re-simulated, %d refused over budget", c.Rewinds, c.ResimTicks, c.RewindsDenied)},
-		Line{"inputs", fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d too late to rewind for, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
-		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claiming a view older than the lag-compensation cap (judged at the cap); refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
-		Line{"bodies out of the arena's spec", fmt.Sprint(c.OutOfSpec)},
-		Line{"refusals", refusals(h.Refusals(nil))},
-		Line{"packets", fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
+		match.Line{Name: "ticks", Value: fmt.Sprint(c.Ticks)},
+		match.Line{Name: "rewinds", Value: fmt.Sprintf("%d, %d ticks re-simulated, %d refused over budget", c.Rewinds, c.ResimTicks, c.RewindsDenied)},
+		match.Line{Name: "inputs", Value: fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d too late to rewind for, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
+		match.Line{Name: "shots", Value: fmt.Sprintf("%d resolved, %d hits committed, %d claiming a view older than the lag-compensation cap (judged at the cap); refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
+		match.Line{Name: "bodies out of the arena's spec", Value: fmt.Sprint(c.OutOfSpec)},
+		match.Line{Name: "refusals", Value: refusals(h.Refusals(nil))},
+		match.Line{Name: "packets", Value: fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
 	)
 }
 
@@ -174,21 +176,18 @@ type predictPlayer struct {
 	slot   int
 	ticks  int
 	bot    *scene.Bot
-	keys   Controls
+	keys   *match.Keys // nil: the bot plays
 	cubes  []viewer.Cube
 	bodies []wire.CubeState
 	rate   rate
 }
 
-func newPredictPlayer(cfg predict.Config, a *scene.Arena, s PlayerSetup) (*predictPlayer, error) {
-	p := &predictPlayer{arena: a, slot: s.Slot, ticks: s.Ticks, keys: s.Controls}
-	if k, ok := s.Controls.(*Keys); ok {
-		k.Viewer.SetControls(predictControls)
-	}
-	if _, scripted := s.Controls.(*Bot); scripted {
-		// The cube world's scripts mean nothing in the arena: its own bot
-		// plays instead.
-		p.bot = scene.NewBot(s.Slot, uint64(s.Slot)+1, a.Config())
+func newPredictPlayer(cfg predict.Config, a *scene.Arena, s match.PlayerSetup) (*predictPlayer, error) {
+	// The arena's bot plays a bot, and a player whose keys autoplay.
+	p := &predictPlayer{arena: a, slot: s.Slot, ticks: s.Ticks, bot: scene.NewBot(s.Slot, uint64(s.Slot)+1, a.Config())}
+	if !s.Bot && s.Keys != nil {
+		p.keys = s.Keys
+		p.keys.Viewer.SetControls(predictControls)
 	}
 	c, err := predict.NewClient[scene.ArenaInput](cfg, a, p.control, s.Now)
 	if err != nil {
@@ -205,25 +204,28 @@ var predictControls = []viewer.Control{
 	{Keys: []string{"z"}, Does: "fire at the nearest player shown"},
 }
 
-// control is the player's predict.Control[scene.ArenaInput]: the arena bot, or the keys:
-// arrows move, space jumps, z fires at the nearest player shown (the
-// viewer has no mouse to aim with).
+// control is the player's predict.Control[scene.ArenaInput]: the arena
+// bot, or the keys: arrows move, space jumps, z fires at the nearest
+// player shown (the viewer has no mouse to aim with).
 func (p *predictPlayer) control(t predict.Tick, v *predict.View) scene.ArenaInput {
-	if p.bot != nil {
+	if p.keys == nil {
 		return p.bot.Input(t, v)
 	}
-	k := p.keys.Input(v.You, int(t))
+	k := p.keys.At(int(t))
+	if k.Auto {
+		return p.bot.Input(t, v)
+	}
 	var mx, mz float64
-	if k.Left {
+	if k.Held.Has(viewer.KeyLeft) {
 		mx--
 	}
-	if k.Right {
+	if k.Held.Has(viewer.KeyRight) {
 		mx++
 	}
-	if k.Up {
+	if k.Held.Has(viewer.KeyUp) {
 		mz--
 	}
-	if k.Down {
+	if k.Held.Has(viewer.KeyDown) {
 		mz++
 	}
 	yaw, pitch := 0.0, 0.0
@@ -236,7 +238,7 @@ func (p *predictPlayer) control(t predict.Tick, v *predict.View) scene.ArenaInpu
 			yaw, pitch = vecmath.Atan2(d.X, d.Z), vecmath.Atan2(d.Y, vecmath.V3(d.X, 0, d.Z).Length())
 		}
 	}
-	in, err := scene.MakeArenaInput(mx, mz, yaw, pitch, k.Space, k.Z && best >= 0)
+	in, err := scene.MakeArenaInput(mx, mz, yaw, pitch, k.Held.Has(viewer.KeySpace), k.Held.Has(viewer.KeyZ) && best >= 0)
 	if err != nil {
 		return scene.ArenaInput{}
 	}
@@ -271,14 +273,14 @@ func (p *predictPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Fig
 	)
 }
 
-func (p *predictPlayer) Summary(_ time.Time, dst []Line) []Line {
+func (p *predictPlayer) Summary(_ time.Time, dst []match.Line) []match.Line {
 	st := p.Stats()
 	return append(dst,
-		Line{"ticks", fmt.Sprintf("%d predicted, others shown %d ticks behind", st.Ticks, p.Delay())},
-		Line{"mispredicted", fmt.Sprintf("%d of %d ticks clear of contacts, %d of %d near them", st.Mispredicted, st.Compared, st.MispredictedContact, st.ComparedContact)},
-		Line{"corrections", fmt.Sprintf("largest %.3f m", st.CorrectionMax)},
-		Line{"reconciliations", fmt.Sprintf("%d, %d ticks re-simulated", st.Reconciles, st.ResimTicks)},
-		Line{"shots", fmt.Sprintf("%d fired, %d seen to hit", st.Shots, st.HitsSeen)},
+		match.Line{Name: "ticks", Value: fmt.Sprintf("%d predicted, others shown %d ticks behind", st.Ticks, p.Delay())},
+		match.Line{Name: "mispredicted", Value: fmt.Sprintf("%d of %d ticks clear of contacts, %d of %d near them", st.Mispredicted, st.Compared, st.MispredictedContact, st.ComparedContact)},
+		match.Line{Name: "corrections", Value: fmt.Sprintf("largest %.3f m", st.CorrectionMax)},
+		match.Line{Name: "reconciliations", Value: fmt.Sprintf("%d, %d ticks re-simulated", st.Reconciles, st.ResimTicks)},
+		match.Line{Name: "shots", Value: fmt.Sprintf("%d fired, %d seen to hit", st.Shots, st.HitsSeen)},
 	)
 }
 

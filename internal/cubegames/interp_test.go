@@ -1,9 +1,10 @@
-package match
+package cubegames
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/netphys/netphys/match"
 	"math"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/internal/demo"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/viewer"
 )
@@ -20,8 +20,8 @@ import (
 // test: the server and two viewers over real UDP through the proxy at
 // 25 ms each way; the viewers draw the interpolated world.
 func TestInterpDemoHeadless(t *testing.T) {
-	m, sides, setup := modelSides(t, Defaults{Model: "interp", Players: 2, Layout: scene.Tower20}, "--pps", "20", "--hermite")
-	out := headlessDemo(t, DemoConfig{
+	m, sides, setup := modelSides(t, match.Defaults{Model: "interp", Players: 2}, "--pps", "20", "--hermite")
+	out := headlessDemo(t, match.DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1, Script: true,
 		Conditions: netsim.Conditions{Latency: 25 * time.Millisecond},
 		Duration:   3 * time.Second,
@@ -34,7 +34,7 @@ func TestInterpDemoHeadless(t *testing.T) {
 func TestInterpFlags(t *testing.T) {
 	for _, args := range [][]string{{"--pps", "7"}, {"--buffering", "big"}} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		f := DeclareFlags(fs, Defaults{Model: "interp", Players: 1, Layout: scene.Tower20})
+		f := match.DeclareFlags(fs, match.Defaults{Model: "interp", Players: 1})
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
@@ -49,9 +49,9 @@ func TestInterpFlags(t *testing.T) {
 // the viewer's error against the server's state at the tick it shows is
 // in the status lines and the summary, and plausible.
 func TestInterpDemoError(t *testing.T) {
-	m, sides, setup := modelSides(t, Defaults{Model: "interp", Players: 1, Layout: scene.Tower20})
+	m, sides, setup := modelSides(t, match.Defaults{Model: "interp", Players: 1})
 	var status strings.Builder
-	s, err := Demo(context.Background(), DemoConfig{
+	s, err := match.Demo(context.Background(), match.DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1, Script: true,
 		Conditions: demo.DefaultConfig().Conditions,
 		Duration:   4 * time.Second, Status: &status, StatusEvery: time.Second,
@@ -100,10 +100,10 @@ func TestInterpDemoError(t *testing.T) {
 // TestInterpPlayWithoutServer: a viewer in a process without the server
 // (play) says its error cannot be measured there.
 func TestInterpPlayWithoutServer(t *testing.T) {
-	_, sides, setup := modelSides(t, Defaults{Model: "interp", Players: 1, Layout: scene.Tower20})
+	_, sides, setup := modelSides(t, match.Defaults{Model: "interp", Players: 1})
 	now := time.Unix(0, 0)
 	setup.Now = now
-	p, err := sides.NewPlayer(PlayerSetup{Setup: setup})
+	p, err := sides.NewPlayer(match.PlayerSetup{Setup: setup})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestInterpPlayWithoutServer(t *testing.T) {
 		t.Errorf("figures %+v", figs)
 	}
 	lines := p.Summary(now, nil)
-	if i := slices.IndexFunc(lines, func(l Line) bool { return l.Name == "error" }); i < 0 || !strings.Contains(lines[i].Value, "not measured") {
+	if i := slices.IndexFunc(lines, func(l match.Line) bool { return l.Name == "error" }); i < 0 || !strings.Contains(lines[i].Value, "not measured") {
 		t.Errorf("summary %+v", lines)
 	}
 }

@@ -1,8 +1,9 @@
-package match
+package cubegames
 
 import (
 	"context"
 	"flag"
+	"github.com/netphys/netphys/match"
 	"math"
 	"strings"
 	"testing"
@@ -19,8 +20,8 @@ import (
 // --headless`: the host and three guest bots over real UDP through the
 // proxy; the guests hear the host and nobody's packets are refused.
 func TestStatesyncDemoHeadless(t *testing.T) {
-	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 2}, "--players", "4", "--statesync-kbps", "128")
-	out := headlessDemo(t, DemoConfig{
+	m, sides, setup := modelSides(t, match.Defaults{Model: "statesync", Players: 2}, "--players", "4", "--statesync-kbps", "128")
+	out := headlessDemo(t, match.DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1,
 		Conditions: netsim.Conditions{Latency: 20 * time.Millisecond, Loss: 0.05},
 		Duration:   2 * time.Second,
@@ -39,7 +40,7 @@ func TestStatesyncDemoHeadless(t *testing.T) {
 func TestStatesyncPlayersCountTheHost(t *testing.T) {
 	for _, players := range []string{"1", "5"} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		f := DeclareFlags(fs, Defaults{Model: "statesync", Players: 4})
+		f := match.DeclareFlags(fs, match.Defaults{Model: "statesync", Players: 4})
 		if err := fs.Parse([]string{"--players", players}); err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +48,7 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 			t.Errorf("--players %s: statesync's flags give %v", players, err)
 		}
 	}
-	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 3})
+	m, sides, setup := modelSides(t, match.Defaults{Model: "statesync", Players: 3})
 	if m.Clients(setup.Players) != 2 {
 		t.Errorf("a table of 3 needs %d clients, want 2", m.Clients(setup.Players))
 	}
@@ -60,7 +61,7 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 			t.Errorf("table of 3: slot %d joins: %v", slot, err)
 		}
 	}
-	if _, err := sides.NewPlayer(PlayerSetup{Setup: setup, Slot: 2, Controls: &Bot{}, Bot: true}); err == nil {
+	if _, err := sides.NewPlayer(match.PlayerSetup{Setup: setup, Slot: 2, Bot: true}); err == nil {
 		t.Error("table of 3: a guest in slot 2 was built")
 	}
 }
@@ -78,7 +79,7 @@ func TestStatesyncPlayersCountTheHost(t *testing.T) {
 func TestStatesyncDemoBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	t.Cleanup(cancel)
-	m, sides, setup := modelSides(t, Defaults{Model: "statesync", Players: 4})
+	m, sides, setup := modelSides(t, match.Defaults{Model: "statesync", Players: 4})
 	const width, height = 1280, 480
 	b := demoInBrowser(t, ctx, m, sides, setup, width, height)
 	// The drag below aims at guest 1's head as drawn: wait until its

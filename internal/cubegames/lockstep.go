@@ -1,8 +1,9 @@
-package match
+package cubegames
 
 import (
 	"flag"
 	"fmt"
+	"github.com/netphys/netphys/match"
 	"os"
 	"strconv"
 	"strings"
@@ -18,34 +19,39 @@ import (
 )
 
 // Lockstep registers deterministic lockstep (package netmodel/lockstep)
-// over the cube world (scene.Lockstep): the example of how a model plugs
-// into the runtime.
+// over the cube world (scene.Lockstep), in the layout --layout names.
 func init() {
-	Register(&Model{
+	match.Register(&match.Model{
 		Name:    "lockstep",
 		Summary: "deterministic lockstep: only inputs cross the network, every player steps the same world",
 		Flags:   lockstepFlags,
+		Keys:    CubeKeys,
 		Records: true,
 		// The server's limit; the flag error names it before anything starts.
 		MaxPlayers: lockstep.MaxPlayers,
 	})
 }
 
-func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
+func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	rollback := fs.Bool("rollback", false, "lockstep: GGPO-style rollback (a tick of input delay, missing inputs predicted, re-simulated when wrong)")
 	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
 	late := fs.Bool("late-join", false, "lockstep: serve seats a player who connects while the match runs in a free seat, and spectators, from the referee's state (players must say it too)")
 	spectate := fs.Bool("spectate", false, "lockstep, play only: watch the match without a seat (needs --late-join to join a running match)")
-	return func() (Sides, error) {
+	layoutFlag := layoutFlag(fs)
+	return func() (match.Sides, error) {
+		layout, err := layoutFlag.Models()
+		if err != nil {
+			return match.Sides{}, err
+		}
 		cfg := lockstepConfig(*rollback, *tcp)
 		if *late {
 			if *tcp {
-				return Sides{}, fmt.Errorf("--late-join needs datagrams, not --tcp")
+				return match.Sides{}, fmt.Errorf("--late-join needs datagrams, not --tcp")
 			}
 			cfg.MaxSnapshotBytes = 8 << 20 // the 900-cube world's state is under 1 MB
 		}
-		return Sides{
-			NewHost: func(s Setup) (Host, error) {
+		return match.Sides{
+			NewHost: func(s match.Setup) (match.Host, error) {
 				c := cfg
 				c.Players = s.Players
 				srv, err := lockstep.NewServer[scene.Input](c, s.Now)
@@ -55,14 +61,14 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 				// The referee: the server steps the cube world itself
 				// from the inputs it relays and drops the player whose
 				// checksum differs from its own.
-				world, err := scene.NewLockstep(s.Layout, scene.DefaultConfig(), s.Players)
+				world, err := scene.NewLockstep(layout, scene.DefaultConfig(), s.Players)
 				if err != nil {
 					return nil, err
 				}
 				h := &lockstepHost{Server: srv}
 				var referee lockstep.Game[scene.Input] = world
 				if s.Record != "" {
-					if referee, err = h.record(s, c, world, lockstepDescription(*rollback, *tcp, *late)); err != nil {
+					if referee, err = h.record(s, c, world, layout, lockstepDescription(*rollback, *tcp, *late)); err != nil {
 						return nil, err
 					}
 				}
@@ -72,8 +78,9 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				return h, nil
 			},
-			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s, *spectate) },
+			NewPlayer: func(s match.PlayerSetup) (match.Player, error) { return newLockstepPlayer(cfg, layout, s, *spectate) },
 			Config:    lockstepDescription(*rollback, *tcp, *late),
+			World:     layout.String(),
 		}, nil
 	}
 }
@@ -121,13 +128,13 @@ type lockstepHost struct {
 // world wrapped to record every tick it steps (confirmed ticks only). The
 // file is written as NAME.part and renamed to NAME when the match ends
 // (Close): a host whose match never started leaves no file.
-func (h *lockstepHost) record(s Setup, cfg lockstep.Config, world *scene.Lockstep, note string) (lockstep.Game[scene.Input], error) {
+func (h *lockstepHost) record(s match.Setup, cfg lockstep.Config, world *scene.Lockstep, layout scene.Layout, note string) (lockstep.Game[scene.Input], error) {
 	name := filepath.Join(s.Record, "lockstep-"+s.Now.UTC().Format("20060102T150405.000")+".replay")
 	f, err := os.Create(name + ".part")
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	hd := replay.NewHeader(cfg, scene.ReplayGame, s.Layout.String(), "server")
+	hd := replay.NewHeader(cfg, scene.ReplayGame, layout.String(), "server")
 	hd.Note = note
 	w := bufio.NewWriter(f)
 	rec, err := replay.NewRecorder[scene.Input](w, hd)
@@ -184,23 +191,23 @@ func (h *lockstepHost) Figures(now time.Time, dst []viewer.Figure) []viewer.Figu
 	)
 }
 
-func (h *lockstepHost) Summary(now time.Time, dst []Line) []Line {
+func (h *lockstepHost) Summary(now time.Time, dst []match.Line) []match.Line {
 	st := h.Stats(now)
 	state := "ended"
 	if st.Running {
 		state = "running"
 	}
 	dst = append(dst,
-		Line{"session", fmt.Sprintf("tick %d, %s", st.Tick, state)},
-		Line{"checksums", fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
+		match.Line{Name: "session", Value: fmt.Sprintf("tick %d, %s", st.Tick, state)},
+		match.Line{Name: "checksums", Value: fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
 	)
 	if st.LateJoins > 0 || st.Watchers > 0 || st.WatchersDropped > 0 {
-		dst = append(dst, Line{"late join", fmt.Sprintf("%d players seated while running, %d spectators (%d dropped)", st.LateJoins, st.Watchers, st.WatchersDropped)})
+		dst = append(dst, match.Line{Name: "late join", Value: fmt.Sprintf("%d players seated while running, %d spectators (%d dropped)", st.LateJoins, st.Watchers, st.WatchersDropped)})
 	}
 	if st.Refereed {
-		dst = append(dst, Line{"referee", fmt.Sprintf("the server's own world judges the checksums; simulated up to tick %d", st.RefereeTick)})
+		dst = append(dst, match.Line{Name: "referee", Value: fmt.Sprintf("the server's own world judges the checksums; simulated up to tick %d", st.RefereeTick)})
 	} else {
-		dst = append(dst, Line{"referee", "none: the majority of the players judges the checksums"})
+		dst = append(dst, match.Line{Name: "referee", Value: "none: the majority of the players judges the checksums"})
 	}
 	if st.Disconnected > 0 {
 		var reasons []string
@@ -209,10 +216,10 @@ func (h *lockstepHost) Summary(now time.Time, dst []Line) []Line {
 				reasons = append(reasons, fmt.Sprintf("%v %d", lockstep.Reason(r), n))
 			}
 		}
-		dst = append(dst, Line{"dropped", strings.Join(reasons, ", ")})
+		dst = append(dst, match.Line{Name: "dropped", Value: strings.Join(reasons, ", ")})
 	}
 	if st.Desync != nil {
-		dst = append(dst, Line{"desync", st.Desync.Error()})
+		dst = append(dst, match.Line{Name: "desync", Value: st.Desync.Error()})
 	}
 	return dst
 }
@@ -230,9 +237,9 @@ type lockstepPlayer struct {
 	rollbacks float64
 }
 
-func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup, spectate bool) (Player, error) {
+func newLockstepPlayer(cfg lockstep.Config, layout scene.Layout, s match.PlayerSetup, spectate bool) (match.Player, error) {
 	cfg.Players = s.Players
-	world, err := scene.NewLockstep(s.Layout, scene.DefaultConfig(), s.Players)
+	world, err := scene.NewLockstep(layout, scene.DefaultConfig(), s.Players)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +253,8 @@ func newLockstepPlayer(cfg lockstep.Config, s PlayerSetup, spectate bool) (Playe
 	}
 	// The input of tick t is sampled once, when the session clock reaches
 	// it, by which time the server has named the player.
-	input := func(t lockstep.Tick, v *lockstep.View) scene.Input { return s.Controls.Input(v.Player, int(t)) }
+	controls := newCubeControls(s)
+	input := func(t lockstep.Tick, v *lockstep.View) scene.Input { return controls.Input(v.Player, int(t)) }
 	if spectate {
 		p.Client, err = lockstep.NewSpectator[scene.Input](cfg, lockstep.Game[scene.Input](p.game), s.Now)
 	} else {
@@ -282,20 +290,20 @@ func (p *lockstepPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Fi
 	)
 }
 
-func (p *lockstepPlayer) Summary(_ time.Time, dst []Line) []Line {
+func (p *lockstepPlayer) Summary(_ time.Time, dst []match.Line) []match.Line {
 	st := p.Stats()
 	dst = append(dst,
-		Line{"session seat", fmt.Sprintf("%d (lockstep's index, from 0)", st.Player)},
-		Line{"ticks", fmt.Sprintf("%d simulated; every player's input known up to tick %d (the input delay ahead)", st.Tick, st.Confirmed)},
+		match.Line{Name: "session seat", Value: fmt.Sprintf("%d (lockstep's index, from 0)", st.Player)},
+		match.Line{Name: "ticks", Value: fmt.Sprintf("%d simulated; every player's input known up to tick %d (the input delay ahead)", st.Tick, st.Confirmed)},
 	)
 	if p.game.have {
-		dst = append(dst, Line{"checksum", fmt.Sprintf("tick %d %#016x", p.game.at, p.game.sum)})
+		dst = append(dst, match.Line{Name: "checksum", Value: fmt.Sprintf("tick %d %#016x", p.game.at, p.game.sum)})
 	}
 	dst = append(dst,
-		Line{"input delay", fmt.Sprintf("%v now, %v target", st.InputDelay.Round(time.Millisecond), st.TargetDelay.Round(time.Millisecond))},
-		Line{"stalls", fmt.Sprintf("%d stalled frames, longest %v", st.Stalled, st.LongestStall.Round(time.Millisecond))},
-		Line{"rollbacks", fmt.Sprintf("%d, %d ticks re-simulated (at most %d in one frame)", st.Rollbacks, st.Resimulated, st.MaxResimulated)},
-		Line{"packets", fmt.Sprintf("%.1f bytes mean, %d max (payload), %d dropped, %d rejected", meanBytes(st.BytesSent, st.PacketsSent), st.MaxPacket, st.Dropped, st.Rejected)},
+		match.Line{Name: "input delay", Value: fmt.Sprintf("%v now, %v target", st.InputDelay.Round(time.Millisecond), st.TargetDelay.Round(time.Millisecond))},
+		match.Line{Name: "stalls", Value: fmt.Sprintf("%d stalled frames, longest %v", st.Stalled, st.LongestStall.Round(time.Millisecond))},
+		match.Line{Name: "rollbacks", Value: fmt.Sprintf("%d, %d ticks re-simulated (at most %d in one frame)", st.Rollbacks, st.Resimulated, st.MaxResimulated)},
+		match.Line{Name: "packets", Value: fmt.Sprintf("%.1f bytes mean, %d max (payload), %d dropped, %d rejected", meanBytes(st.BytesSent, st.PacketsSent), st.MaxPacket, st.Dropped, st.Rejected)},
 	)
 	return dst
 }

@@ -1,8 +1,9 @@
-package match
+package cubegames
 
 import (
 	"flag"
 	"fmt"
+	"github.com/netphys/netphys/match"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/interp"
@@ -17,21 +18,27 @@ import (
 // side is driven locally), and every --players client draws the world
 // interpolated between the snapshots it receives.
 func init() {
-	Register(&Model{
+	match.Register(&match.Model{
 		Name:       "interp",
 		Summary:    "snapshot interpolation: the server simulates, clients draw interpolated snapshots (64 viewers at most)",
 		Flags:      interpFlags,
-		MaxPlayers: MaxPlayers,
+		MaxPlayers: match.MaxPlayers,
+		Keys:       CubeKeys,
 	})
 }
 
-func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
+func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	def := interp.DefaultConfig()
 	pps := fs.Int("pps", def.PPS, "interp: snapshots per second, a divisor of the 60 Hz tick (10, 12, 15, 20, 30 or 60; 1 to 6 too)")
 	hermite := fs.Bool("hermite", false, "interp: Hermite interpolation instead of linear")
 	extrapolate := fs.Bool("extrapolate", false, "interp: extrapolate up to 200 ms past the newest snapshot")
 	buffering := fs.String("buffering", "adaptive", "interp: render delay, adaptive, fixed (the article's) or mirror (these two without slowing down through stalls)")
-	return func() (Sides, error) {
+	layoutFlag := layoutFlag(fs)
+	return func() (match.Sides, error) {
+		layout, err := layoutFlag.Models()
+		if err != nil {
+			return match.Sides{}, err
+		}
 		cfg := def
 		cfg.PPS, cfg.Extrapolate = *pps, *extrapolate
 		if *hermite {
@@ -44,16 +51,16 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 		case "mirror":
 			cfg.Buffering, cfg.SlowBelow = interp.Mirror, 0
 		default:
-			return Sides{}, fmt.Errorf("--buffering %q: want adaptive, fixed or mirror", *buffering)
+			return match.Sides{}, fmt.Errorf("--buffering %q: want adaptive, fixed or mirror", *buffering)
 		}
 		if cfg.PPS < 1 || cfg.TickRate%cfg.PPS != 0 {
-			return Sides{}, fmt.Errorf("--pps %d: want a divisor of %d (10, 20, 30, 60)", cfg.PPS, cfg.TickRate)
+			return match.Sides{}, fmt.Errorf("--pps %d: want a divisor of %d (10, 20, 30, 60)", cfg.PPS, cfg.TickRate)
 		}
 		// The demo's viewers measure their error against its server.
 		truth := &serverTruth{}
-		return Sides{
-			NewHost: func(s Setup) (Host, error) {
-				game, err := scene.NewInterpGame(s.Layout, scene.DefaultConfig(), scene.PlayerScript(0))
+		return match.Sides{
+			NewHost: func(s match.Setup) (match.Host, error) {
+				game, err := scene.NewInterpGame(layout, scene.DefaultConfig(), scene.PlayerScript(0))
 				if err != nil {
 					return nil, err
 				}
@@ -65,9 +72,9 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				return &interpHost{Server: srv, game: game}, nil
 			},
-			NewPlayer: func(s PlayerSetup) (Player, error) {
+			NewPlayer: func(s match.PlayerSetup) (match.Player, error) {
 				// The client needs only the object count of the layout.
-				game, err := scene.NewInterpGame(s.Layout, scene.DefaultConfig(), nil)
+				game, err := scene.NewInterpGame(layout, scene.DefaultConfig(), nil)
 				if err != nil {
 					return nil, err
 				}
@@ -80,6 +87,7 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 			// The client's buffer expects the server's rate; how it
 			// draws (Hermite, extrapolation, buffering) is its own.
 			Config: fmt.Sprintf("%d snapshots per second", cfg.PPS),
+			World:  layout.String(),
 		}, nil
 	}
 }
@@ -106,13 +114,13 @@ func (h *interpHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
 	)
 }
 
-func (h *interpHost) Summary(_ time.Time, dst []Line) []Line {
+func (h *interpHost) Summary(_ time.Time, dst []match.Line) []match.Line {
 	c, e := h.Counters(), h.EncoderCounters()
 	return append(dst,
-		Line{"ticks", fmt.Sprint(c.Ticks)},
-		Line{"snapshots", fmt.Sprintf("%d, %d packets, %.1f bytes mean payload", c.Snapshots, c.Packets, float64(c.Bytes)/max(1, float64(c.Packets)))},
-		Line{"encodings", fmt.Sprintf("%d for %d packets (clients with the same baselines share one)", e.Encodings, e.Packets)},
-		Line{"dropped", fmt.Sprintf("%d client datagrams, %d updates behind, %d states clamped", c.Dropped, c.Behind, c.Clamped)},
+		match.Line{Name: "ticks", Value: fmt.Sprint(c.Ticks)},
+		match.Line{Name: "snapshots", Value: fmt.Sprintf("%d, %d packets, %.1f bytes mean payload", c.Snapshots, c.Packets, float64(c.Bytes)/max(1, float64(c.Packets)))},
+		match.Line{Name: "encodings", Value: fmt.Sprintf("%d for %d packets (clients with the same baselines share one)", e.Encodings, e.Packets)},
+		match.Line{Name: "dropped", Value: fmt.Sprintf("%d client datagrams, %d updates behind, %d states clamped", c.Dropped, c.Behind, c.Clamped)},
 	)
 }
 
@@ -177,15 +185,15 @@ func (p *interpPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure
 	return p.err.figures(dst)
 }
 
-func (p *interpPlayer) Summary(_ time.Time, dst []Line) []Line {
+func (p *interpPlayer) Summary(_ time.Time, dst []match.Line) []match.Line {
 	k := p.Counters()
 	_, tick, _ := p.View()
 	dst = append(dst,
-		Line{"tick shown", fmt.Sprintf("%.1f", tick)},
-		Line{"snapshots", fmt.Sprintf("%d drawn, %d late (baselines only)", k.Snapshots, k.Late)},
-		Line{"frames", fmt.Sprintf("%d, %d dry (%.2f %%), %d extrapolated", k.Frames, k.Dry, 100*float64(k.Dry)/max(1, float64(k.Frames)), k.Extrapolated)},
-		Line{"render delay", p.RenderDelay().Round(time.Millisecond).String()},
-		Line{"dropped", fmt.Sprintf("%d datagrams: %d without their baseline, %d far ahead, %d stale", k.Dropped, k.NoBaseline, k.FarAhead, k.Stale)},
+		match.Line{Name: "tick shown", Value: fmt.Sprintf("%.1f", tick)},
+		match.Line{Name: "snapshots", Value: fmt.Sprintf("%d drawn, %d late (baselines only)", k.Snapshots, k.Late)},
+		match.Line{Name: "frames", Value: fmt.Sprintf("%d, %d dry (%.2f %%), %d extrapolated", k.Frames, k.Dry, 100*float64(k.Dry)/max(1, float64(k.Frames)), k.Extrapolated)},
+		match.Line{Name: "render delay", Value: p.RenderDelay().Round(time.Millisecond).String()},
+		match.Line{Name: "dropped", Value: fmt.Sprintf("%d datagrams: %d without their baseline, %d far ahead, %d stale", k.Dropped, k.NoBaseline, k.FarAhead, k.Stale)},
 	)
 	return p.err.summary(dst)
 }

@@ -1,19 +1,19 @@
-package match
+package cubegames
 
 import (
+	"github.com/netphys/netphys/match"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/lockstep"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
 // lockstepSides parses args as the commands do, for the lockstep model.
-func lockstepSides(t *testing.T, args ...string) (*Model, Sides, Setup) {
+func lockstepSides(t *testing.T, args ...string) (*match.Model, match.Sides, match.Setup) {
 	t.Helper()
-	return modelSides(t, Defaults{Model: "lockstep", Players: 4, ModelLayout: scene.Tower20}, args...)
+	return modelSides(t, match.Defaults{Model: "lockstep", Players: 4}, append([]string{"--layout", "tower20"}, args...)...)
 }
 
 // TestLockstepDemoHeadless is `netphys demo --model lockstep --headless`
@@ -35,7 +35,7 @@ func TestLockstepDemoHeadless(t *testing.T) {
 // mode and checks its summary.
 func lockstepDemo(t *testing.T, mode []string) {
 	m, sides, setup := lockstepSides(t, mode...)
-	out := headlessDemo(t, DemoConfig{
+	out := headlessDemo(t, match.DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1,
 		Conditions: netsim.Conditions{Latency: 20 * time.Millisecond, Loss: 0.05},
 		Duration:   2 * time.Second,

@@ -1,8 +1,9 @@
-package match
+package cubegames
 
 import (
 	"flag"
 	"fmt"
+	"github.com/netphys/netphys/match"
 	"math"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 // sample's table of four. Cubes are drawn in the colour of the player with
 // authority over them, the avatars' heads and hands in their players'.
 func init() {
-	Register(&Model{
+	match.Register(&match.Model{
 		Name:       "statesync",
 		Summary:    "state sync with distributed authority: the VR sample, a host (a bot) and up to 3 guests; --players counts the host",
 		Flags:      statesyncFlags,
@@ -51,15 +52,15 @@ func statesyncTable(players int) error {
 	return nil
 }
 
-func statesyncFlags(fs *flag.FlagSet) func() (Sides, error) {
+func statesyncFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	kbps := fs.Int("statesync-kbps", 256, "statesync: packet budget each way per player, in kbps at 60 packets per second")
-	return func() (Sides, error) {
+	return func() (match.Sides, error) {
 		cfg := statesync.DefaultConfig()
 		cfg.PacketBytes = statesync.BudgetFor(*kbps, 60)
 		vcfg := scene.DefaultVRConfig()
 		cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
-		return Sides{
-			NewHost: func(s Setup) (Host, error) {
+		return match.Sides{
+			NewHost: func(s match.Setup) (match.Host, error) {
 				if err := statesyncTable(s.Players); err != nil {
 					return nil, err
 				}
@@ -77,7 +78,8 @@ func statesyncFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				return &statesyncHost{Host: h, world: world, players: s.Players}, nil
 			},
-			NewPlayer: func(s PlayerSetup) (Player, error) { return newStatesyncPlayer(cfg, vcfg, s) },
+			NewPlayer: func(s match.PlayerSetup) (match.Player, error) { return newStatesyncPlayer(cfg, vcfg, s) },
+			World:     "the VR table",
 		}, nil
 	}
 }
@@ -154,16 +156,16 @@ func statesyncFigures(n statesyncNode, dst []viewer.Figure) []viewer.Figure {
 	)
 }
 
-func statesyncSummary(n statesyncNode, dst []Line) []Line {
+func statesyncSummary(n statesyncNode, dst []match.Line) []match.Line {
 	c := n.Counters()
 	return append(dst,
-		Line{"ticks", fmt.Sprint(n.Tick())},
-		Line{"packets", fmt.Sprintf("%d sent, %d received, %d malformed, %d duplicates, %d late", c.PacketsSent, c.PacketsReceived, c.Malformed, c.Duplicates, c.Late)},
-		Line{"claims", fmt.Sprintf("of the authority claims received: %d accepted, %d stale, %d forged, %d implausible, %d on cubes another held", c.Accepted, c.Stale, c.Forged, c.Implausible, c.HeldElsewhere)},
-		Line{"grabs", fmt.Sprintf("contested grabs: %d won, %d lost", c.GrabsWon, c.GrabsLost)},
-		Line{"authority", fmt.Sprintf("%d overruled, %d rests confirmed, %d taken back by the host, %d resynced, %d returned by leaves", c.Overruled, c.Confirmed, c.Reclaimed, c.Resynced, c.Returned)},
-		Line{"prediction", fmt.Sprintf("%d of %d moving cubes predicted exactly", c.Predicted, c.Predictable)},
-		Line{"corrections", fmt.Sprintf("%d, %d pops over %g cm", c.Corrections, c.Pops, 100*statesync.PopDistance)},
+		match.Line{Name: "ticks", Value: fmt.Sprint(n.Tick())},
+		match.Line{Name: "packets", Value: fmt.Sprintf("%d sent, %d received, %d malformed, %d duplicates, %d late", c.PacketsSent, c.PacketsReceived, c.Malformed, c.Duplicates, c.Late)},
+		match.Line{Name: "claims", Value: fmt.Sprintf("of the authority claims received: %d accepted, %d stale, %d forged, %d implausible, %d on cubes another held", c.Accepted, c.Stale, c.Forged, c.Implausible, c.HeldElsewhere)},
+		match.Line{Name: "grabs", Value: fmt.Sprintf("contested grabs: %d won, %d lost", c.GrabsWon, c.GrabsLost)},
+		match.Line{Name: "authority", Value: fmt.Sprintf("%d overruled, %d rests confirmed, %d taken back by the host, %d resynced, %d returned by leaves", c.Overruled, c.Confirmed, c.Reclaimed, c.Resynced, c.Returned)},
+		match.Line{Name: "prediction", Value: fmt.Sprintf("%d of %d moving cubes predicted exactly", c.Predicted, c.Predictable)},
+		match.Line{Name: "corrections", Value: fmt.Sprintf("%d, %d pops over %g cm", c.Corrections, c.Pops, 100*statesync.PopDistance)},
 	)
 }
 
@@ -194,7 +196,9 @@ func (h *statesyncHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figur
 	return statesyncFigures(h.Host, dst)
 }
 
-func (h *statesyncHost) Summary(_ time.Time, dst []Line) []Line { return statesyncSummary(h.Host, dst) }
+func (h *statesyncHost) Summary(_ time.Time, dst []match.Line) []match.Line {
+	return statesyncSummary(h.Host, dst)
+}
 
 // statesyncPlayer is a guest: netcode slot s is VR player s+1.
 type statesyncPlayer struct {
@@ -205,7 +209,7 @@ type statesyncPlayer struct {
 	cubes []viewer.Cube
 }
 
-func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s PlayerSetup) (Player, error) {
+func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s match.PlayerSetup) (match.Player, error) {
 	if err := statesyncTable(s.Players); err != nil {
 		return nil, err
 	}
@@ -214,7 +218,7 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s PlayerSetup
 		return nil, fmt.Errorf("statesync: slot %d: the table of %d players seats the host and %d guests", s.Slot, s.Players, s.Players-1)
 	}
 	var ctl scene.VRController
-	if _, bot := s.Controls.(*Bot); bot {
+	if s.Bot || s.Keys == nil {
 		layout, err := scene.NewVR(vcfg, statesync.Player(me), nil)
 		if err != nil {
 			return nil, err
@@ -222,18 +226,22 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s PlayerSetup
 		ctl = scene.NewVRBot(me, scene.VRMatch(layout, me))
 	} else {
 		// The viewer's page drives the guest's right hand with its mouse
-		// as well as its keys, and says so.
-		keys, page := s.Controls.(*Keys)
-		if page {
-			keys.Mouse = true
-			keys.Viewer.SetControls(statesyncControls)
-		}
+		// as well as its keys, and says so; while nobody plays the page's
+		// autoplay runs the cube world's script through the hand.
+		s.Keys.Mouse = true
+		s.Keys.Viewer.SetControls(statesyncControls)
+		controls := newCubeControls(s)
 		tick := 0
 		ctl = scene.NewVRPointer(scene.DefaultVRPointerConfig(), me, func() scene.VRInput {
 			tick++
-			in := scene.VRInput{Keys: s.Controls.Input(me, tick)}
-			if page {
-				in.Pointer, in.Pointing = keys.Pointer()
+			in := scene.VRInput{Keys: controls.Input(me, tick)}
+			var ptr viewer.Pointer
+			if ptr, in.Pointing = s.Keys.Pointer(); in.Pointing {
+				in.Pointer = scene.Pointer{
+					From: vecmath.V3(ptr.From[0], ptr.From[1], ptr.From[2]),
+					Dir:  vecmath.V3(ptr.Dir[0], ptr.Dir[1], ptr.Dir[2]),
+					Lift: ptr.Lift, Grip: ptr.Grip,
+				}
 			}
 			return in
 		})
@@ -260,7 +268,7 @@ func (p *statesyncPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Fig
 	return statesyncFigures(p.Guest, dst)
 }
 
-func (p *statesyncPlayer) Summary(_ time.Time, dst []Line) []Line {
+func (p *statesyncPlayer) Summary(_ time.Time, dst []match.Line) []match.Line {
 	return statesyncSummary(p.Guest, dst)
 }
 

@@ -1,7 +1,8 @@
-package match
+package cubegames
 
 import (
 	"context"
+	"github.com/netphys/netphys/match"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,18 +17,18 @@ import (
 // writes the match to a replay, closed when the match ends, which
 // re-simulates with every recorded checksum equal.
 func TestServeRecordsTheLockstepMatch(t *testing.T) {
-	m, sides, setup := modelSides(t, Defaults{Model: "lockstep", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20}, "--players", "2")
+	m, sides, setup := modelSides(t, match.Defaults{Model: "lockstep", Players: 2}, "--players", "2", "--layout", "tower20")
 	setup.Record = t.TempDir()
 	var status lockedBuffer
-	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: setup, Status: &status})
+	srv := startServe(t, match.ServeConfig{Model: m, Sides: sides, Setup: setup, Status: &status})
 	const ticks = 180
 	done := make(chan error, 2)
 	for id := range 2 {
-		tok := srv.token(t, id+1)
+		tok := token(t, srv, id+1)
 		go func() {
 			ps := setup
 			ps.Record = ""
-			_, err := Play(context.Background(), PlayConfig{Model: m, Sides: sides, Setup: ps, Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
+			_, err := match.Play(context.Background(), match.PlayConfig{Model: m, Sides: sides, Setup: ps, Token: tok, Bot: true, Ticks: ticks, Linger: 100 * time.Millisecond})
 			done <- err
 		}()
 	}
@@ -41,8 +42,7 @@ func TestServeRecordsTheLockstepMatch(t *testing.T) {
 	for !strings.Contains(status.String(), "serve summary") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	srv.stop()
-	if err := <-srv.done; err != nil {
+	if _, err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(setup.Record, "lockstep-*.replay"))

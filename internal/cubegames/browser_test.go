@@ -1,9 +1,10 @@
-package match
+package cubegames
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/netphys/netphys/match"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/internal/browsertest"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 	"github.com/netphys/netphys/viewer"
 )
@@ -101,7 +101,7 @@ func TestDemoLayoutBrowser(t *testing.T) {
 			// or two a second on a loaded 2-core machine.
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(45+5*tc.views)*time.Second)
 			t.Cleanup(cancel)
-			m, sides, setup := modelSides(t, Defaults{Model: tc.model, Players: tc.players, ModelLayout: scene.Tower20})
+			m, sides, setup := modelSides(t, match.Defaults{Model: tc.model, Players: tc.players}, "--layout", "tower20")
 			b := demoInBrowser(t, ctx, m, sides, setup, layoutSizes[0][0], layoutSizes[0][1])
 			for _, size := range layoutSizes {
 				checkLayout(t, b, m, tc.players, tc.views, size)
@@ -118,7 +118,7 @@ func TestDemoLayoutBrowser(t *testing.T) {
 // names colours; and every player's view shows its player inside the
 // viewport in at least 95 % of the frames drawn over a few seconds. It
 // saves a screenshot (see -viewer-shots).
-func checkLayout(t *testing.T, b *browsertest.Browser, m *Model, players, views int, size [2]int) {
+func checkLayout(t *testing.T, b *browsertest.Browser, m *match.Model, players, views int, size [2]int) {
 	t.Helper()
 	w, h := size[0], size[1]
 	clients := m.Clients(players)
@@ -248,13 +248,13 @@ func checkLayout(t *testing.T, b *browsertest.Browser, m *Model, players, views 
 // demoInBrowser runs the demo of m (seed 1, 20 ms each way) with its
 // viewer, and a headless chromium of the given size on the viewer's page;
 // both stop when the test ends, the demo first.
-func demoInBrowser(t *testing.T, ctx context.Context, m *Model, sides Sides, setup Setup, width, height int) *browsertest.Browser {
+func demoInBrowser(t *testing.T, ctx context.Context, m *match.Model, sides match.Sides, setup match.Setup, width, height int) *browsertest.Browser {
 	t.Helper()
 	v := viewer.New(viewer.Config{Logger: quiet})
 	web := httptest.NewServer(v.Handler())
 	t.Cleanup(func() { v.Close(); web.Close() }) // after the demo stopped
 	browserCtx := browsertest.RunBehind(t, ctx, func(ctx context.Context) error {
-		_, err := Demo(ctx, DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v,
+		_, err := match.Demo(ctx, match.DemoConfig{Model: m, Sides: sides, Setup: setup, Seed: 1, Viewer: v,
 			Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
 		return err
 	})

@@ -1,11 +1,11 @@
-package match
+package cubegames
 
 import (
+	"github.com/netphys/netphys/match"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -14,8 +14,8 @@ import (
 // 25 ms each way; the players predict, reconcile and shoot, and the server
 // commits hits.
 func TestPredictDemoHeadless(t *testing.T) {
-	m, sides, setup := modelSides(t, Defaults{Model: "predict", Players: 4, Layout: scene.Tower20}, "--predict-rate", "30")
-	out := headlessDemo(t, DemoConfig{
+	m, sides, setup := modelSides(t, match.Defaults{Model: "predict", Players: 4}, "--predict-rate", "30")
+	out := headlessDemo(t, match.DemoConfig{
 		Model: m, Sides: sides, Setup: setup, Seed: 1, Script: true,
 		Conditions: netsim.Conditions{Latency: 25 * time.Millisecond},
 		Duration:   3 * time.Second,
@@ -29,7 +29,7 @@ func TestPredictDemoHeadless(t *testing.T) {
 // player whose client sends nothing stands still after the grace, which
 // the host counts as of its last Update.
 func TestPredictHostCountsRefusalsByReason(t *testing.T) {
-	_, sides, setup := modelSides(t, Defaults{Model: "predict", Players: 2, Layout: scene.Tower20})
+	_, sides, setup := modelSides(t, match.Defaults{Model: "predict", Players: 2})
 	setup.Players, setup.Now = 2, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	host, err := sides.NewHost(setup)
 	if err != nil {

@@ -1,7 +1,8 @@
-package match
+package cubegames
 
 import (
 	"fmt"
+	"github.com/netphys/netphys/match"
 	"sync"
 	"time"
 
@@ -159,15 +160,15 @@ func (e *viewError) figures(dst []viewer.Figure) []viewer.Figure {
 }
 
 // summary appends the run's error.
-func (e *viewError) summary(dst []Line) []Line {
+func (e *viewError) summary(dst []match.Line) []match.Line {
 	if e.truth == nil {
-		return append(dst, Line{"error", "not measured: only the demo holds the server's state to compare with"})
+		return append(dst, match.Line{Name: "error", Value: "not measured: only the demo holds the server's state to compare with"})
 	}
 	frames := fmt.Sprintf("%d of %d frames compared, %d ahead of the server's simulation, %d outside its %d s history (before the viewer joined, or older)",
 		e.compared, e.frames, e.ahead, e.frames-e.compared-e.ahead, truthSpan)
 	if e.all.N() == 0 {
-		return append(dst, Line{"error", "nothing moving; " + frames})
+		return append(dst, match.Line{Name: "error", Value: "nothing moving; " + frames})
 	}
-	return append(dst, Line{"error", fmt.Sprintf("mean %.2f mm, p95 %.2f mm, max %.1f mm of the moving objects; %s",
+	return append(dst, match.Line{Name: "error", Value: fmt.Sprintf("mean %.2f mm, p95 %.2f mm, max %.1f mm of the moving objects; %s",
 		1000*e.all.Mean(), 1000*e.all.Quantile(0.95), 1000*e.all.Max(), frames)})
 }
