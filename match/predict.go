@@ -142,6 +142,7 @@ func (h *predictHost) Summary(_ time.Time, dst []Line) []Line {
 		Line{"inputs", fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d too late to rewind for, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
 		Line{"shots", fmt.Sprintf("%d resolved, %d hits committed, %d claiming a view older than the lag-compensation cap (judged at the cap); refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
 		Line{"bodies out of the arena's spec", fmt.Sprint(c.OutOfSpec)},
+		Line{"rejoins", fmt.Sprintf("%d players back to their characters, %d characters parked when nobody came back", c.Rejoins, c.Expired)},
 		Line{"refusals", refusals(h.Refusals(nil))},
 		Line{"packets", fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
 	)
