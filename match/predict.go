@@ -275,7 +275,7 @@ func (p *predictPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Fig
 func (p *predictPlayer) Summary(_ time.Time, dst []Line) []Line {
 	st := p.Stats()
 	return append(dst,
-		Line{"ticks", fmt.Sprintf("%d predicted, others shown %d ticks behind", st.Ticks, p.Delay())},
+		Line{"ticks", fmt.Sprintf("%d predicted, %d held back waiting for the server, others shown %d ticks behind", st.Ticks, st.Stalls, p.Delay())},
 		Line{"mispredicted", fmt.Sprintf("%d of %d ticks clear of contacts, %d of %d near them", st.Mispredicted, st.Compared, st.MispredictedContact, st.ComparedContact)},
 		Line{"corrections", fmt.Sprintf("largest %.3f m", st.CorrectionMax)},
 		Line{"reconciliations", fmt.Sprintf("%d, %d ticks re-simulated", st.Reconciles, st.ResimTicks)},
