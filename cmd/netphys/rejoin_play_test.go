@@ -140,3 +140,38 @@ func TestPredictRejoinBetweenProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestStatesyncRejoinBetweenProcesses: serve --model statesync for a
+// table of three (the host and two guests) and two bots playing 15 s;
+// guest 2's process is killed 3 s in and a new process with a fresh
+// token for its client id comes back 6 s in. The host seats it in its
+// seat again and counts it; the survivor plays every tick it was asked
+// for and heard the host all along (the host never waited for the
+// seat), and both guests have nothing refused.
+func TestStatesyncRejoinBetweenProcesses(t *testing.T) {
+	t.Parallel() // its processes mostly wait for their frames
+	const ticks, backTicks = 900, 360
+	run := rejoinMatch(t, 2, ticks, backTicks, 3*time.Second, 6*time.Second, "--model", "statesync", "--players", "3")
+	// The host counts a rejoin only for a guest seated in the seat it
+	// held for its client id.
+	if !strings.Contains(run.serve, "1 guests back in their seats") {
+		t.Errorf("the host's summary does not count the guest back in its seat")
+	}
+	steps := regexp.MustCompile(`ticks\s+(\d+)`)
+	received := regexp.MustCompile(`packets\s+\d+ sent, (\d+) received, 0 malformed`)
+	for i, out := range append(run.survivors, run.back) {
+		want := ticks
+		if i == len(run.survivors) {
+			want = backTicks
+		}
+		s, r := steps.FindStringSubmatch(out), received.FindStringSubmatch(out)
+		if s == nil || r == nil {
+			t.Fatalf("process %d printed no ticks, or had packets refused", i)
+		}
+		// The host sends a packet a frame that steps: about one a step,
+		// fewer when a loaded machine runs two steps in a frame.
+		if atoi(t, s[1]) < want || atoi(t, r[1]) < want*2/3 {
+			t.Errorf("process %d: %s ticks of %d, %s packets from the host", i, s[1], want, r[1])
+		}
+	}
+}

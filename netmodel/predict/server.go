@@ -327,6 +327,7 @@ func (s *Server[I, PI]) join(now time.Time, slot int, id uint64, known bool) err
 	if _, ok := s.Player(slot); ok {
 		return fmt.Errorf("%w: %d", ErrJoined, slot)
 	}
+	s.expire(now) // a grace over since the last Update is over
 	p, back := s.choose(slot, id, known)
 	if p < 0 {
 		waiting := 0
