@@ -31,6 +31,18 @@ type Server interface {
 	Update(now time.Time, send func(slot int, datagram []byte)) error
 }
 
+// Identified is the optional capability of a Server that tells its
+// clients apart across connections: a driver that knows who a client is
+// (netcode's client id, from the client's connect token) calls JoinClient
+// instead of Join, so that a player whose connection dropped and who
+// connects again with the same id, on whatever slot, gets back what the
+// model kept for it (its character, its seat) within the model's grace.
+// The id is the client's own as the token issuer vouches for it, never a
+// number the client picks on the wire; Leave is unchanged.
+type Identified interface {
+	JoinClient(now time.Time, slot int, clientID uint64) error
+}
+
 // Client is the client side of a model: one player, connected to the
 // Server. The errors mean what they mean for Server.
 type Client interface {

@@ -144,6 +144,7 @@ func (h *predictHost) Summary(_ time.Time, dst []match.Line) []match.Line {
 		match.Line{Name: "inputs", Value: fmt.Sprintf("%d late, %d guessed (%d standing still after the grace); refused: %d too late to rewind for, %d too far ahead", c.InputsLate, c.InputsGuessed, c.InputsIdle, c.InputsTooOld, c.InputsTooNew)},
 		match.Line{Name: "shots", Value: fmt.Sprintf("%d resolved, %d hits committed, %d claiming a view older than the lag-compensation cap (judged at the cap); refused: %d too late for the cap, %d by the game's rules", c.Shots, h.kills, c.BehindClamped, c.ShotsTooLate, c.ShotsRefused)},
 		match.Line{Name: "bodies out of the arena's spec", Value: fmt.Sprint(c.OutOfSpec)},
+		match.Line{Name: "rejoins", Value: fmt.Sprintf("%d players back to their characters, %d characters parked when nobody came back", c.Rejoins, c.Expired)},
 		match.Line{Name: "refusals", Value: refusals(h.Refusals(nil))},
 		match.Line{Name: "packets", Value: fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
 	)
@@ -276,7 +277,7 @@ func (p *predictPlayer) Figures(now time.Time, dst []viewer.Figure) []viewer.Fig
 func (p *predictPlayer) Summary(_ time.Time, dst []match.Line) []match.Line {
 	st := p.Stats()
 	return append(dst,
-		match.Line{Name: "ticks", Value: fmt.Sprintf("%d predicted, others shown %d ticks behind", st.Ticks, p.Delay())},
+		match.Line{Name: "ticks", Value: fmt.Sprintf("%d predicted, %d held back waiting for the server, others shown %d ticks behind", st.Ticks, st.Stalls, p.Delay())},
 		match.Line{Name: "mispredicted", Value: fmt.Sprintf("%d of %d ticks clear of contacts, %d of %d near them", st.Mispredicted, st.Compared, st.MispredictedContact, st.ComparedContact)},
 		match.Line{Name: "corrections", Value: fmt.Sprintf("largest %.3f m", st.CorrectionMax)},
 		match.Line{Name: "reconciliations", Value: fmt.Sprintf("%d, %d ticks re-simulated", st.Reconciles, st.ResimTicks)},

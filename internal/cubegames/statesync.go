@@ -180,10 +180,27 @@ type statesyncHost struct {
 // Join seats a guest if the table of --players has room for it: netcode
 // slot s is player s+1.
 func (h *statesyncHost) Join(now time.Time, slot int) error {
+	if err := h.fits(slot); err != nil {
+		return err
+	}
+	return h.Host.Join(now, slot)
+}
+
+// JoinClient is Join for a guest named by its client id, whose seat the
+// host holds for it a while after it leaves (statesync.Host.JoinClient).
+func (h *statesyncHost) JoinClient(now time.Time, slot int, clientID uint64) error {
+	if err := h.fits(slot); err != nil {
+		return err
+	}
+	return h.Host.JoinClient(now, slot, clientID)
+}
+
+// fits refuses a slot beyond the table.
+func (h *statesyncHost) fits(slot int) error {
 	if slot+1 >= h.players {
 		return fmt.Errorf("statesync: slot %d: the table of %d players is full", slot, h.players)
 	}
-	return h.Host.Join(now, slot)
+	return nil
 }
 
 func (h *statesyncHost) Views(dst []viewer.View) []viewer.View {
@@ -197,7 +214,7 @@ func (h *statesyncHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figur
 }
 
 func (h *statesyncHost) Summary(_ time.Time, dst []match.Line) []match.Line {
-	return statesyncSummary(h.Host, dst)
+	return append(statesyncSummary(h.Host, dst), match.Line{Name: "rejoins", Value: fmt.Sprintf("%d guests back in their seats", h.Counters().Rejoins)})
 }
 
 // statesyncPlayer is a guest: netcode slot s is VR player s+1.

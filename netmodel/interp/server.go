@@ -20,6 +20,8 @@ type Server struct {
 	tick  int64 // ticks simulated; the state is that after tick
 	peers []*peer
 	truth snapshot.Snapshot
+	n     Number // the newest snapshot begun, if begun
+	begun bool
 	pkt   []byte
 	reset Resetter // the game's, if it has the capability
 	marks []bool   // scratch for reset.Resets
@@ -46,6 +48,7 @@ type ServerCounters struct {
 type peer struct {
 	end       *reliable.Endpoint
 	baselines Baselines
+	fresh     bool // joined since the last snapshot: owed the newest one
 }
 
 // NewServer returns a server of game whose tick 0 is at start.
@@ -81,8 +84,12 @@ func (s *Server) Counters() ServerCounters { return s.counters }
 // EncoderCounters returns the encoder's: bodies coded and shared.
 func (s *Server) EncoderCounters() EncoderCounters { return s.enc.Counters() }
 
-// Join implements netmodel.Server: the client in slot gets snapshots from
-// the next one on, the first coded whole.
+// Join implements netmodel.Server: the client in slot gets the newest
+// snapshot, coded whole, at the next Update (not at the next snapshot's
+// tick, up to an interval later), and every snapshot from then on; the
+// others get nothing more. A client coming back after a drop is a new
+// client: a client holds nothing of the server's but its baselines, and
+// the whole snapshot gives it its view back at once.
 func (s *Server) Join(now time.Time, slot int) error {
 	if slot < 0 || slot >= 1024 {
 		return fmt.Errorf("%w: slot %d", ErrSlot, slot)
@@ -94,7 +101,7 @@ func (s *Server) Join(now time.Time, slot int) error {
 	if err != nil {
 		return err
 	}
-	s.peers[slot] = &peer{end: end}
+	s.peers[slot] = &peer{end: end, fresh: true}
 	return nil
 }
 
@@ -157,10 +164,16 @@ func (s *Server) Update(now time.Time, send func(slot int, datagram []byte)) err
 			}
 		}
 	}
-	for _, p := range s.peers {
-		if p != nil {
-			p.end.Update(now)
+	for slot, p := range s.peers {
+		if p == nil {
+			continue
 		}
+		if p.fresh && s.begun {
+			if err := s.sendTo(now, slot, p, send); err != nil {
+				return err
+			}
+		}
+		p.end.Update(now)
 	}
 	return nil
 }
@@ -180,28 +193,38 @@ func (s *Server) snapshot(now time.Time, send func(int, []byte)) error {
 	if err := s.enc.Begin(n, &s.truth); err != nil {
 		return err
 	}
+	s.n, s.begun = n, true
 	s.counters.Snapshots++
 	for slot, p := range s.peers {
 		if p == nil {
 			continue
 		}
-		pkt, err := s.enc.Encode(&p.baselines, s.pkt)
-		if err != nil {
+		if err := s.sendTo(now, slot, p, send); err != nil {
 			return err
 		}
-		seq, datagrams, err := p.end.SendPacket(now, pkt)
-		if errors.Is(err, reliable.ErrPacketTooLarge) {
-			return fmt.Errorf("interp: snapshot %d for slot %d: %w (raise Reliable.MaxPacketSize)", n, slot, err)
-		}
-		if err != nil {
-			return err
-		}
-		p.baselines.Sent(seq, n)
-		s.counters.Packets++
-		s.counters.Bytes += uint64(len(pkt))
-		for _, d := range datagrams {
-			send(slot, d)
-		}
+	}
+	return nil
+}
+
+// sendTo sends the client in slot the newest snapshot.
+func (s *Server) sendTo(now time.Time, slot int, p *peer, send func(int, []byte)) error {
+	pkt, err := s.enc.Encode(&p.baselines, s.pkt)
+	if err != nil {
+		return err
+	}
+	seq, datagrams, err := p.end.SendPacket(now, pkt)
+	if errors.Is(err, reliable.ErrPacketTooLarge) {
+		return fmt.Errorf("interp: snapshot %d for slot %d: %w (raise Reliable.MaxPacketSize)", s.n, slot, err)
+	}
+	if err != nil {
+		return err
+	}
+	p.baselines.Sent(seq, s.n)
+	p.fresh = false
+	s.counters.Packets++
+	s.counters.Bytes += uint64(len(pkt))
+	for _, d := range datagrams {
+		send(slot, d)
 	}
 	return nil
 }

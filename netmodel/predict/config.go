@@ -43,6 +43,14 @@ type Config struct {
 	// disconnected player's ghost does not run on until the connection
 	// times out. Default 250 ms; at most Window.
 	Grace time.Duration
+	// RejoinGrace is how long a player's character waits for its client
+	// to come back after the client left: a client joining with the same
+	// client id (Server.JoinClient) within it gets the character back as
+	// it is, on whatever slot; meanwhile it stands with the zero input,
+	// in the world for the others, and its player number is nobody
+	// else's. After it (or at once with 0, or for a client without an id)
+	// the character leaves the world (Joiner.Park). Default 30 s.
+	RejoinGrace time.Duration
 	// MaxAhead bounds how far in the future an input may be stamped;
 	// inputs beyond are dropped. Default 1 s.
 	MaxAhead time.Duration
@@ -89,6 +97,7 @@ func DefaultConfig() Config {
 		MaxLate:           100 * time.Millisecond,
 		MaxAhead:          time.Second,
 		Grace:             250 * time.Millisecond,
+		RejoinGrace:       30 * time.Second,
 		TargetLead:        1,
 		LeadWindow:        time.Second,
 		ResimBudget:       0.5,
@@ -121,6 +130,8 @@ func (c *Config) validate(players, bodies int) error {
 		return fmt.Errorf("%w: max late %v, want 0..window", ErrConfig, c.MaxLate)
 	case c.Grace < 0 || c.Grace > c.Window:
 		return fmt.Errorf("%w: grace %v, want 0..window", ErrConfig, c.Grace)
+	case c.RejoinGrace < 0:
+		return fmt.Errorf("%w: rejoin grace %v, want 0 (none) or more", ErrConfig, c.RejoinGrace)
 	case c.ticks(c.MaxAhead) < 1 || c.ticks(c.MaxAhead) > 4*MaxInputs:
 		return fmt.Errorf("%w: max ahead %v", ErrConfig, c.MaxAhead)
 	case !(c.TargetLead >= 0 && c.TargetLead <= 16):

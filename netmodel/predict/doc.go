@@ -33,6 +33,16 @@
 //     the player's previous controls, without a shot, for at most
 //     Config.Grace (250 ms); then the zero input, so that a dead client's
 //     ghost stands still instead of running on until it times out.
+//   - A client that leaves stops its character at once: the inputs it
+//     sent for the ticks ahead are forgotten and the character steps with
+//     the zero input. If the driver named the client (Server.JoinClient,
+//     netmodel.Identified: netcode's client id), the character stays in
+//     the world for Config.RejoinGrace (30 s), its player number nobody
+//     else's, and a client joining with the same id within it, on any
+//     slot, plays it again from where it stands (ServerCounters.Rejoins);
+//     after the grace it leaves (Joiner.Park). The others see it stand,
+//     then walk on: no spawn, no stall, at most a rewind's correction for
+//     the returning client's first, late inputs.
 //   - An input that reaches the server after its tick was stepped with a
 //     guess, by at most Config.MaxLate (100 ms), makes the server restore
 //     that tick and step forward again, within the client's

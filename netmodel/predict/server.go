@@ -30,6 +30,7 @@ var (
 	ErrSlot   = errors.New("predict: no player in that slot")
 	ErrFlood  = errors.New("predict: too many packets from one client")
 	ErrJoined = errors.New("predict: slot already joined")
+	ErrFull   = errors.New("predict: every player's character is taken")
 )
 
 // ServerCounters are the server's running totals, for the reports and for
@@ -55,6 +56,9 @@ type ServerCounters struct {
 	ShotsRefused    uint64 // shots the game's rules refused (Shooter.Shot), including again by rewinds
 	HitsDropped     uint64 // committed hits dropped: TakeCommitted was not called in time
 	OutOfSpec       uint64 // bodies found outside the game's spec after a step (Escaper)
+
+	Rejoins uint64 // clients back within Config.RejoinGrace: their characters were theirs again
+	Expired uint64 // characters whose clients did not come back within Config.RejoinGrace
 }
 
 // Refusal is how many times the server refused something for one reason,
@@ -130,6 +134,7 @@ type sentState struct {
 
 // peer is one connected client.
 type peer struct {
+	slot     int // the driver's slot of its connection
 	ep       *reliable.Endpoint
 	epoch    uint8
 	lateFrom Tick // oldest tick a late input changed; valid if late
@@ -155,9 +160,15 @@ type Server[I comparable, PI Input[I]] struct {
 	late    int // ticks of MaxLate
 	tick    Tick
 	ring    []frame[I]
-	peers   []*peer // by slot, which is the player
+	peers   []*peer // by player
 	present []bool
 	pending []int8 // per player: +1 spawn, -1 park at the next tick
+	// slots maps a driver's slot to its client's player, plus one (0: no
+	// client); owners are, per player, the client id of its client, if
+	// known, and since when the character has waited for it to come
+	// back (zero: not waiting).
+	slots  []int
+	owners []owner
 
 	inputs    []I
 	versions  uint64 // frame versions handed out
@@ -180,7 +191,7 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 	s := &Server[I, PI]{
 		cfg: cfg, game: game, caps: capsOf(game), spec: game.Spec(), start: now, dt: cfg.tickDuration(),
 		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind), grace: cfg.ticks(cfg.Grace), late: cfg.ticks(cfg.MaxLate),
-		peers: make([]*peer, players), present: make([]bool, players), pending: make([]int8, players),
+		peers: make([]*peer, players), present: make([]bool, players), pending: make([]int8, players), owners: make([]owner, players),
 		inputs: make([]I, players),
 		buf:    make([]byte, cfg.Reliable.MaxPacketSize),
 	}
@@ -234,10 +245,24 @@ func (s *Server[I, PI]) TakeCommitted(dst []Hit) []Hit {
 
 // Endpoint returns slot's packet-ack endpoint (its RTT and loss), or nil.
 func (s *Server[I, PI]) Endpoint(slot int) *reliable.Endpoint {
-	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
-		return nil
+	if p, ok := s.Player(slot); ok {
+		return s.peers[p].ep
 	}
-	return s.peers[slot].ep
+	return nil
+}
+
+// Player returns the player whose character the client in slot plays.
+func (s *Server[I, PI]) Player(slot int) (int, bool) {
+	if slot < 0 || slot >= len(s.slots) || s.slots[slot] == 0 {
+		return 0, false
+	}
+	return s.slots[slot] - 1, true
+}
+
+// Waiting reports whether player p's character waits for its client to
+// come back (Config.RejoinGrace).
+func (s *Server[I, PI]) Waiting(p int) bool {
+	return p >= 0 && p < len(s.owners) && !s.owners[p].away.IsZero()
 }
 
 // frameAt returns tick t's frame, claiming the slot if it held an older
@@ -268,36 +293,134 @@ func (s *Server[I, PI]) saved(t Tick) *frame[I] {
 // offset returns t - s.tick as a signed distance.
 func (s *Server[I, PI]) offset(t Tick) int64 { return int64(int32(t - s.tick)) }
 
-// Join puts a client's player in the game at the next tick.
+// owner is who a player's character belongs to.
+type owner struct {
+	id    uint64
+	known bool      // id is the client id of its client (JoinClient)
+	away  time.Time // its client left at; the character waits until RejoinGrace after
+}
+
+// maxSlots bounds the slots a driver may name: netcode has at most 256.
+const maxSlots = 1024
+
+// Join puts a client's player in the game at the next tick: the player
+// numbered as its slot if that character is free, else the lowest free
+// one. A character whose client left and may still come back
+// (JoinClient) is not free.
 func (s *Server[I, PI]) Join(now time.Time, slot int) error {
-	if slot < 0 || slot >= len(s.peers) {
-		return fmt.Errorf("%w: %d of %d", ErrSlot, slot, len(s.peers))
+	return s.join(now, slot, 0, false)
+}
+
+// JoinClient implements netmodel.Identified: a client whose id is that of
+// a client that left less than Config.RejoinGrace ago gets its character
+// back, as it was (where it stands, its state in the game), whatever its
+// slot; any other joins as with Join, its character kept for it by id
+// when it leaves.
+func (s *Server[I, PI]) JoinClient(now time.Time, slot int, clientID uint64) error {
+	return s.join(now, slot, clientID, true)
+}
+
+func (s *Server[I, PI]) join(now time.Time, slot int, id uint64, known bool) error {
+	if slot < 0 || slot >= maxSlots {
+		return fmt.Errorf("%w: %d", ErrSlot, slot)
 	}
-	if s.peers[slot] != nil {
+	if _, ok := s.Player(slot); ok {
 		return fmt.Errorf("%w: %d", ErrJoined, slot)
+	}
+	s.expire(now) // a grace over since the last Update is over
+	p, back := s.choose(slot, id, known)
+	if p < 0 {
+		waiting := 0
+		for q := range s.owners {
+			if s.Waiting(q) {
+				waiting++
+			}
+		}
+		return fmt.Errorf("%w: %d players in play, %d characters waiting for their players to come back (at most %v after they left)",
+			ErrFull, len(s.peers)-waiting, waiting, s.cfg.RejoinGrace)
 	}
 	ep, err := reliable.NewEndpoint(s.cfg.Reliable, now)
 	if err != nil {
 		return err
 	}
-	s.peers[slot] = &peer{ep: ep, budget: float64(s.window), tokens: packetBurst,
+	for len(s.slots) <= slot {
+		s.slots = append(s.slots, 0)
+	}
+	s.slots[slot] = p + 1
+	s.peers[p] = &peer{slot: slot, ep: ep, budget: float64(s.window), tokens: packetBurst,
 		sent: make([]sentState, s.cfg.Reliable.SentPacketsBufferSize)}
-	s.pending[slot] = 1
-	// Inputs a previous client of the slot sent must not move this one.
+	if back {
+		// The character is in the world where its client left it.
+		s.owners[p].away = time.Time{}
+		s.counters.Rejoins++
+	} else {
+		s.owners[p] = owner{id: id, known: known}
+		s.pending[p] = 1
+	}
+	// Inputs a previous client of the player sent must not move this one.
 	var zero I
 	for i := range s.ring {
-		s.ring[i].received[slot], s.ring[i].tooLate[slot], s.ring[i].inputs[slot] = false, false, zero
+		s.ring[i].received[p], s.ring[i].tooLate[p], s.ring[i].inputs[p] = false, false, zero
 	}
 	return nil
 }
 
-// Leave takes the client's player out of the game at the next tick.
+// choose returns the player a client joining in slot plays, and whether
+// it is one coming back to its character, or -1 if every character is
+// taken.
+func (s *Server[I, PI]) choose(slot int, id uint64, known bool) (int, bool) {
+	if known {
+		for p, o := range s.owners {
+			if o.known && o.id == id && !o.away.IsZero() {
+				return p, true
+			}
+		}
+	}
+	free := func(p int) bool { return s.peers[p] == nil && s.owners[p].away.IsZero() }
+	if slot < len(s.peers) && free(slot) {
+		return slot, false
+	}
+	for p := range s.peers {
+		if free(p) {
+			return p, false
+		}
+	}
+	return -1, false
+}
+
+// Leave takes the client's player out of the game at the next tick, or,
+// if the client may come back (JoinClient, Config.RejoinGrace), leaves
+// its character standing where it is, moved by nothing but the world,
+// until it does or the grace ends. Either way the inputs it sent for
+// the ticks from now on are forgotten.
 func (s *Server[I, PI]) Leave(now time.Time, slot int) {
-	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
+	p, ok := s.Player(slot)
+	if !ok {
 		return
 	}
-	s.peers[slot] = nil
-	s.pending[slot] = -1
+	s.slots[slot], s.peers[p] = 0, nil
+	var zero I
+	for t := s.tick; s.offset(t) <= int64(s.ahead); t++ {
+		f := s.frameAt(t)
+		f.inputs[p], f.received[p], f.tooLate[p], f.shotOK[p] = zero, true, false, false
+	}
+	if s.owners[p].known && s.cfg.RejoinGrace > 0 && s.pending[p] <= 0 {
+		s.owners[p].away = now
+		return
+	}
+	s.owners[p] = owner{}
+	s.pending[p] = -1
+}
+
+// expire parks the characters whose clients did not come back in time.
+func (s *Server[I, PI]) expire(now time.Time) {
+	for p := range s.owners {
+		if o := &s.owners[p]; !o.away.IsZero() && now.Sub(o.away) >= s.cfg.RejoinGrace {
+			*o = owner{}
+			s.pending[p] = -1
+			s.counters.Expired++
+		}
+	}
 }
 
 // maxCommitted bounds the hits the server holds for TakeCommitted.
@@ -318,10 +441,11 @@ const (
 // Receive takes one datagram from slot's client: its inputs go into the
 // ring; one that arrives for a tick already stepped marks a rewind.
 func (s *Server[I, PI]) Receive(now time.Time, slot int, datagram []byte) error {
-	if slot < 0 || slot >= len(s.peers) || s.peers[slot] == nil {
+	player, ok := s.Player(slot)
+	if !ok {
 		return fmt.Errorf("%w: %d", ErrSlot, slot)
 	}
-	p := s.peers[slot]
+	p := s.peers[player]
 	_, payload, err := p.ep.ReceivePacket(now, datagram)
 	if err != nil {
 		s.counters.BadPackets++
@@ -354,7 +478,7 @@ func (s *Server[I, PI]) Receive(now time.Time, slot int, datagram []byte) error 
 		p.epoch = s.in.epoch
 	}
 	for i := 0; i < s.in.count; i++ {
-		s.takeInput(now, slot, p, s.in.first+Tick(i), s.in.inputs[i], i >= s.in.since)
+		s.takeInput(now, player, p, s.in.first+Tick(i), s.in.inputs[i], i >= s.in.since)
 	}
 	return nil
 }
@@ -432,6 +556,7 @@ func (s *Server[I, PI]) leadOf(now time.Time, t Tick) float64 {
 // rewind first when late inputs changed history, and sends each client
 // the newest state.
 func (s *Server[I, PI]) Update(now time.Time, send func(slot int, datagram []byte)) error {
+	s.expire(now)
 	stepped := false
 	for n := 0; n < s.cfg.MaxTicksPerUpdate && !now.Before(s.deadline(s.tick)); n++ {
 		if err := s.rewind(); err != nil {
@@ -449,7 +574,7 @@ func (s *Server[I, PI]) Update(now time.Time, send func(slot int, datagram []byt
 			}
 		}
 	}
-	for slot, p := range s.peers {
+	for player, p := range s.peers {
 		if p == nil {
 			continue
 		}
@@ -457,7 +582,7 @@ func (s *Server[I, PI]) Update(now time.Time, send func(slot int, datagram []byt
 		if !stepped || int(s.tick)%s.cfg.SendEvery != 0 {
 			continue
 		}
-		if err := s.sendState(now, slot, p, send); err != nil {
+		if err := s.sendState(now, player, p, send); err != nil {
 			return err
 		}
 	}
@@ -526,7 +651,7 @@ func (s *Server[I, PI]) step(resim bool) error {
 					f.inputs[p] = s.caps.guess(prev.inputs[p])
 				}
 			}
-			if !resim && s.present[p] {
+			if !resim && s.present[p] && s.peers[p] != nil {
 				s.counters.InputsGuessed++
 				if int(f.silent[p]) > s.grace {
 					s.counters.InputsIdle++
@@ -640,13 +765,13 @@ func (s *Server[I, PI]) minLead(now time.Time, slot int, p *peer) (float64, bool
 	return lead, found
 }
 
-// sendState sends slot's client the world at the current tick.
-func (s *Server[I, PI]) sendState(now time.Time, slot int, p *peer, send func(int, []byte)) error {
+// sendState sends player's client the world at the current tick.
+func (s *Server[I, PI]) sendState(now time.Time, player int, p *peer, send func(int, []byte)) error {
 	f, prev := s.saved(s.tick), s.saved(s.tick-1)
 	m := s.pkt
-	m.tick, m.you, m.epoch = s.tick, slot, p.epoch
+	m.tick, m.you, m.epoch = s.tick, player, p.epoch
 	m.lead = leadUnknown
-	if lead, ok := s.minLead(now, slot, p); ok {
+	if lead, ok := s.minLead(now, player, p); ok {
 		m.lead = int32(max(leadUnknown+1, min(leadLimit*leadScale-1, lead*leadScale)))
 	}
 	for i := range m.players {
@@ -676,7 +801,7 @@ func (s *Server[I, PI]) sendState(now time.Time, slot int, p *peer, send func(in
 	}
 	p.sent[int(seq)%len(p.sent)] = sentState{seq: seq, tick: s.tick, version: f.version, ok: true}
 	for _, d := range datagrams {
-		send(slot, d)
+		send(p.slot, d)
 	}
 	return nil
 }

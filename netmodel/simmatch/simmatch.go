@@ -94,6 +94,9 @@ type Match struct {
 	server  netmodel.Server
 	clients []netmodel.Client // nil: free slot
 	joined  []time.Time       // when each slot's client joined
+	cut     []bool            // each slot's client crashed: silent, not yet left
+	ids     []uint64          // each slot's client id
+	lastID  uint64            // the largest client id given so far
 	traffic []Traffic
 	now     time.Time
 	frame   time.Time // when the next Update round runs
@@ -132,8 +135,17 @@ func New(cfg Config, server netmodel.Server) (*Match, error) {
 }
 
 // Join puts client in the lowest free slot and tells the server, as
-// netcode's handshake would. It returns the slot.
+// netcode's handshake would, with a client id no client has had yet (1,
+// 2, 3... in the order of joins; JoinID says which). It returns the
+// slot.
 func (m *Match) Join(client netmodel.Client) (int, error) {
+	return m.JoinID(client, m.lastID+1)
+}
+
+// JoinID is Join with the client id of the client's connect token: a
+// client coming back after a drop joins with its old id. A server that
+// is netmodel.Identified is told it (JoinClient), as udpdrive does.
+func (m *Match) JoinID(client netmodel.Client, id uint64) (int, error) {
 	slot := 0
 	for slot < len(m.clients) && m.clients[slot] != nil {
 		slot++
@@ -141,18 +153,37 @@ func (m *Match) Join(client netmodel.Client) (int, error) {
 	if slot == m.cfg.MaxSlots {
 		return 0, ErrFull
 	}
-	if err := m.server.Join(m.now, slot); err != nil {
+	var err error
+	if s, ok := m.server.(netmodel.Identified); ok {
+		err = s.JoinClient(m.now, slot, id)
+	} else {
+		err = m.server.Join(m.now, slot)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if slot == len(m.clients) {
 		m.clients = append(m.clients, nil)
 		m.joined = append(m.joined, time.Time{})
+		m.cut = append(m.cut, false)
+		m.ids = append(m.ids, 0)
 		m.traffic = append(m.traffic, Traffic{})
 	}
 	m.clients[slot] = client
 	m.joined[slot] = m.now
+	m.cut[slot], m.ids[slot] = false, id
 	m.traffic[slot] = Traffic{}
+	m.lastID = max(m.lastID, id)
 	return slot, nil
+}
+
+// ClientID returns the client id of the client in slot (of its last
+// client if it left).
+func (m *Match) ClientID(slot int) uint64 {
+	if slot < 0 || slot >= len(m.ids) {
+		return 0
+	}
+	return m.ids[slot]
 }
 
 // Leave disconnects the client in slot: the server is told, and datagrams
@@ -161,8 +192,17 @@ func (m *Match) Leave(slot int) {
 	if slot < 0 || slot >= len(m.clients) || m.clients[slot] == nil {
 		return
 	}
-	m.clients[slot] = nil
+	m.clients[slot], m.cut[slot] = nil, false
 	m.server.Leave(m.now, slot)
+}
+
+// Crash silences the client in slot as a killed process would: it runs
+// no more and its datagrams, and the server's to it, are lost, but the
+// server is not told until Leave (netcode's timeout, in a real match).
+func (m *Match) Crash(slot int) {
+	if slot >= 0 && slot < len(m.clients) && m.clients[slot] != nil {
+		m.cut[slot] = true
+	}
 }
 
 // SetLink sets the conditions of one client's link, up (client to server)
@@ -228,7 +268,7 @@ func (m *Match) deliver() {
 	for _, p := range m.sim.Receive(m.now) {
 		if p.To == serverAddr {
 			slot := int(p.From.Port()) - 50000
-			if slot < 0 || slot >= len(m.clients) || m.clients[slot] == nil {
+			if slot < 0 || slot >= len(m.clients) || m.clients[slot] == nil || m.cut[slot] {
 				continue
 			}
 			if err := m.server.Receive(m.now, slot, p.Data); err != nil {
@@ -238,7 +278,7 @@ func (m *Match) deliver() {
 			continue
 		}
 		slot := int(p.To.Port()) - 50000
-		if slot < 0 || slot >= len(m.clients) || m.clients[slot] == nil {
+		if slot < 0 || slot >= len(m.clients) || m.clients[slot] == nil || m.cut[slot] {
 			continue
 		}
 		if err := m.clients[slot].Receive(m.now, p.Data); err != nil {
@@ -251,7 +291,7 @@ func (m *Match) deliver() {
 // update runs one Update round: the server, then the clients.
 func (m *Match) update() error {
 	err := m.server.Update(m.now, func(slot int, datagram []byte) {
-		if slot < 0 || slot >= len(m.clients) || m.clients[slot] == nil {
+		if slot < 0 || slot >= len(m.clients) || m.clients[slot] == nil || m.cut[slot] {
 			return
 		}
 		m.traffic[slot].DownPackets++
@@ -262,7 +302,7 @@ func (m *Match) update() error {
 		return fmt.Errorf("server: %w", err)
 	}
 	for slot, c := range m.clients {
-		if c == nil {
+		if c == nil || m.cut[slot] {
 			continue
 		}
 		err := c.Update(m.now, func(datagram []byte) {
@@ -285,7 +325,7 @@ func (m *Match) checkStarted() error {
 	}
 	for slot, c := range m.clients {
 		r, ok := c.(Runner)
-		if !ok || r.Running() || m.now.Sub(m.joined[slot]) <= m.cfg.StartWithin {
+		if !ok || m.cut[slot] || r.Running() || m.now.Sub(m.joined[slot]) <= m.cfg.StartWithin {
 			continue
 		}
 		in := 0

@@ -3,6 +3,7 @@ package simmatch
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -120,5 +121,52 @@ func TestUpdateErrorStopsTheRun(t *testing.T) {
 	c.fail = errors.New("desync")
 	if err := m.Run(time.Second); err == nil || m.Elapsed() != 0 {
 		t.Fatalf("err %v after %v", err, m.Elapsed())
+	}
+}
+
+// idServer is an echoServer that is netmodel.Identified.
+type idServer struct {
+	echoServer
+	ids []uint64
+}
+
+func (s *idServer) JoinClient(now time.Time, slot int, id uint64) error {
+	s.ids = append(s.ids, id)
+	return s.Join(now, slot)
+}
+
+func TestCrashSilencesAClientUntilItLeavesAndJoinIDNamesItsReturn(t *testing.T) {
+	srv := &idServer{}
+	m, _ := New(Config{Sim: netsim.Config{Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}}}, srv)
+	a, b := &pingClient{}, &pingClient{}
+	m.Join(a)
+	slot, _ := m.Join(b)
+	if err := m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	m.Crash(slot)
+	n, up := len(b.rtts), m.Traffic(slot).UpPackets
+	if err := m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.rtts) != n || m.Traffic(slot).UpPackets != up || len(srv.left) != 0 {
+		t.Fatalf("the crashed client went on: %d round trips (had %d), %d packets up (had %d), left %v", len(b.rtts), n, m.Traffic(slot).UpPackets, up, srv.left)
+	}
+	if len(a.rtts) < 100 {
+		t.Fatalf("the other client has %d round trips", len(a.rtts))
+	}
+	m.Leave(slot)
+	back := &pingClient{}
+	if s, err := m.JoinID(back, m.ClientID(slot)); err != nil || s != slot {
+		t.Fatalf("came back in slot %d: %v", s, err)
+	}
+	if err := m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint64{1, 2, 2}; !slices.Equal(srv.ids, want) || len(srv.left) != 1 || len(back.rtts) < 50 {
+		t.Fatalf("the server saw ids %v (want %v), left %v; %d round trips after coming back", srv.ids, want, srv.left, len(back.rtts))
+	}
+	if _, err := m.Join(&pingClient{}); err != nil || m.ClientID(2) != 3 {
+		t.Fatalf("a new client got id %d: %v", m.ClientID(2), err)
 	}
 }

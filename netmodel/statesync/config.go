@@ -99,6 +99,11 @@ type Config struct {
 	SmoothLargeError         float64
 	// Reliable configures each peer's packet-ack endpoint.
 	Reliable reliable.Config
+	// RejoinGrace is how long the host holds a guest's seat for it after
+	// it left, when the driver named the guest (Host.JoinClient, with
+	// netcode's client id): within it, only a client with the same id is
+	// seated there. 0 holds no seat. Default 30 s.
+	RejoinGrace time.Duration
 }
 
 // Ballistic is the free flight the delta coder predicts: gravity and the
@@ -158,6 +163,7 @@ func DefaultConfig() Config {
 		SmoothLarge:        0.85,
 		SmoothLargeError:   0.25,
 		Reliable:           reliable.DefaultConfig(),
+		RejoinGrace:        30 * time.Second,
 	}
 }
 
@@ -176,6 +182,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: %v", ErrConfig, c.Coder)
 	case c.Resync <= 0:
 		return fmt.Errorf("%w: resync %v", ErrConfig, c.Resync)
+	case c.RejoinGrace < 0:
+		return fmt.Errorf("%w: rejoin grace %v, want 0 (none) or more", ErrConfig, c.RejoinGrace)
 	case c.YieldTicks < 1:
 		return fmt.Errorf("%w: yield ticks %d", ErrConfig, c.YieldTicks)
 	case !(c.HeldRange > 0) || !(c.AvatarReach > 0) || c.MaxSequenceLead < 1 || c.MaxSequenceLead > 1<<14:

@@ -131,12 +131,12 @@ func TestGuestLeavingMidThrowHandsItsCubeToTheHost(t *testing.T) {
 	}
 }
 
-// TestRejoinedSeatIsSeenAtOnce: guest 1 plays 5 s and leaves; a new
-// player takes its seat (at once, and in another match 2 s later), walks
-// its hand to a cube and grabs it. Guest 2 sees the newcomer's hand and
-// its hold within a jitter buffer and a round trip of the newcomer's
-// first packets, though the newcomer's clock starts again from 0, far
-// behind its predecessor's.
+// TestRejoinedSeatIsSeenAtOnce: guest 1 plays 5 s and leaves; it comes
+// back to its seat with its client id (at once, and in another match 2 s
+// later) as a new process would, walks its hand to a cube and grabs it.
+// Guest 2 sees the newcomer's hand and its hold within a jitter buffer
+// and a round trip of the newcomer's first packets, though the
+// newcomer's clock starts again from 0, far behind its predecessor's.
 func TestRejoinedSeatIsSeenAtOnce(t *testing.T) {
 	for _, gap := range []time.Duration{0, 2 * time.Second} {
 		tm := newTestMatch(t, 6, netsim.Conditions{Latency: 50 * time.Millisecond})
@@ -150,7 +150,7 @@ func TestRejoinedSeatIsSeenAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if slot, err := tm.m.Join(guest); err != nil || slot != 0 {
+		if slot, err := tm.m.JoinID(guest, tm.m.ClientID(0)); err != nil || slot != 0 {
 			t.Fatalf("joined slot %d: %v", slot, err)
 		}
 		tm.guests[0], tm.gg[0] = guest, g

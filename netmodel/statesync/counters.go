@@ -50,6 +50,9 @@ type Counters struct {
 	// Returned counts objects whose authority or holder went back to the
 	// host when a guest left.
 	Returned uint64
+	// Rejoins counts, on the host, guests back in their seats (the same
+	// client id) within Config.RejoinGrace of leaving them.
+	Rejoins uint64
 	// Predictable counts moving objects coded against a moving baseline,
 	// Predicted those the ballistic prediction matched bit for bit;
 	// FlightPredictable and FlightPredicted the same for those that flew

@@ -23,6 +23,8 @@ type Host struct {
 	dropped       [MaxPlayers]bool
 	// delay is the playback delay of the guests' updates, in steps.
 	delay Tick
+	// holds says who each guest seat belongs to (rejoin.go).
+	holds [MaxPlayers]seatHold
 }
 
 // NewHost returns the host of game; cfg.Player must be 0.
@@ -62,6 +64,7 @@ func (h *Host) Join(now time.Time, slot int) error {
 	}
 	h.links[p] = l
 	h.dropped[p], h.implausibleBy[p] = false, 0
+	h.holds[p] = seatHold{}
 	return nil
 }
 
@@ -92,6 +95,7 @@ func (h *Host) Leave(now time.Time, slot int) {
 		return
 	}
 	h.links[p] = nil
+	h.holds[p].away = now
 	h.unseat(p)
 	h.clearAvatar(p)
 	for i := range h.objs {

@@ -14,8 +14,10 @@
 //	    Update(now, send)  ─► SendPayload, at once
 //
 // netcode's connects and disconnects become Join and Leave (netcode's
-// client index is the model's slot); a Join the model refuses disconnects
-// the client. Receive errors (datagrams the model dropped) are logged at
+// client index is the model's slot; a netmodel.Identified model gets
+// JoinClient with the client id of the connect token instead of Join, so
+// that it knows a player coming back); a Join the model refuses
+// disconnects the client. Receive errors (datagrams the model dropped) are logged at
 // debug level and counted in Traffic; an Update error stops the side. The
 // time a model is given never goes backwards, and a Receive's time is when
 // the datagram came off the socket, not when the frame ran, so the

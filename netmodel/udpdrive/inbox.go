@@ -22,6 +22,7 @@ type event struct {
 	slot int
 	at   time.Time
 	data []byte
+	id   uint64 // evJoin: netcode's client id
 }
 
 // maxQueuedPayloads bounds the payloads an inbox holds between two Steps:
@@ -62,7 +63,10 @@ func (b *inbox) init(now func() time.Time, share int) {
 // maxQueuedPayloads, or beyond the share of one slot, are dropped
 // and counted, slot changes never. Slots are the transport's client
 // indexes, small and never a peer's choice.
-func (b *inbox) push(kind eventKind, slot int, data []byte) {
+func (b *inbox) push(kind eventKind, slot int, data []byte) { b.pushID(kind, slot, data, 0) }
+
+// pushID is push with the client id an evJoin carries.
+func (b *inbox) pushID(kind eventKind, slot int, data []byte, id uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if kind == evPayload {
@@ -77,7 +81,7 @@ func (b *inbox) push(kind eventKind, slot int, data []byte) {
 		b.perSlot[slot]++
 	}
 	// The time is read under the lock, so queue order is time order.
-	b.q = append(b.q, event{kind: kind, slot: slot, at: b.now(), data: data})
+	b.q = append(b.q, event{kind: kind, slot: slot, at: b.now(), data: data, id: id})
 }
 
 // swap returns the queued events and takes spare, emptied, as the new

@@ -57,9 +57,11 @@ func DefaultServerConfig() ServerConfig {
 }
 
 // Server drives a netmodel.Server on a netcode server over UDP: netcode's
-// connects and disconnects become Join and Leave, its payloads Receive,
-// and Step runs Update and sends what it returns. Step, Traffic and
-// Dropped belong to one goroutine, the one that owns the model.
+// connects and disconnects become Join (JoinClient with the client id of
+// the connect token, for a netmodel.Identified model) and Leave, its
+// payloads Receive, and Step runs Update and sends what it returns. Step,
+// Traffic and Dropped belong to one goroutine, the one that owns the
+// model.
 type Server struct {
 	model netmodel.Server
 	ts    *transport.Server
@@ -69,6 +71,7 @@ type Server struct {
 	spare []event
 
 	joined  []bool      // per slot: the model accepted the client
+	ids     []uint64    // per slot: netcode's client id of its connection
 	hello   []time.Time // per slot: netcode connected it at, its hello awaited (zero: not awaited)
 	agree   string
 	wait    time.Duration
@@ -91,7 +94,9 @@ func NewServer(model netmodel.Server, conn transport.PacketConn, cfg ServerConfi
 	}
 	tc := cfg.Transport
 	tc.OnPayload = func(i netcode.ClientIndex, b []byte) { s.in.push(evPayload, int(i), b) }
-	tc.OnConnect = func(i netcode.ClientIndex, _ netcode.ClientID, _ *netcode.UserData) { s.in.push(evJoin, int(i), nil) }
+	tc.OnConnect = func(i netcode.ClientIndex, id netcode.ClientID, _ *netcode.UserData) {
+		s.in.pushID(evJoin, int(i), nil, uint64(id))
+	}
 	tc.OnDisconnect = func(i netcode.ClientIndex, _ bool) { s.in.push(evLeave, int(i), nil) }
 	s.in.init(tc.Now, maxQueuedPerSlot)
 	if tc.Logger == nil {
@@ -104,6 +109,7 @@ func NewServer(model netmodel.Server, conn transport.PacketConn, cfg ServerConfi
 	s.ts = ts
 	n := ts.MaxClients()
 	s.joined, s.hello, s.traffic = make([]bool, n), make([]time.Time, n), make([]netmodel.Traffic, n)
+	s.ids = make([]uint64, n)
 	return s, nil
 }
 
@@ -194,11 +200,17 @@ func (s *Server) EndMatch(now time.Time, reason string) {
 	}
 }
 
-// join hands the client in slot to the model, or refuses it with the
-// model's reason.
+// join hands the client in slot to the model (with its client id, if the
+// model is netmodel.Identified), or refuses it with the model's reason.
 func (s *Server) join(at time.Time, slot int) {
 	s.hello[slot] = time.Time{}
-	if err := s.model.Join(at, slot); err != nil {
+	var err error
+	if m, ok := s.model.(netmodel.Identified); ok {
+		err = m.JoinClient(at, slot, s.ids[slot])
+	} else {
+		err = s.model.Join(at, slot)
+	}
+	if err != nil {
 		// The model refuses the client (the match is full or started):
 		// netcode's slot is freed at once.
 		s.log.Info("udpdrive: model refused a client", "slot", slot, "err", err)
@@ -238,6 +250,7 @@ func (s *Server) handle(e event) {
 	at := s.clock.at(e.at)
 	switch e.kind {
 	case evJoin:
+		s.ids[e.slot] = e.id
 		if s.agree != "" {
 			s.hello[e.slot] = at // its hello first
 			return

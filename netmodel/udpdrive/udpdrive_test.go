@@ -279,3 +279,40 @@ func TestInboxBoundsPayloadsButNeverSlotChanges(t *testing.T) {
 		t.Fatalf("%d events after the swap", len(q))
 	}
 }
+
+// idSumServer is a sumServer that is netmodel.Identified: it records the
+// client id of every join.
+type idSumServer struct {
+	sumServer
+	ids map[int]uint64
+}
+
+func (s *idSumServer) JoinClient(now time.Time, slot int, id uint64) error {
+	if err := s.Join(now, slot); err != nil {
+		return err
+	}
+	s.ids[slot] = id
+	return nil
+}
+
+func TestIdentifiedModelIsToldTheTokensClientID(t *testing.T) {
+	for _, agree := range []string{"", "the same match"} {
+		model := &idSumServer{sumServer{max: 2, counter: map[int]uint32{}}, map[int]uint64{}}
+		srv, token := startAgreeServer(t, model, agree)
+		var cs []*Client
+		for _, id := range []uint64{41, 42} {
+			c, err := dialAgree(t, srv, id, token, agree, &countClient{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			cs = append(cs, c)
+		}
+		if err := stepUntil(t, "joins", func() bool { return len(model.joins) == 2 }, srv, cs[0], cs[1]); err != nil {
+			t.Fatal(err)
+		}
+		if model.ids[cs[0].Slot()] != 41 || model.ids[cs[1].Slot()] != 42 {
+			t.Fatalf("agree %q: the model was told ids %v for slots %d and %d", agree, model.ids, cs[0].Slot(), cs[1].Slot())
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package statesync
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrSeatHeld is JoinClient's error for a client in a slot whose seat is
+// held for the guest who left it.
+var ErrSeatHeld = errors.New("statesync: the seat is held for the guest who left it")
+
+// seatHold is who a guest seat belongs to: the client id of its guest,
+// if the driver named it, and when it left (zero: seated, or never).
+type seatHold struct {
+	id    uint64
+	known bool
+	away  time.Time
+}
+
+// JoinClient implements netmodel.Identified: Join, for a client the
+// driver names by its client id. A guest's seat is its slot (the guest
+// plays the player its slot makes it), so the host cannot move a guest
+// that comes back to its old seat; it holds the seat for it instead:
+// for Config.RejoinGrace after a named guest left, a client with another
+// id in that slot is refused (ErrSeatHeld), and the guest coming back,
+// which netcode gives the lowest free slot (its own, unless a lower one
+// came free), is seated there again (Counters.Rejoins). The others see
+// it as they see any guest taking a seat: present from the host's next
+// packet, its avatar a jitter buffer after its first packets.
+func (h *Host) JoinClient(now time.Time, slot int, clientID uint64) error {
+	p, ok := seat(slot)
+	if !ok {
+		return fmt.Errorf("%w: slot %d", ErrFull, slot)
+	}
+	hold := h.holds[p]
+	held := hold.known && !hold.away.IsZero() && now.Sub(hold.away) < h.cfg.RejoinGrace
+	if held && hold.id != clientID {
+		left := now.Sub(hold.away)
+		return fmt.Errorf("%w: seat %d (slot %d) is kept %v more for the guest who left it %v ago; connect again then, or to a table with a free seat",
+			ErrSeatHeld, p, slot, (h.cfg.RejoinGrace - left).Round(time.Second), left.Round(time.Second))
+	}
+	if err := h.Join(now, slot); err != nil {
+		return err
+	}
+	if held {
+		h.stats.Rejoins++
+	}
+	// Back in another seat (a lower slot came free): the old one is
+	// nobody's.
+	for q := range h.holds {
+		if o := &h.holds[q]; o.known && o.id == clientID {
+			*o = seatHold{}
+		}
+	}
+	h.holds[p] = seatHold{id: clientID, known: true}
+	return nil
+}
