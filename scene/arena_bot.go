@@ -121,11 +121,12 @@ func (b *Bot) Input(t predict.Tick, v *predict.View) ArenaInput {
 	return in
 }
 
-// pickTarget chooses a present player other than the bot at random, or -1.
+// pickTarget chooses a present player other than the bot's own (the
+// view's, which after a rejoin may differ from its slot) at random, or -1.
 func (b *Bot) pickTarget(v *predict.View) int {
 	n := 0
 	for p, on := range v.Present {
-		if on && p != b.p {
+		if on && p != v.You {
 			n++
 		}
 	}
@@ -134,7 +135,7 @@ func (b *Bot) pickTarget(v *predict.View) int {
 	}
 	k := b.rng.IntN(n)
 	for p, on := range v.Present {
-		if on && p != b.p {
+		if on && p != v.You {
 			if k == 0 {
 				return p
 			}

@@ -59,7 +59,7 @@ type ClientStats struct {
 // prediction of its own player. Control functions read it to aim.
 type View struct {
 	Tick    Tick // the server tick the others are shown at
-	You     int
+	You     int  // the client's player: its index in Bodies and Present
 	Own     wire.CubeState // the predicted own player
 	Bodies  []wire.CubeState
 	Present []bool
@@ -204,7 +204,9 @@ func (c *Client[I, PI]) Endpoint() *reliable.Endpoint { return c.ep }
 // Started reports whether the first server state has arrived.
 func (c *Client[I, PI]) Started() bool { return c.started }
 
-// You returns the client's player slot (valid once started).
+// You returns the client's player, its index in View.Bodies and
+// View.Present (valid once started): the character the server gave it,
+// which after a rejoin need not be its slot.
 func (c *Client[I, PI]) You() int { return c.you }
 
 // Tick returns the client's predicted tick: its game is there.
