@@ -58,8 +58,8 @@ type ClientStats struct {
 // server's states of tick Tick (interpolated across a lost one), and the
 // prediction of its own player. Control functions read it to aim.
 type View struct {
-	Tick    Tick // the server tick the others are shown at
-	You     int  // the client's player: its index in Bodies and Present
+	Tick    Tick           // the server tick the others are shown at
+	You     int            // the client's player: its index in Bodies and Present
 	Own     wire.CubeState // the predicted own player
 	Bodies  []wire.CubeState
 	Present []bool
