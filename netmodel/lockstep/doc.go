@@ -93,8 +93,9 @@
 // A refereeing server (SetReferee with a game that implements
 // Snapshotter, Transport Datagrams, Config.MaxSnapshotBytes > 0) seats a
 // client that joins the running session in the seat of a player who left
-// or was dropped (the lowest such: a killed player that reconnects gets
-// its seat back when it was the only one free). The joiner receives the
+// or was dropped: its own seat if it had one and it is free (JoinClient,
+// which a driver calls with the client id of the connect token), else the
+// lowest such. The joiner receives the
 // referee's game as bytes, the state before the referee's next tick, in
 // chunks of 1 kB with selective acks (at most Config.SnapshotBurst per
 // Update, within Timeout), then every player's inputs since; it restores

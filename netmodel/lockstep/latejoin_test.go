@@ -274,3 +274,56 @@ func TestLateJoinRefused(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+// TestRejoinTakesOwnSeat: with seats 1 and 2 free, the client whose
+// connect token names seat 2's player (JoinClient, as udpdrive passes
+// netcode's client id) gets seat 2 back, not the lowest free seat; a
+// stranger then takes seat 1.
+func TestRejoinTakesOwnSeat(t *testing.T) {
+	const players = 4
+	cfg := DefaultConfig()
+	cfg.Players = players
+	cfg.MaxSnapshotBytes = 1 << 20
+	srv, err := NewServer[stick](cfg, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetReferee(newJoinable(players)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := simmatch.New(simmatch.Config{}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	join := func(id uint64) *Client[stick, *stick] {
+		c, err := NewClient[stick](cfg, newJoinable(players), bot(0), m.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.JoinID(c, id); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for id := uint64(1); id <= players; id++ {
+		join(id)
+	}
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	m.Leave(1) // client id 2, seat 1
+	m.Leave(2) // client id 3, seat 2
+	if err := m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	back, stranger := join(3), join(9)
+	if err := m.Run(3 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Player(); got != 2 {
+		t.Errorf("client id 3 came back to seat %d, want its own seat 2", got)
+	}
+	if got := stranger.Player(); got != 1 {
+		t.Errorf("a new client id took seat %d, want the free seat 1", got)
+	}
+}

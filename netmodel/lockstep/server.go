@@ -42,6 +42,7 @@ type Server[I comparable, P Input[I]] struct {
 // member is one player as the server sees it.
 type member[I any] struct {
 	slot      int
+	clientID  uint64 // the driver's id of the client (JoinClient); 0: unknown
 	connected bool
 	pipe      pipe
 	ring      inputRing[I]
@@ -114,8 +115,16 @@ func (s *Server[I, P]) member(slot int) (int, *member[I]) {
 // was dropped, or watches if every seat is taken, and gets the referee's
 // state first (the package doc's "Late join and rejoin").
 func (s *Server[I, P]) Join(now time.Time, slot int) error {
+	return s.JoinClient(now, slot, 0)
+}
+
+// JoinClient is Join for a client the driver knows by id (netmodel.Identified:
+// netcode's client id from its connect token): a player who left or was
+// dropped and comes back with its id takes its own seat again if it is
+// free, whichever seat is lowest. Id 0 is no id.
+func (s *Server[I, P]) JoinClient(now time.Time, slot int, clientID uint64) error {
 	if s.state != stateLobby {
-		return s.lateJoin(now, slot)
+		return s.lateJoin(now, slot, clientID)
 	}
 	if _, m := s.member(slot); m != nil || s.watcher(slot) != nil {
 		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
@@ -136,7 +145,7 @@ func (s *Server[I, P]) Join(now time.Time, slot int) error {
 		return err
 	}
 	s.members = append(s.members, &member[I]{
-		slot: slot, connected: true, pipe: p, ring: newInputRing[I](s.cfg.Buffer),
+		slot: slot, clientID: clientID, connected: true, pipe: p, ring: newInputRing[I](s.cfg.Buffer),
 		lastHeard: now, progress: now, stats: PlayerStats{Slot: slot},
 	})
 	return nil
@@ -632,15 +641,15 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 }
 
 // lateJoin seats the client in slot in the running session: in the seat
-// of a player who left or was dropped (and has been told), the lowest
-// such. The joiner gets the referee's game as bytes (Snapshotter), the
+// of a player who left or was dropped (and has been told): its own if it
+// had one (clientID), else the lowest such. The joiner gets the referee's game as bytes (Snapshotter), the
 // state before the referee's next tick from, in chunks, then every
 // player's inputs from from on; its seat's inputs are the zero input up
 // to back, a tick the other clients cannot have reached (beyond the
 // session clock by more than MaxLead), and its own from back on. The
 // others learn that the seat is back from the next message and never
 // wait for the joiner before back; after back only as for any player.
-func (s *Server[I, P]) lateJoin(now time.Time, slot int) error {
+func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error {
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("%w: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...)
 	}
@@ -662,8 +671,9 @@ func (s *Server[I, P]) lateJoin(now time.Time, slot int) error {
 	seat := -1
 	for i, m := range s.members {
 		if !m.connected && (m.reason == ReasonNone || m.stats.Told) {
-			seat = i
-			break
+			if seat < 0 || clientID != 0 && m.clientID == clientID {
+				seat = i
+			}
 		}
 	}
 	if seat < 0 {
@@ -693,7 +703,7 @@ func (s *Server[I, P]) lateJoin(now time.Time, slot int) error {
 		old.ring.push(zero)
 	}
 	m := &member[I]{
-		slot: slot, connected: true, pipe: p, ring: old.ring, ack: from,
+		slot: slot, clientID: clientID, connected: true, pipe: p, ring: old.ring, ack: from,
 		lastHeard: now, progress: now, from: from, snap: b,
 		stats: PlayerStats{Slot: slot, JoinedFrom: from, JoinedAt: back, SnapshotBytes: len(b)},
 	}
