@@ -49,15 +49,25 @@ func TestArenaPredictsAndRegistersHits(t *testing.T) {
 		t.Fatal(err)
 	}
 	committed := map[[2]int]int{}
+	last := srv.Tick() - predict.Tick(cfg.TickRate) - 1
+	// Each client's count of its hits the server confirmed: at least
+	// those of ticks a second before the end, at most all of them.
+	byShooter, byShooterBefore := make([]uint64, acfg.Players), make([]uint64, acfg.Players)
 	for _, h := range srv.TakeCommitted(nil) {
 		committed[[2]int{h.Shooter, int(h.Tick)}] = h.Target
+		byShooter[h.Shooter]++
+		if h.Tick < last {
+			byShooterBefore[h.Shooter]++
+		}
 	}
-	last := srv.Tick() - predict.Tick(cfg.TickRate) - 1
 	seen, confirmed := 0, 0
 	for p, c := range clients {
 		st := c.Stats()
 		if st.Compared+st.ComparedContact < 400 || st.Mispredicted != 0 {
 			t.Errorf("client %d: %+v", p, st)
+		}
+		if st.HitsConfirmed < byShooterBefore[p] || st.HitsConfirmed > byShooter[p] {
+			t.Errorf("client %d: %d hits confirmed by the server's states, want %d to %d (committed up to a second before the end, and all)", p, st.HitsConfirmed, byShooterBefore[p], byShooter[p])
 		}
 		for _, h := range c.TakeSeenHits(nil) {
 			if h.Tick >= last {

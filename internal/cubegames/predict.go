@@ -281,7 +281,7 @@ func (p *predictPlayer) Summary(_ time.Time, dst []match.Line) []match.Line {
 		match.Line{Name: "mispredicted", Value: fmt.Sprintf("%d of %d ticks clear of contacts, %d of %d near them", st.Mispredicted, st.Compared, st.MispredictedContact, st.ComparedContact)},
 		match.Line{Name: "corrections", Value: fmt.Sprintf("largest %.3f m", st.CorrectionMax)},
 		match.Line{Name: "reconciliations", Value: fmt.Sprintf("%d, %d ticks re-simulated", st.Reconciles, st.ResimTicks)},
-		match.Line{Name: "shots", Value: fmt.Sprintf("%d fired, %d seen to hit", st.Shots, st.HitsSeen)},
+		match.Line{Name: "shots", Value: fmt.Sprintf("%d fired, %d seen to hit, %d hits confirmed by the server", st.Shots, st.HitsSeen, st.HitsConfirmed)},
 	)
 }
 

@@ -49,7 +49,11 @@ type ClientStats struct {
 	DryTicks   uint64 // shown ticks with no server state after them
 	Shots      uint64 // shots fired
 	HitsSeen   uint64 // shots that hit what the client showed, once synced
-	OutOfSpec  uint64 // bodies its prediction left outside the spec (Escaper)
+	// HitsConfirmed counts the client's hits the server committed, as its
+	// newest state says: beside HitsSeen, how far what the shooter saw and
+	// what the server judged agree (a game that shoots only).
+	HitsConfirmed uint64
+	OutOfSpec     uint64 // bodies its prediction left outside the spec (Escaper)
 
 	BadPackets uint64 // datagrams dropped
 }
@@ -150,6 +154,7 @@ type Client[I comparable, PI Input[I]] struct {
 	shownBefore []wire.CubeState // the view of the tick before, for Rendered
 	offset      vecmath.Vec3     // visual correction still to decay
 	seen        []SeenHit
+	hits        uint16 // the newest state's count of committed hits (modulo 2^16)
 	stats       ClientStats
 	pkt         *statePacket[I, PI]
 	in          inputPacket[I, PI]
@@ -177,7 +182,7 @@ func NewClient[I comparable, PI Input[I]](cfg Config, game Game[I], control Cont
 		view: View{Bodies: make([]wire.CubeState, bodies), Present: make([]bool, players)},
 		buf:  make([]byte, cfg.Reliable.MaxPacketSize),
 	}
-	c.pkt = newStatePacket[I, PI](players, bodies, c.caps.relayer)
+	c.pkt = newStatePacket[I, PI](players, bodies, c.caps.relayer, c.caps.shooter != nil)
 	if c.caps.joiner == nil {
 		for p := range c.present {
 			c.present[p] = true // always in the world
@@ -278,11 +283,18 @@ func (c *Client[I, PI]) Receive(now time.Time, datagram []byte) error {
 	c.compare(sf)
 	if after(m.tick, c.newest) {
 		c.newest = m.tick
+		c.confirm(m.hits)
 		for i, pl := range m.players {
 			c.remote[i] = pl.input
 		}
 	}
 	return nil
+}
+
+// confirm takes the newest state's count of the client's committed hits.
+func (c *Client[I, PI]) confirm(hits uint16) {
+	c.stats.HitsConfirmed += uint64(hits - c.hits)
+	c.hits = hits
 }
 
 // baseline finds a state the server may code a packet against: one the
@@ -301,6 +313,7 @@ func (c *Client[I, PI]) baseline(t Tick) ([]wire.CubeState, []bool, bool) {
 // begin starts the prediction from the first server state.
 func (c *Client[I, PI]) begin(m *statePacket[I, PI]) {
 	c.started, c.you = true, m.you
+	c.hits = m.hits // committed before this client: another's, or its own before a rejoin
 	c.newest, c.tick = m.tick, m.tick
 	sf := c.stateAt(m.tick)
 	sf.tick, sf.valid = m.tick, true

@@ -97,16 +97,19 @@ type playerInfo[I any] struct {
 // client. The counts of players and bodies are the game's, known to both
 // sides, and are not sent.
 //
-//	+------+-----+-------+------+------+--------------------+-----------------+
-//	| tick | you | epoch | lead | base | players            | bodies          |
-//	| 32   | 5   | 4     | 12   | 1 or | present, relayed   | 1 bit "as in    |
-//	|      |     |       |      | 1+9  | input, touching    | base", else the |
-//	|      |     |       |      |      | (1 bit if absent)  | CubeState       |
-//	+------+-----+-------+------+------+--------------------+-----------------+
+//	+------+-----+-------+------+------+------+--------------------+-----------------+
+//	| tick | you | epoch | lead | hits | base | players            | bodies          |
+//	| 32   | 5   | 4     | 12   | 16,  | 1 or | present, relayed   | 1 bit "as in    |
+//	|      |     |       |      | if a | 1+9  | input, touching    | base", else the |
+//	|      |     |       |      | Shoo-|      | (1 bit if absent)  | CubeState       |
+//	|      |     |       |      | ter  |      |                    |                 |
+//	+------+-----+-------+------+------+------+--------------------+-----------------+
 //
 // you is the client's player slot; epoch echoes the newest clock epoch the
 // server saw from it and lead is how early its inputs arrived (the minimum
-// over Config.LeadWindow), in eighths of a tick, or leadUnknown. base, when
+// over Config.LeadWindow), in eighths of a tick, or leadUnknown. hits, in a
+// game that shoots, counts the client's hits the server committed, modulo
+// 2^16: the shooter's hit confirmation. base, when
 // present, is how many ticks before tick the baseline is: a state the
 // client acknowledged, whose unchanged bodies cost one bit (delta
 // compression; a resting cube is the common case). Absent players' bodies
@@ -117,6 +120,8 @@ type statePacket[I comparable, PI Input[I]] struct {
 	you     int
 	epoch   uint8
 	lead    int32
+	shooter bool   // the game shoots: hits travel
+	hits    uint16 // the client's committed hits, modulo 2^16
 	hasBase bool
 	base    Tick // ticks before tick, 1..maxBaseAge
 	players []playerInfo[I]
@@ -132,8 +137,8 @@ const maxBaseAge = 4 * MaxInputs
 // receiver's when reading.
 type baseline func(t Tick) (bodies []wire.CubeState, present []bool, ok bool)
 
-func newStatePacket[I comparable, PI Input[I]](players, bodies int, relayer Relayer[I]) *statePacket[I, PI] {
-	return &statePacket[I, PI]{players: make([]playerInfo[I], players), bodies: make([]wire.CubeState, bodies), relayer: relayer}
+func newStatePacket[I comparable, PI Input[I]](players, bodies int, relayer Relayer[I], shooter bool) *statePacket[I, PI] {
+	return &statePacket[I, PI]{players: make([]playerInfo[I], players), bodies: make([]wire.CubeState, bodies), relayer: relayer, shooter: shooter}
 }
 
 // Serialize codes the packet; base finds the baseline's bodies, when the
@@ -153,6 +158,11 @@ func (p *statePacket[I, PI]) Serialize(s wire.Stream, spec wire.StateSpec, base 
 	}
 	if err := wire.SerializeInt(s, &p.lead, -leadLimit*leadScale, leadLimit*leadScale-1); err != nil {
 		return err
+	}
+	if p.shooter {
+		if err := wire.SerializeBits(s, &p.hits, 16); err != nil {
+			return err
+		}
 	}
 	if err := wire.SerializeBool(s, &p.hasBase); err != nil {
 		return err

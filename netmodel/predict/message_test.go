@@ -143,9 +143,10 @@ func newFixedBase(r *rand.Rand, g *tinyGame) *fixedBase {
 // half of the time (when there is one) with half its bodies unchanged.
 func randomStatePacket(r *rand.Rand, g *tinyGame, base *fixedBase) *statePacket[tinyInput, *tinyInput] {
 	spec := g.Spec()
-	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g)
+	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g, true)
 	p.tick, p.you, p.epoch = Tick(r.Uint32()), r.IntN(g.Players()), uint8(r.IntN(epochs))
 	p.lead = int32(r.IntN(2*leadLimit*leadScale) - leadLimit*leadScale)
+	p.hits = uint16(r.Uint32())
 	for i := range p.players {
 		p.players[i] = playerInfo[tinyInput]{present: r.IntN(4) != 0}
 		if p.players[i].present {
@@ -190,7 +191,7 @@ func encodeStatePacket(t testing.TB, p *statePacket[tinyInput, *tinyInput], spec
 }
 
 func decodeStatePacket(b []byte, g *tinyGame, base *fixedBase) (*statePacket[tinyInput, *tinyInput], error) {
-	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g)
+	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g, true)
 	r := wire.NewReader(b)
 	if err := p.Serialize(r, g.Spec(), base.lookup); err != nil {
 		return nil, err
@@ -202,7 +203,7 @@ func TestUnchangedBodiesCostOneBitAgainstTheBaseline(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	g := newTinyGame(4)
 	base := newFixedBase(r, g)
-	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g)
+	p := newStatePacket[tinyInput, *tinyInput](g.Players(), g.Bodies(), g, true)
 	for i := range p.players {
 		p.players[i].present = base.present[i]
 	}

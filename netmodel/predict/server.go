@@ -173,6 +173,7 @@ type Server[I comparable, PI Input[I]] struct {
 	inputs    []I
 	versions  uint64 // frame versions handed out
 	committed []Hit
+	hitsBy    []uint16 // committed hits by shooter, modulo 2^16
 	counters  ServerCounters
 	pkt       *statePacket[I, PI]
 	in        inputPacket[I, PI]
@@ -192,10 +193,10 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 		cfg: cfg, game: game, caps: capsOf(game), spec: game.Spec(), start: now, dt: cfg.tickDuration(),
 		window: cfg.ticks(cfg.Window), ahead: cfg.ticks(cfg.MaxAhead), behind: cfg.ticks(cfg.MaxRewind), grace: cfg.ticks(cfg.Grace), late: cfg.ticks(cfg.MaxLate),
 		peers: make([]*peer, players), present: make([]bool, players), pending: make([]int8, players), owners: make([]owner, players),
-		inputs: make([]I, players),
-		buf:    make([]byte, cfg.Reliable.MaxPacketSize),
+		inputs: make([]I, players), hitsBy: make([]uint16, players),
+		buf: make([]byte, cfg.Reliable.MaxPacketSize),
 	}
-	s.pkt = newStatePacket[I, PI](players, bodies, s.caps.relayer)
+	s.pkt = newStatePacket[I, PI](players, bodies, s.caps.relayer, s.caps.shooter != nil)
 	if s.caps.joiner == nil {
 		for p := range s.present {
 			s.present[p] = true // always in the world
@@ -738,6 +739,9 @@ func (s *Server[I, PI]) commit() {
 		return
 	}
 	s.counters.ShotHits += uint64(len(f.hits))
+	for _, h := range f.hits {
+		s.hitsBy[h.Shooter]++
+	}
 	if over := len(s.committed) + len(f.hits) - maxCommitted; over > 0 {
 		// Nobody drains them: keep the newest, count the rest.
 		n := copy(s.committed, s.committed[min(over, len(s.committed)):])
@@ -769,7 +773,7 @@ func (s *Server[I, PI]) minLead(now time.Time, slot int, p *peer) (float64, bool
 func (s *Server[I, PI]) sendState(now time.Time, player int, p *peer, send func(int, []byte)) error {
 	f, prev := s.saved(s.tick), s.saved(s.tick-1)
 	m := s.pkt
-	m.tick, m.you, m.epoch = s.tick, player, p.epoch
+	m.tick, m.you, m.epoch, m.hits = s.tick, player, p.epoch, s.hitsBy[player]
 	m.lead = leadUnknown
 	if lead, ok := s.minLead(now, player, p); ok {
 		m.lead = int32(max(leadUnknown+1, min(leadLimit*leadScale-1, lead*leadScale)))
