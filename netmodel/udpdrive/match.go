@@ -38,6 +38,10 @@ type Match struct {
 	cost    Cost
 
 	// Rooms only.
+	kind    string    // the model's name, for the figures
+	late    uint64    // frames the Rooms stepped late while it ran
+	up      uint64    // bytes its clients sent it, overhead included
+	down    uint64    // bytes it sent them
 	opened  time.Time // when its first client arrived
 	had     bool      // a client has been in it
 	failed  error     // why it failed (an Update error, a panic), nil if it has not
@@ -109,6 +113,12 @@ func (m *Match) Traffic(slot int) netmodel.Traffic {
 // made.
 func (m *Match) Cost() Cost { return m.cost }
 
+// Kind is the model's name the Lobby gave (MatchSetup.Kind).
+func (m *Match) Kind() string { return m.kind }
+
+// Opened is when the match's first client arrived.
+func (m *Match) Opened() time.Time { return m.opened }
+
 // Err is why the match failed (its model's Update returned an error, or
 // it panicked), nil if it has not.
 func (m *Match) Err() error { return m.failed }
@@ -162,6 +172,7 @@ func (m *Match) payload(at time.Time, slot int, b []byte) {
 	t := &m.traffic[slot]
 	t.UpPackets++
 	t.UpBytes += uint64(len(b) + netmodel.PacketOverhead)
+	m.up += uint64(len(b) + netmodel.PacketOverhead)
 	if err := m.model.Receive(at, slot, b); err != nil {
 		t.UpErrors++
 		m.log.Debug("udpdrive: datagram dropped", "match", m.id, "slot", slot, "err", err)
@@ -324,4 +335,5 @@ func (m *Match) send(slot int, datagram []byte) {
 	t := &m.traffic[slot]
 	t.DownPackets++
 	t.DownBytes += uint64(len(datagram) + netmodel.PacketOverhead)
+	m.down += uint64(len(datagram) + netmodel.PacketOverhead)
 }

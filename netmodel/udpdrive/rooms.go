@@ -47,6 +47,12 @@ type Rooms struct {
 	refused refusals // every match's, and the clients no match took
 	cost    Cost
 	dropped uint64
+
+	frame                  time.Duration // RoomsConfig.Frame
+	lastStep               time.Time
+	late                   uint64 // frames missed
+	opened, closed, failed uint64 // matches
+	figs                   figures
 }
 
 // seat is where a netcode client is: its match and its slot there.
@@ -65,6 +71,9 @@ type RoomsConfig struct {
 	Lobby Lobby
 	// HelloTimeout bounds the wait for a client's hello. Default 5 s.
 	HelloTimeout time.Duration
+	// Frame is how often the Rooms are stepped (Run's frame), for the
+	// count of late ticks. Default DefaultFrame.
+	Frame time.Duration
 	// FailGrace is how long a match whose model's Update failed goes on
 	// being stepped before its clients get a bye with the error. Default
 	// 1 s; negative: none.
@@ -78,14 +87,24 @@ type Lobby interface {
 	// user data, or an error, which refuses the client with its text as
 	// the reason.
 	Route(now time.Time, client netcode.ClientID, userData *netcode.UserData) (match string, err error)
-	// Open builds match for its first client: its model, and the
-	// description of the match its clients must agree on (not empty:
-	// ServerConfig.Agree). An error refuses the client.
-	Open(now time.Time, match string, userData *netcode.UserData) (model netmodel.Server, agree string, err error)
+	// Open builds match for its first client. An error refuses the
+	// client.
+	Open(now time.Time, match string, userData *netcode.UserData) (MatchSetup, error)
 	// Closed tells of a match that is over: every client has left it
 	// (sent away after a failure, or an End, included). m.Err() says why
 	// it failed, if it did. m is forgotten once Closed returns.
 	Closed(now time.Time, m *Match)
+}
+
+// MatchSetup is a match the Lobby built.
+type MatchSetup struct {
+	Model netmodel.Server
+	// Agree is the description of the match its clients must agree on
+	// (ServerConfig.Agree); required.
+	Agree string
+	// Kind names the model for the figures (MatchFigures.Kind), such as
+	// "lockstep".
+	Kind string
 }
 
 // ErrNoLobby is NewRooms' error for a config without a Lobby.
@@ -103,6 +122,9 @@ func NewRooms(conn transport.PacketConn, cfg RoomsConfig) (*Rooms, error) {
 	}
 	if r.grace == 0 {
 		r.grace = time.Second
+	}
+	if r.frame = cfg.Frame; r.frame <= 0 {
+		r.frame = DefaultFrame
 	}
 	tc := cfg.Transport
 	tc.OnPayload = func(i netcode.ClientIndex, b []byte) { r.in.push(evPayload, int(i), b) }
@@ -141,6 +163,8 @@ func (r *Rooms) Transport() *transport.Server { return r.ts }
 // returns no model's error: those end their match only.
 func (r *Rooms) Step(now time.Time) error {
 	defer r.cost.add(time.Now())
+	r.note(now)
+	r.refresh(now)
 	q, dropped := r.in.swap(r.spare)
 	if dropped > r.dropped {
 		r.log.Warn("udpdrive: payloads dropped: the model goroutine fell behind, or a client sent more than its share", "total", dropped)
@@ -207,8 +231,8 @@ func (r *Rooms) connect(now time.Time, e event) {
 		return
 	}
 	if m == nil {
-		model, agree, err := r.lobby.Open(now, name, &ud)
-		if err == nil && agree == "" {
+		setup, err := r.lobby.Open(now, name, &ud)
+		if err == nil && setup.Agree == "" {
 			err = errors.New("udpdrive: the lobby opened a match without a description for the hello")
 		}
 		if err != nil {
@@ -216,11 +240,12 @@ func (r *Rooms) connect(now time.Time, e event) {
 			r.turnAway(index, "open_failed", err.Error())
 			return
 		}
-		m = newMatch(name, model, r.ts, r.log, len(r.clients), agree, r.wait)
-		m.also, m.opened = &r.refused, now
+		m = newMatch(name, setup.Model, r.ts, r.log, len(r.clients), setup.Agree, r.wait)
+		m.also, m.opened, m.kind = &r.refused, now, setup.Kind
 		r.matches = append(r.matches, m)
 		r.byID[name] = m
-		r.log.Info("udpdrive: match opened", "match", name, "agree", agree)
+		r.opened++
+		r.log.Info("udpdrive: match opened", "match", name, "agree", setup.Agree)
 	}
 	slot := 0
 	for m.client[slot] >= 0 {
@@ -288,6 +313,10 @@ func (r *Rooms) close(now time.Time) {
 	for _, m := range r.matches {
 		if m.had && m.used == 0 {
 			delete(r.byID, m.id)
+			r.closed++
+			if m.failed != nil {
+				r.failed++
+			}
 			r.lobby.Closed(now, m)
 			continue
 		}

@@ -43,13 +43,13 @@ func (l *testLobby) Route(now time.Time, id netcode.ClientID, ud *netcode.UserDa
 	return string(ud[:1]), nil
 }
 
-func (l *testLobby) Open(now time.Time, id string, ud *netcode.UserData) (netmodel.Server, string, error) {
+func (l *testLobby) Open(now time.Time, id string, ud *netcode.UserData) (MatchSetup, error) {
 	s := &sumServer{max: 4, counter: map[int]uint32{}}
 	l.models[id] = s
 	if ud[1] == 'p' {
-		return bomb{s}, "sum " + id, nil
+		return MatchSetup{Model: bomb{s}, Agree: "sum " + id, Kind: "bomb"}, nil
 	}
-	return s, "sum " + id, nil
+	return MatchSetup{Model: s, Agree: "sum " + id, Kind: "sum"}, nil
 }
 
 func (l *testLobby) Closed(now time.Time, m *Match) { l.closed = append(l.closed, m) }
@@ -191,6 +191,16 @@ func TestRoomsRunMatchesApartAndSurviveAPanic(t *testing.T) {
 	})
 	if len(running) != 1 || running[0].ID() != "a" || running[0].Players() != 2 || running[0].Err() != nil || closed[0] != "b" {
 		t.Fatalf("running %v, closed %v", running, closed)
+	}
+	// The figures: a running with both players and traffic, b closed as
+	// failed.
+	if err := stepUntil(t, "figures", func() bool {
+		f := rooms.Figures()
+		return len(f.Matches) == 1 && f.Matches[0].ID == "a" && f.Matches[0].Kind == "sum" && f.Matches[0].Players == 2 &&
+			f.Matches[0].UpKbps > 0 && f.Matches[0].DownKbps > 0 && f.Matches[0].CPUPerTick > 0 &&
+			f.Opened == 2 && f.Closed == 1 && f.Failed == 1 && f.Players == 2 && f.UpKbps == f.Matches[0].UpKbps
+	}, a1, a2); err != nil {
+		t.Fatal(err)
 	}
 	if joins := lobby.models["a"].joins; len(joins) != 2 || joins[0] != 0 || joins[1] != 1 || len(lobby.models["b"].joins) != 1 {
 		t.Fatalf("joins a %v, b %v", joins, lobby.models["b"].joins)
