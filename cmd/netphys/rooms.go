@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/netphys/netphys/match"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/metrics"
+	"github.com/netphys/netphys/transport/tokenservice"
+)
+
+// serveRooms is `netphys serve --rooms`: many matches of any model at
+// once on one UDP port, each named by its players' tokens
+// (netphys token --match ...). Tokens that name no match join the
+// --model match, one at a time, unless --model is echo (the default):
+// then they are refused.
+func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, o serveOptions, maxDuration time.Duration, listened ...func(*transport.Server) (func(), error)) error {
+	if o.httpAddr != "" {
+		return fmt.Errorf("--http: serve --rooms shows no viewer (which of its matches would it show?); its figures are in --metrics")
+	}
+	if maxDuration < 0 {
+		return fmt.Errorf("--max-duration %v: want 0 (none) or more", maxDuration)
+	}
+	setup := match.Setup{Logger: slog.Default()}
+	if o.record != "" {
+		if fi, err := os.Stat(o.record); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--record %s: want an existing directory to write the replays in", o.record)
+		}
+		setup.Record = o.record
+	}
+	rc := match.RoomsConfig{Flags: models, Setup: setup, Transport: cfg, MaxDuration: maxDuration, Report: o.report, Status: out}
+	if models.Model() != "echo" {
+		// The flags' match is the default: check it now, not at its first token.
+		if _, _, err := models.Sides(); err != nil {
+			return err
+		}
+		layout, err := models.Layout()
+		if err != nil {
+			return err
+		}
+		rc.Default = &tokenservice.Match{Model: models.Model(), Layout: layout.String(), Players: models.Players()}
+	}
+	ua, err := net.ResolveUDPAddr("udp", o.listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	conn, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return err
+	}
+	rc.Conn = conn
+	var onListen []func(*udpdrive.Rooms) (func(), error)
+	for _, fn := range listened {
+		onListen = append(onListen, func(r *udpdrive.Rooms) (func(), error) { return fn(r.Transport()) })
+	}
+	if o.metricsAddr != "" {
+		onListen = append(onListen, func(r *udpdrive.Rooms) (func(), error) {
+			return startMetrics(o.metricsAddr, r.Transport(), metrics.NewRoomsCollector(r))
+		})
+	}
+	if len(onListen) > 0 {
+		rc.Listening = chainListening(onListen)
+	}
+	def := "none: tokens must name their match"
+	if rc.Default != nil {
+		def = fmt.Sprintf("%s on %s for %d players", rc.Default.Model, rc.Default.Layout, rc.Default.Players)
+	}
+	slog.Info("serving rooms", "listen", conn.LocalAddr(), "public", cfg.Netcode.PublicAddress,
+		"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", cfg.Netcode.MaxClients, "default_match", def)
+	return match.ServeRooms(ctx, rc)
+}
