@@ -1,12 +1,16 @@
 package match
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,6 +50,10 @@ type RoomsConfig struct {
 	// the lifecycle); its error stops ServeRooms, its stop function runs
 	// when ServeRooms returns.
 	Listening func(*udpdrive.Rooms) (stop func(), err error)
+	// Admin, when set, serves the admin API (GET /matches, DELETE
+	// /matches/{id}: see RoomInfo) until ServeRooms returns, which
+	// closes it. It has no authentication: a private address.
+	Admin net.Listener
 }
 
 // defaultRoom is the id of the Default match: a token's id is never
@@ -71,6 +79,9 @@ func ServeRooms(ctx context.Context, cfg RoomsConfig) error {
 		log = slog.Default()
 		cfg.Setup.Logger = log
 	}
+	if cfg.Admin != nil {
+		defer cfg.Admin.Close()
+	}
 	lobby := &roomLobby{cfg: &cfg, log: log, rooms: map[string]*room{}, panicID: os.Getenv(panicHook)}
 	rooms, err := udpdrive.NewRooms(cfg.Conn, udpdrive.RoomsConfig{Transport: cfg.Transport, Logger: log, Lobby: lobby, FailGrace: failGrace})
 	if err != nil {
@@ -84,9 +95,18 @@ func ServeRooms(ctx context.Context, cfg RoomsConfig) error {
 		}
 		defer stop()
 	}
+	calls := newLoopCalls()
+	defer close(calls.stopped)
+	if cfg.Admin != nil {
+		web := &http.Server{Handler: adminHandler(rooms, lobby, calls), ReadHeaderTimeout: 5 * time.Second}
+		go web.Serve(cfg.Admin)
+		defer web.Close()
+		log.Info("rooms: admin API", "url", "http://"+cfg.Admin.Addr().String()+"/matches")
+	}
 	lastLog := time.Now()
 	var running []*udpdrive.Match
 	err = udpdrive.Run(ctx, udpdrive.DefaultFrame, func(now time.Time) (bool, error) {
+		calls.run(now)
 		running = rooms.Matches(running[:0])
 		for _, m := range running {
 			lobby.sample(now, m)
@@ -184,6 +204,14 @@ func (l *roomLobby) Open(now time.Time, id string, _ *netcode.UserData) (udpdriv
 	}
 	if setup.Record != "" && !m.Records {
 		setup.Record = "" // this model records no matches
+	}
+	if setup.Record != "" {
+		// A directory per match: matches opened in the same millisecond
+		// would share a replay's name. "match-" keeps ".." a name.
+		setup.Record = filepath.Join(setup.Record, "match-"+cmp.Or(id, "default"))
+		if err := os.MkdirAll(setup.Record, 0o755); err != nil {
+			return udpdrive.MatchSetup{}, fmt.Errorf("--record: %w", err)
+		}
 	}
 	host, err := sides.NewHost(setup)
 	if err != nil {

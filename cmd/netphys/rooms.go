@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,17 +17,32 @@ import (
 	"github.com/netphys/netphys/transport/tokenservice"
 )
 
+// roomsFlags are serve's flags for --rooms.
+type roomsFlags struct {
+	on          bool
+	maxDuration time.Duration
+	admin       string
+}
+
+func declareRooms(fs *flag.FlagSet) *roomsFlags {
+	f := &roomsFlags{}
+	fs.BoolVar(&f.on, "rooms", false, "host many matches at once, each named by its players' tokens (netphys token --match ...); tokens naming none join the --model match (refused with --model echo)")
+	fs.DurationVar(&f.maxDuration, "max-duration", 0, "with --rooms: end a match this long after its first player arrived (0: never)")
+	fs.StringVar(&f.admin, "admin", "", "with --rooms: serve the backend's API on this TCP `address` (GET /matches, DELETE /matches/ID), unauthenticated: a private address")
+	return f
+}
+
 // serveRooms is `netphys serve --rooms`: many matches of any model at
 // once on one UDP port, each named by its players' tokens
 // (netphys token --match ...). Tokens that name no match join the
 // --model match, one at a time, unless --model is echo (the default):
 // then they are refused.
-func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, o serveOptions, maxDuration time.Duration, listened ...func(*transport.Server) (func(), error)) error {
+func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, o serveOptions, rf *roomsFlags, listened ...func(*transport.Server) (func(), error)) error {
 	if o.httpAddr != "" {
 		return fmt.Errorf("--http: serve --rooms shows no viewer (which of its matches would it show?); its figures are in --metrics")
 	}
-	if maxDuration < 0 {
-		return fmt.Errorf("--max-duration %v: want 0 (none) or more", maxDuration)
+	if rf.maxDuration < 0 {
+		return fmt.Errorf("--max-duration %v: want 0 (none) or more", rf.maxDuration)
 	}
 	setup := match.Setup{Logger: slog.Default()}
 	if o.record != "" {
@@ -35,7 +51,7 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		}
 		setup.Record = o.record
 	}
-	rc := match.RoomsConfig{Flags: models, Setup: setup, Transport: cfg, MaxDuration: maxDuration, Report: o.report, Status: out}
+	rc := match.RoomsConfig{Flags: models, Setup: setup, Transport: cfg, MaxDuration: rf.maxDuration, Report: o.report, Status: out}
 	if models.Model() != "echo" {
 		// The flags' match is the default: check it now, not at its first token.
 		if _, _, err := models.Sides(); err != nil {
@@ -56,6 +72,14 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		return err
 	}
 	rc.Conn = conn
+	if rf.admin != "" {
+		ln, err := net.Listen("tcp", rf.admin)
+		if err != nil {
+			conn.Close()
+			return fmt.Errorf("--admin: %w", err)
+		}
+		rc.Admin = ln // ServeRooms closes it
+	}
 	var onListen []func(*udpdrive.Rooms) (func(), error)
 	for _, fn := range listened {
 		onListen = append(onListen, func(r *udpdrive.Rooms) (func(), error) { return fn(r.Transport()) })

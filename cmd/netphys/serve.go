@@ -45,8 +45,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
 	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep: play it back with netphys replay FILE)")
-	rooms := fs.Bool("rooms", false, "host many matches at once, each named by its players' tokens (netphys token --match ...); tokens naming none join the --model match (refused with --model echo)")
-	maxDuration := fs.Duration("max-duration", 0, "with --rooms: end a match this long after its first player arrived (0: never)")
+	rooms := declareRooms(fs)
 	life := declareLifecycle(fs)
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
@@ -69,9 +68,9 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			return err
 		}
 		defer lc.done()
-		if *rooms {
+		if rooms.on {
 			return serveRooms(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,
-				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, *maxDuration, lc.listened)
+				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, rooms, lc.listened)
 		}
 		if models.Model() != "echo" {
 			return serveModel(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,

@@ -1,0 +1,141 @@
+package match
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/netmodel"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/scene"
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/tokenservice"
+)
+
+// idleClient sends nothing and takes what comes.
+type idleClient struct{}
+
+func (idleClient) Receive(time.Time, []byte) error               { return nil }
+func (idleClient) Update(time.Time, func(datagram []byte)) error { return nil }
+
+// TestRoomsAdminListsAndEnds: ServeRooms opens the match a token names;
+// the admin API lists it and ends it, its player told why; a token that
+// names no match is refused when there is no default; a match past
+// MaxDuration is ended.
+func TestRoomsAdminListsAndEnds(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	flags := DeclareFlags(fs, Defaults{Model: "lockstep", Players: 2, Layout: scene.Tower20, ModelLayout: scene.Tower20})
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := netcode.Key{3}
+	cfg := RoomsConfig{Flags: flags, Setup: Setup{Logger: quiet}, Conn: conn, Transport: udpdrive.DefaultServerConfig().Transport,
+		MaxDuration: 3 * time.Second, Admin: admin, Status: io.Discard}
+	cfg.Transport.Netcode.PrivateKey = key
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeRooms(ctx, cfg) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	spec := tokenservice.Match{ID: "x-1", Model: "lockstep", Layout: "tower20", Players: 2}
+	dial := func(id uint64, m *tokenservice.Match) (*udpdrive.Client, error) {
+		p := netcode.DefaultTokenParams()
+		p.ClientID = netcode.ClientID(id)
+		p.ServerAddresses = []netip.AddrPort{addr}
+		if m != nil {
+			if p.UserData, err = m.UserData(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := udpdrive.DefaultClientConfig()
+		cc.Logger, cc.Agree = quiet, "lockstep (pure lockstep, datagrams) on tower20 for 2 players"
+		return udpdrive.Dial(context.Background(), tok, func(int) (netmodel.Client, error) { return idleClient{}, nil }, cc)
+	}
+	var refused *udpdrive.RefusedError
+	if _, err := dial(1, nil); !errors.As(err, &refused) || !strings.Contains(refused.Reason, "names none") {
+		t.Fatalf("a token naming no match: %v", err)
+	}
+	c, err := dial(2, &spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	base := "http://" + admin.Addr().String()
+	var list []RoomInfo
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(base + "/matches")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&list)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 1 && list[0].Joined == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(list) != 1 || list[0].ID != "x-1" || list[0].Model != "lockstep" || list[0].Players != 2 || list[0].Joined != 1 || list[0].Failed != "" {
+		t.Fatalf("admin list: %+v", list)
+	}
+	del := func(id string) int {
+		req, _ := http.NewRequest(http.MethodDelete, base+"/matches/"+id, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := del("x-1"); code != http.StatusOK {
+		t.Fatalf("DELETE: HTTP %d", code)
+	}
+	if code := del("nope"); code != http.StatusNotFound {
+		t.Fatalf("DELETE of no match: HTTP %d", code)
+	}
+	byeSays := func(c *udpdrive.Client, want string) {
+		t.Helper()
+		wait, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := udpdrive.Run(wait, 5*time.Millisecond, nil, c)
+		if !errors.As(err, &refused) || !refused.Joined || !strings.Contains(refused.Reason, want) {
+			t.Fatalf("the player of the ended match: %v, want a bye saying %q", err, want)
+		}
+	}
+	byeSays(c, "the backend ended the match")
+
+	// Another match, which MaxDuration ends.
+	spec.ID = "x-2"
+	c2, err := dial(3, &spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	byeSays(c2, "maximum duration, 3s")
+}
