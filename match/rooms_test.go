@@ -139,3 +139,41 @@ func TestRoomsAdminListsAndEnds(t *testing.T) {
 	defer c2.Close()
 	byeSays(c2, "maximum duration, 3s")
 }
+
+// TestRoomLobbyRoutesTokens: a token naming no match goes to the default
+// match, or is refused without one; a token naming a running match
+// otherwise than its first token did is refused with both named; user
+// data that name a match but do not read are refused.
+func TestRoomLobbyRoutesTokens(t *testing.T) {
+	def := tokenservice.Match{Model: "lockstep", Layout: "tower20", Players: 2}
+	l := &roomLobby{cfg: &RoomsConfig{Default: &def}, log: quiet, rooms: map[string]*room{}}
+	var none netcode.UserData
+	if id, err := l.Route(time.Now(), 1, &none); err != nil || id != defaultRoom || l.next.Model != "lockstep" || l.next.Players != 2 {
+		t.Fatalf("no match named, with a default: %q %v (%+v)", id, err, l.next)
+	}
+	l.cfg.Default = nil
+	if _, err := l.Route(time.Now(), 1, &none); err == nil || !strings.Contains(err.Error(), "names none") {
+		t.Fatalf("no match named, no default: %v", err)
+	}
+	running := tokenservice.Match{ID: "m", Model: "lockstep", Layout: "tower20", Players: 2}
+	l.rooms["m"] = &room{spec: running}
+	other := running
+	other.Players = 4
+	ud, err := other.UserData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Route(time.Now(), 2, &ud); err == nil || !strings.Contains(err.Error(), "match m is lockstep on tower20 for 2 players; the token names lockstep on tower20 for 4 players") {
+		t.Fatalf("a token naming a running match otherwise: %v", err)
+	}
+	if ud, err = running.UserData(); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := l.Route(time.Now(), 3, &ud); err != nil || id != "m" {
+		t.Fatalf("a token of the running match: %q %v", id, err)
+	}
+	ud[3] = 9 // another version
+	if _, err := l.Route(time.Now(), 4, &ud); err == nil || !strings.Contains(err.Error(), "does not read") {
+		t.Fatalf("user data of another version: %v", err)
+	}
+}
