@@ -216,6 +216,11 @@ func (r *Rooms) handle(now time.Time, e event) {
 // connect finds or opens the match of a client netcode connected and
 // gives it the match's lowest free slot.
 func (r *Rooms) connect(now time.Time, e event) {
+	if r.clients[e.slot].m != nil {
+		// netcode connects a slot only after its disconnect, which is
+		// queued first: never expected, but the old client must go.
+		r.handle(now, event{kind: evLeave, slot: e.slot, at: e.at})
+	}
 	index := netcode.ClientIndex(e.slot)
 	var ud netcode.UserData
 	id := netcode.ClientID(binary.LittleEndian.Uint64(e.data))
