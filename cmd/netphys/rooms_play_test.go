@@ -7,21 +7,27 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/tokenservice"
 )
 
 // TestRoomsHostMatchesOfEveryModelAtOnce is issue 27's rooms check: one
 // `serve --rooms` process on one UDP port hosts, at once, three lockstep
 // matches, two predict matches and a statesync table, each of separate
-// `play --bot` processes whose tokens (netphys token --match) name their
-// match, and a seventh lockstep match whose host panics on purpose
+// `play --bot` processes whose tokens name their match (netphys token
+// --match; the table's from the token service's match API), and a seventh lockstep match whose host panics on purpose
 // (NETPHYS_TEST_PANIC_MATCH) two seconds in. Every player of the six
 // ends as it would alone: the lockstep players of a match agree on their
 // checksum, and since the bots play the same inputs in every match, the
@@ -80,6 +86,9 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 		{"table", "statesync", "cubes900", 3, 2, 180},
 		{"doomed", "lockstep", "tower20", 2, 2, 1200},
 	}
+	// The statesync table's tokens come from the token service's match
+	// API, the others' from netphys token.
+	backend := roomsBackend(t, hexKey, addr)
 	type proc struct {
 		cmd *exec.Cmd
 		out *bytes.Buffer
@@ -87,10 +96,15 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	plays := map[string][]proc{}
 	id := 0
 	for _, m := range matches {
+		if m.id == "table" {
+			backend.create(fmt.Sprintf(`{"id":%q,"model":%q,"layout":%q,"players":%d}`, m.id, m.model, m.layout, m.players))
+		}
 		for range m.clients {
 			id++
 			tok := filepath.Join(dir, fmt.Sprintf("token%d", id))
-			if out, err := netphys(nil, "token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--out", tok,
+			if m.id == "table" {
+				backend.token(m.id, id, tok)
+			} else if out, err := netphys(nil, "token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--out", tok,
 				"--match", m.id, "--match-model", m.model, "--match-layout", m.layout, "--match-players", fmt.Sprint(m.players)).CombinedOutput(); err != nil {
 				t.Fatalf("token: %v\n%s", err, out)
 			}
@@ -209,5 +223,64 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	}
 	if !strings.Contains(got, "failed             the server's model of this match failed (a bug: panic: NETPHYS_TEST_PANIC_MATCH") {
 		t.Errorf("the doomed match's summary does not say it failed")
+	}
+}
+
+// backend is a token service with the match API, in the test process.
+type backend struct {
+	t   *testing.T
+	url string
+}
+
+// roomsBackend serves tokenservice.Matches for a server at addr with
+// the key hexKey and the default protocol id.
+func roomsBackend(t *testing.T, hexKey, addr string) *backend {
+	t.Helper()
+	k := keyFlags{hexKey: hexKey}
+	key, err := k.key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &tokenservice.Handler{Params: netcode.DefaultTokenParams(), PrivateKey: key,
+		Authenticate: func(r *http.Request) (uint64, []byte, error) {
+			id, err := strconv.ParseUint(r.URL.Query().Get("player"), 10, 64)
+			return id, nil, err
+		}}
+	if h.Params.ProtocolID, err = parseProtocolID(defaultProtocolID); err != nil {
+		t.Fatal(err)
+	}
+	h.Params.ServerAddresses = []netip.AddrPort{netip.MustParseAddrPort(addr)}
+	web := httptest.NewServer(&tokenservice.Matches{Tokens: h})
+	t.Cleanup(web.Close)
+	return &backend{t, web.URL}
+}
+
+func (b *backend) create(match string) {
+	b.t.Helper()
+	resp, err := http.Post(b.url+"/matches", "application/json", strings.NewReader(match))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		b.t.Fatalf("create %s: HTTP %d %s", match, resp.StatusCode, body)
+	}
+}
+
+// token writes player's token for match to file.
+func (b *backend) token(match string, player int, file string) {
+	b.t.Helper()
+	resp, err := http.Post(fmt.Sprintf("%s/matches/%s/token?player=%d", b.url, match, player), "", nil)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b.t.Fatalf("token of %s: HTTP %d %s", match, resp.StatusCode, body)
+	}
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		b.t.Fatal(err)
 	}
 }
