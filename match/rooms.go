@@ -192,7 +192,7 @@ func (l *roomLobby) Open(now time.Time, id string, _ *netcode.UserData) (udpdriv
 	}
 	m, sides, err := l.cfg.Flags.SidesOf(spec.Model, spec.Players)
 	if err != nil {
-		return udpdrive.MatchSetup{}, err
+		return udpdrive.MatchSetup{}, fmt.Errorf("the token's match %s, %s: %w", id, describe(spec), err)
 	}
 	setup := l.cfg.Setup
 	setup.Players, setup.Now = spec.Players, now
