@@ -16,7 +16,8 @@ import (
 
 // testLobby names a match by the first byte of the user data ('a', 'b',
 // ...; 0: no match) and builds a sumServer for it, which panics in
-// Receive once a counter passes 30 if the second byte is 'p'.
+// Receive once a counter passes 30 if the second byte is 'p', and whose
+// Update fails if it is 'f'.
 type testLobby struct {
 	models map[string]*sumServer
 	closed []*Match
@@ -46,8 +47,11 @@ func (l *testLobby) Route(now time.Time, id netcode.ClientID, ud *netcode.UserDa
 func (l *testLobby) Open(now time.Time, id string, ud *netcode.UserData) (MatchSetup, error) {
 	s := &sumServer{max: 4, counter: map[int]uint32{}}
 	l.models[id] = s
-	if ud[1] == 'p' {
+	switch ud[1] {
+	case 'p':
 		return MatchSetup{Model: bomb{s}, Agree: "sum " + id, Kind: "bomb"}, nil
+	case 'f':
+		s.fail = errors.New("desync at tick 9")
 	}
 	return MatchSetup{Model: s, Agree: "sum " + id, Kind: "sum"}, nil
 }
@@ -241,5 +245,53 @@ func TestRoomsNeedALobby(t *testing.T) {
 	}
 	if _, err := NewRooms(conn, RoomsConfig{}); !errors.Is(err, ErrNoLobby) {
 		t.Fatalf("NewRooms without a lobby: %v", err)
+	}
+}
+
+// TestRoomsEndAFailedMatchAfterItsGrace: a match whose Update fails is
+// stepped for FailGrace, then its clients get a bye with the error and
+// it closes; the other match's client goes on.
+func TestRoomsEndAFailedMatchAfterItsGrace(t *testing.T) {
+	lobby := &testLobby{models: map[string]*sumServer{}}
+	rooms, on, token := runRooms(t, lobby)
+	okm := &countClient{}
+	ok, err := dialRoom(token(1, "a"), "sum a", okm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ok.Close()
+	bad, err := dialRoom(token(2, "cf"), "sum c", &countClient{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	err = stepUntil(t, "c's bye", func() bool { return false }, bad)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || !refused.Joined || !strings.Contains(refused.Reason, "desync at tick 9") {
+		t.Fatalf("the client of the failed match: %v", err)
+	}
+	bad.Close()
+	frames := okm.frames
+	if err := stepUntil(t, "a goes on", func() bool { return okm.sum > frames+30 }, ok); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var closed []*Match
+		var running int
+		on(func() { closed, running = append(closed, lobby.closed...), len(rooms.Matches(nil)) })
+		if len(closed) == 1 {
+			if closed[0].ID() != "c" || !errors.Is(closed[0].Err(), ErrUpdate) || running != 1 {
+				t.Fatalf("closed %s with %v, %d running", closed[0].ID(), closed[0].Err(), running)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the failed match did not close in 5 s")
+		}
+	}
+	var n int
+	on(func() { n = len(lobby.models["c"].leaves) })
+	if n != 1 {
+		t.Fatalf("the failed match's model saw %d leaves, want its client's", n)
 	}
 }
