@@ -50,6 +50,10 @@ type RoomsConfig struct {
 	// the lifecycle); its error stops ServeRooms, its stop function runs
 	// when ServeRooms returns.
 	Listening func(*udpdrive.Rooms) (stop func(), err error)
+	// Draining, when set, reports that the server is to stop: tokens
+	// naming a match that does not run are refused, the running ones
+	// may finish.
+	Draining func() bool
 	// Admin, when set, serves the admin API (GET /matches, DELETE
 	// /matches/{id}: see RoomInfo) until ServeRooms returns, which
 	// closes it. It has no authentication: a private address.
@@ -161,8 +165,12 @@ func (l *roomLobby) Route(now time.Time, client netcode.ClientID, ud *netcode.Us
 		spec = *l.cfg.Default
 		spec.ID = defaultRoom
 	}
-	if r := l.rooms[spec.ID]; r != nil && r.spec != spec {
+	r := l.rooms[spec.ID]
+	switch {
+	case r != nil && r.spec != spec:
 		return "", fmt.Errorf("match %s is %s; the token names %s", spec.ID, describe(r.spec), describe(spec))
+	case r == nil && l.cfg.Draining != nil && l.cfg.Draining():
+		return "", errors.New("the server is draining (it was told to stop): it opens no new matches; try another server")
 	}
 	l.next = spec
 	return spec.ID, nil

@@ -142,8 +142,9 @@ func TestRoomsAdminListsAndEnds(t *testing.T) {
 
 // TestRoomLobbyRoutesTokens: a token naming no match goes to the default
 // match, or is refused without one; a token naming a running match
-// otherwise than its first token did is refused with both named; user
-// data that name a match but do not read are refused.
+// otherwise than its first token did is refused with both named, and so
+// is a new match while the server drains; user data that name a match
+// but do not read are refused.
 func TestRoomLobbyRoutesTokens(t *testing.T) {
 	def := tokenservice.Match{Model: "lockstep", Layout: "tower20", Players: 2}
 	l := &roomLobby{cfg: &RoomsConfig{Default: &def}, log: quiet, rooms: map[string]*room{}}
@@ -171,6 +172,19 @@ func TestRoomLobbyRoutesTokens(t *testing.T) {
 	}
 	if id, err := l.Route(time.Now(), 3, &ud); err != nil || id != "m" {
 		t.Fatalf("a token of the running match: %q %v", id, err)
+	}
+	draining := true
+	l.cfg.Draining = func() bool { return draining }
+	if id, err := l.Route(time.Now(), 5, &ud); err != nil || id != "m" {
+		t.Fatalf("a token of the running match while draining: %q %v", id, err)
+	}
+	fresh := running
+	fresh.ID = "n"
+	if ud, err = fresh.UserData(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Route(time.Now(), 6, &ud); err == nil || !strings.Contains(err.Error(), "draining") {
+		t.Fatalf("a token of a new match while draining: %v", err)
 	}
 	ud[3] = 9 // another version
 	if _, err := l.Route(time.Now(), 4, &ud); err == nil || !strings.Contains(err.Error(), "does not read") {

@@ -37,7 +37,7 @@ func declareRooms(fs *flag.FlagSet) *roomsFlags {
 // (netphys token --match ...). Tokens that name no match join the
 // --model match, one at a time, unless --model is echo (the default):
 // then they are refused.
-func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, o serveOptions, rf *roomsFlags, listened ...func(*transport.Server) (func(), error)) error {
+func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg transport.ServerConfig, o serveOptions, rf *roomsFlags, lc *lifecycle) error {
 	if o.httpAddr != "" {
 		return fmt.Errorf("--http: serve --rooms shows no viewer (which of its matches would it show?); its figures are in --metrics")
 	}
@@ -51,7 +51,8 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		}
 		setup.Record = o.record
 	}
-	rc := match.RoomsConfig{Flags: models, Setup: setup, Transport: cfg, MaxDuration: rf.maxDuration, Report: o.report, Status: out}
+	rc := match.RoomsConfig{Flags: models, Setup: setup, Transport: cfg, MaxDuration: rf.maxDuration, Report: o.report, Status: out,
+		Draining: lc.draining.Load}
 	if models.Model() != "echo" {
 		// The flags' match is the default: check it now, not at its first token.
 		if _, _, err := models.Sides(); err != nil {
@@ -80,18 +81,13 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		}
 		rc.Admin = ln // ServeRooms closes it
 	}
-	var onListen []func(*udpdrive.Rooms) (func(), error)
-	for _, fn := range listened {
-		onListen = append(onListen, func(r *udpdrive.Rooms) (func(), error) { return fn(r.Transport()) })
-	}
+	onListen := []func(*udpdrive.Rooms) (func(), error){func(r *udpdrive.Rooms) (func(), error) { return lc.listened(r.Transport()) }}
 	if o.metricsAddr != "" {
 		onListen = append(onListen, func(r *udpdrive.Rooms) (func(), error) {
 			return startMetrics(o.metricsAddr, r.Transport(), metrics.NewRoomsCollector(r))
 		})
 	}
-	if len(onListen) > 0 {
-		rc.Listening = chainListening(onListen)
-	}
+	rc.Listening = chainListening(onListen)
 	def := "none: tokens must name their match"
 	if rc.Default != nil {
 		def = fmt.Sprintf("%s on %s for %d players", rc.Default.Model, rc.Default.Layout, rc.Default.Players)

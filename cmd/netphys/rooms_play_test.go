@@ -284,3 +284,87 @@ func (b *backend) token(match string, player int, file string) {
 		b.t.Fatal(err)
 	}
 }
+
+// TestRoomsDrainOpensNoNewMatch: SIGTERM to `serve --rooms` while a
+// match runs: a token naming a new match is refused, saying the server
+// drains; the running match finishes (equal checksums) and serve then
+// exits 0.
+func TestRoomsDrainOpensNoNewMatch(t *testing.T) {
+	t.Parallel() // its processes mostly wait for their frames
+	bin := buildProgram(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	netphys := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
+		return cmd
+	}
+	key, err := netphys("token", "--new-key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexKey := strings.TrimSpace(string(key))
+	addr := freeUDPAddr(t)
+	var serveBuf bytes.Buffer
+	serve := netphys("serve", "--rooms", "--listen", addr, "--key", hexKey, "--report", "0")
+	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if serve.Process != nil {
+			serve.Process.Kill()
+			serve.Wait()
+		}
+	}()
+	play := func(id int, match string) (*exec.Cmd, *bytes.Buffer) {
+		t.Helper()
+		tok := filepath.Join(dir, fmt.Sprintf("token%d", id))
+		if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--out", tok,
+			"--match", match, "--match-model", "lockstep", "--match-layout", "tower20", "--match-players", "2").CombinedOutput(); err != nil {
+			t.Fatalf("token: %v\n%s", err, out)
+		}
+		cmd := netphys("play", "--token-file", tok, "--bot", "--http", "", "--ticks", "300", "--linger", "1s", "--report", "0",
+			"--model", "lockstep", "--layout", "tower20", "--players", "2")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, &out
+	}
+	a, aOut := play(1, "running")
+	b, bOut := play(2, "running")
+	time.Sleep(2 * time.Second) // the match runs
+	if err := serve.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	late, lateOut := play(3, "late")
+	if err := late.Wait(); err == nil || !strings.Contains(lateOut.String(), "draining") {
+		t.Errorf("the player of a new match during the drain: %v\n%s", err, lateOut)
+	}
+	var sums []string
+	for i, p := range []*exec.Cmd{a, b} {
+		out := []*bytes.Buffer{aOut, bOut}[i]
+		if err := p.Wait(); err != nil {
+			t.Fatalf("player %d of the running match: %v\n%s", i, err, out)
+		}
+		c := checksumLine.FindStringSubmatch(out.String())
+		if c == nil || c[1] != "300" {
+			t.Fatalf("player %d printed no checksum of tick 300:\n%s", i, out)
+		}
+		sums = append(sums, c[2])
+	}
+	if sums[0] != sums[1] {
+		t.Errorf("checksums %v differ", sums)
+	}
+	if err := serve.Wait(); err != nil {
+		t.Errorf("serve after the drain: %v\n%s", err, serveBuf.String())
+	}
+	serve.Process = nil
+	if !strings.Contains(serveBuf.String(), "match running") {
+		t.Errorf("serve printed no summary of the running match:\n%s", serveBuf.String())
+	}
+}

@@ -70,7 +70,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		defer lc.done()
 		if rooms.on {
 			return serveRooms(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,
-				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, rooms, lc.listened)
+				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, rooms, lc)
 		}
 		if models.Model() != "echo" {
 			return serveModel(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,
