@@ -89,6 +89,7 @@ func ServeRooms(ctx context.Context, cfg RoomsConfig) error {
 	lobby := &roomLobby{cfg: &cfg, log: log, rooms: map[string]*room{}, panicID: os.Getenv(panicHook)}
 	rooms, err := udpdrive.NewRooms(cfg.Conn, udpdrive.RoomsConfig{Transport: cfg.Transport, Logger: log, Lobby: lobby, FailGrace: failGrace})
 	if err != nil {
+		cfg.Conn.Close()
 		return err
 	}
 	defer rooms.Close()

@@ -110,10 +110,10 @@ type MatchSetup struct {
 // ErrNoLobby is NewRooms' error for a config without a Lobby.
 var ErrNoLobby = errors.New("udpdrive: rooms need a Lobby to name and build their matches")
 
-// NewRooms starts a netcode server on conn, which the Rooms then own.
+// NewRooms starts a netcode server on conn, which the Rooms then own
+// (on an error, the caller still does).
 func NewRooms(conn transport.PacketConn, cfg RoomsConfig) (*Rooms, error) {
 	if cfg.Lobby == nil {
-		conn.Close()
 		return nil, ErrNoLobby
 	}
 	r := &Rooms{log: cfg.Logger, lobby: cfg.Lobby, wait: cfg.HelloTimeout, grace: cfg.FailGrace, byID: map[string]*Match{}}

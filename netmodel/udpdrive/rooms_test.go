@@ -243,6 +243,7 @@ func TestRoomsNeedALobby(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer conn.Close()
 	if _, err := NewRooms(conn, RoomsConfig{}); !errors.Is(err, ErrNoLobby) {
 		t.Fatalf("NewRooms without a lobby: %v", err)
 	}
