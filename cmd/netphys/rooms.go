@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,6 +31,14 @@ func declareRooms(fs *flag.FlagSet) *roomsFlags {
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "with --rooms: end a match this long after its first player arrived (0: never)")
 	fs.StringVar(&f.admin, "admin", "", "with --rooms: serve the backend's API on this TCP `address` (GET /matches, DELETE /matches/ID), unauthenticated: a private address")
 	return f
+}
+
+// check refuses the rooms' flags without --rooms.
+func (f *roomsFlags) check() error {
+	if !f.on && (f.admin != "" || f.maxDuration != 0) {
+		return errors.New("--admin and --max-duration are serve --rooms' flags: give --rooms")
+	}
+	return nil
 }
 
 // serveRooms is `netphys serve --rooms`: many matches of any model at

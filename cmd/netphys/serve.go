@@ -52,6 +52,9 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		if err != nil {
 			return err
 		}
+		if err := rooms.check(); err != nil {
+			return err
+		}
 		cfg := transport.DefaultServerConfig()
 		cfg.Netcode.PrivateKey = key
 		cfg.Netcode.MaxClients = *maxClients
