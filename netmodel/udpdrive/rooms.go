@@ -90,6 +90,9 @@ type Lobby interface {
 	// Open builds match for its first client. An error refuses the
 	// client.
 	Open(now time.Time, match string, userData *netcode.UserData) (MatchSetup, error)
+	// A panic in Open refuses the client (counted "open_failed"); one in
+	// Closed is logged. Either way the other matches go on.
+	//
 	// Closed tells of a match that is over: every client has left it
 	// (sent away after a failure, or an End, included). m.Err() says why
 	// it failed, if it did. m is forgotten once Closed returns.
@@ -232,11 +235,18 @@ func (r *Rooms) connect(now time.Time, e event) {
 	}
 	m := r.byID[name]
 	if m != nil && m.failed != nil {
-		r.turnAway(index, "match_failed", "the match "+name+" failed: "+m.failed.Error())
+		why := "failed"
+		if m.endedBy {
+			why = "is over"
+		}
+		r.turnAway(index, "match_failed", fmt.Sprintf("the match %s %s: %v", name, why, m.failed))
 		return
 	}
 	if m == nil {
-		setup, err := r.lobby.Open(now, name, &ud)
+		var setup MatchSetup
+		if p := r.recovered("open", name, func() { setup, err = r.lobby.Open(now, name, &ud) }); p != nil {
+			err = p
+		}
 		if err == nil && setup.Agree == "" {
 			err = errors.New("udpdrive: the lobby opened a match without a description for the hello")
 		}
@@ -312,6 +322,20 @@ func (r *Rooms) guard(now time.Time, m *Match, call func()) {
 	call()
 }
 
+// recovered runs call, the Lobby's Open or Closed (what: "open",
+// "close"), which build and read models, and returns a panic in it as an
+// error, logged with its stack.
+func (r *Rooms) recovered(what, match string, call func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("udpdrive: the lobby panicked; the other matches go on", "call", what, "match", match, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("the server failed to %s the match (a bug: panic: %v)", what, p)
+		}
+	}()
+	call()
+	return nil
+}
+
 // close forgets the matches every client has left, telling the Lobby.
 func (r *Rooms) close(now time.Time) {
 	kept := r.matches[:0]
@@ -322,7 +346,7 @@ func (r *Rooms) close(now time.Time) {
 			if m.failed != nil {
 				r.failed++
 			}
-			r.lobby.Closed(now, m)
+			r.recovered("close", m.id, func() { r.lobby.Closed(now, m) })
 			continue
 		}
 		kept = append(kept, m)

@@ -17,7 +17,7 @@ import (
 // testLobby names a match by the first byte of the user data ('a', 'b',
 // ...; 0: no match) and builds a sumServer for it, which panics in
 // Receive once a counter passes 30 if the second byte is 'p', and whose
-// Update fails if it is 'f'.
+// Update fails if it is 'f'; 'o' makes Open panic.
 type testLobby struct {
 	models map[string]*sumServer
 	closed []*Match
@@ -52,6 +52,8 @@ func (l *testLobby) Open(now time.Time, id string, ud *netcode.UserData) (MatchS
 		return MatchSetup{Model: bomb{s}, Agree: "sum " + id, Kind: "bomb"}, nil
 	case 'f':
 		s.fail = errors.New("desync at tick 9")
+	case 'o':
+		panic("the lobby's bug")
 	}
 	return MatchSetup{Model: s, Agree: "sum " + id, Kind: "sum"}, nil
 }
@@ -251,7 +253,8 @@ func TestRoomsNeedALobby(t *testing.T) {
 
 // TestRoomsEndAFailedMatchAfterItsGrace: a match whose Update fails is
 // stepped for FailGrace, then its clients get a bye with the error and
-// it closes; the other match's client goes on.
+// it closes; one whose Open panics refuses its client; the other match's
+// client goes on.
 func TestRoomsEndAFailedMatchAfterItsGrace(t *testing.T) {
 	lobby := &testLobby{models: map[string]*sumServer{}}
 	rooms, on, token := runRooms(t, lobby)
@@ -261,13 +264,17 @@ func TestRoomsEndAFailedMatchAfterItsGrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ok.Close()
+	_, err = dialRoom(token(3, "do"), "sum d", &countClient{})
+	var refused *RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(refused.Reason, "failed to open the match (a bug: panic: the lobby's bug)") {
+		t.Fatalf("a match whose Open panics: %v", err)
+	}
 	bad, err := dialRoom(token(2, "cf"), "sum c", &countClient{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bad.Close()
 	err = stepUntil(t, "c's bye", func() bool { return false }, bad)
-	var refused *RefusedError
 	if !errors.As(err, &refused) || !refused.Joined || !strings.Contains(refused.Reason, "desync at tick 9") {
 		t.Fatalf("the client of the failed match: %v", err)
 	}
