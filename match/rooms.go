@@ -50,6 +50,9 @@ type RoomsConfig struct {
 	// the lifecycle); its error stops ServeRooms, its stop function runs
 	// when ServeRooms returns.
 	Listening func(*udpdrive.Rooms) (stop func(), err error)
+	// Refusals, when set, keeps what the models refused of their clients
+	// (a Refuser host's counts), summed over the matches, for the metrics.
+	Refusals *RefusalTally
 	// Draining, when set, reports that the server is to stop: tokens
 	// naming a match that does not run are refused, the running ones
 	// may finish.
@@ -228,6 +231,9 @@ func (l *roomLobby) Open(now time.Time, id string, _ *netcode.UserData) (udpdriv
 	}
 	r := &room{spec: spec, model: m, host: host}
 	l.rooms[id] = r
+	if l.cfg.Refusals != nil {
+		l.cfg.Refusals.follow(id, host)
+	}
 	l.log.Info("rooms: match opened", "match", id, "model", m.Name, "layout", setup.Layout, "players", spec.Players)
 	model := udpdrive.MatchSetup{Model: host, Agree: Agreement(m, sides, setup), Kind: m.Name}
 	if l.panicID != "" && id == l.panicID {
@@ -260,6 +266,9 @@ func (l *roomLobby) Closed(now time.Time, m *udpdrive.Match) {
 		return
 	}
 	delete(l.rooms, m.ID())
+	if l.cfg.Refusals != nil {
+		l.cfg.Refusals.retire(m.ID())
+	}
 	d := now.Sub(m.Opened())
 	l.log.Info("rooms: match over", "match", m.ID(), "model", r.model.Name, "duration", d.Round(time.Millisecond), "failed", m.Err())
 	if l.cfg.Status != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,26 @@ func TestRoomLobbyRoutesTokens(t *testing.T) {
 	ud[3] = 9 // another version
 	if _, err := l.Route(time.Now(), 4, &ud); err == nil || !strings.Contains(err.Error(), "does not read") {
 		t.Fatalf("user data of another version: %v", err)
+	}
+}
+
+// TestRefusalTallyFollowsRunningMatches: ServeRooms' tally sums every
+// running match's host and keeps an ended one's counts.
+func TestRefusalTallyFollowsRunningMatches(t *testing.T) {
+	var tally RefusalTally
+	a := &countingHost{counts: []Count{{"shot_too_late", 3}}}
+	b := &countingHost{counts: []Count{{"shot_too_late", 1}, {"input_too_late", 2}}}
+	tally.follow("a", a)
+	tally.follow("b", b)
+	tally.follow("c", struct{ Host }{}) // no Refuser
+	want := []Count{{"shot_too_late", 4}, {"input_too_late", 2}}
+	if got := tally.Counts(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("two running: %v, want %v", got, want)
+	}
+	tally.retire("a")
+	tally.retire("c")
+	a.counts[0].Count = 99 // a is gone: what it counts now is not read
+	if got := tally.Counts(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("a ended: %v, want %v", got, want)
 	}
 }

@@ -61,7 +61,7 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		setup.Record = o.record
 	}
 	rc := match.RoomsConfig{Flags: models, Setup: setup, Transport: cfg, MaxDuration: rf.maxDuration, Report: o.report, Status: out,
-		Draining: lc.draining.Load}
+		Draining: lc.draining.Load, Refusals: &match.RefusalTally{}}
 	if models.Model() != "echo" {
 		// The flags' match is the default: check it now, not at its first token.
 		if _, _, err := models.Sides(); err != nil {
@@ -93,7 +93,7 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	onListen := []func(*udpdrive.Rooms) (func(), error){func(r *udpdrive.Rooms) (func(), error) { return lc.listened(r.Transport()) }}
 	if o.metricsAddr != "" {
 		onListen = append(onListen, func(r *udpdrive.Rooms) (func(), error) {
-			return startMetrics(o.metricsAddr, r.Transport(), metrics.NewRoomsCollector(r))
+			return startMetrics(o.metricsAddr, r.Transport(), metrics.NewRoomsCollector(r), refusalCollector(nil, rc.Refusals))
 		})
 	}
 	rc.Listening = chainListening(onListen)

@@ -100,7 +100,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
 		if *metricsAddr != "" {
-			stop, err := startMetrics(*metricsAddr, srv, nil)
+			stop, err := startMetrics(*metricsAddr, srv)
 			if err != nil {
 				srv.Close()
 				return err
@@ -169,8 +169,8 @@ func logServerStats(st netcode.ServerStats) {
 }
 
 // startMetrics serves Prometheus /metrics of srv on addr until stop,
-// with the collector extra if not nil.
-func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector) (stop func(), err error) {
+// with the collectors extra.
+func startMetrics(addr string, srv *transport.Server, extra ...prometheus.Collector) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
@@ -180,7 +180,7 @@ func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector
 		mux.Handle("/metrics", metrics.Handler(srv))
 	} else {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(metrics.NewServerCollector(srv), extra, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg.MustRegister(append(extra, metrics.NewServerCollector(srv), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))...)
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	}
 	web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -194,7 +194,7 @@ func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector
 // and what the model refused of what its clients sent (match.Refuser:
 // predict's late or cooling-down shots, say), by reason.
 type refusals struct {
-	srv         *udpdrive.Server
+	srv         *udpdrive.Server // nil: the model's only (serve --rooms' collector counts the clients)
 	model       *match.RefusalTally
 	desc, input *prometheus.Desc
 }
@@ -207,11 +207,18 @@ func refusalCollector(srv *udpdrive.Server, model *match.RefusalTally) prometheu
 			"What the model refused of what its clients sent, summed over the matches (predict: shot_too_late, shot_refused, input_too_late, ...).", []string{"reason"}, nil)}
 }
 
-func (r *refusals) Describe(ch chan<- *prometheus.Desc) { ch <- r.desc; ch <- r.input }
+func (r *refusals) Describe(ch chan<- *prometheus.Desc) {
+	if r.srv != nil {
+		ch <- r.desc
+	}
+	ch <- r.input
+}
 
 func (r *refusals) Collect(ch chan<- prometheus.Metric) {
-	for _, x := range r.srv.Refusals() {
-		ch <- prometheus.MustNewConstMetric(r.desc, prometheus.CounterValue, float64(x.Count), x.Reason)
+	if r.srv != nil { // nil: serve --rooms, whose collector counts them
+		for _, x := range r.srv.Refusals() {
+			ch <- prometheus.MustNewConstMetric(r.desc, prometheus.CounterValue, float64(x.Count), x.Reason)
+		}
 	}
 	for _, x := range r.model.Counts() {
 		ch <- prometheus.MustNewConstMetric(r.input, prometheus.CounterValue, float64(x.Count), x.Reason)
