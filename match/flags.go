@@ -73,18 +73,22 @@ func (f *Flags) Setup(log *slog.Logger) (Setup, error) {
 }
 
 // Sides looks up the --model given and builds its Sides from its flags.
-func (f *Flags) Sides() (*Model, Sides, error) {
-	m, err := Lookup(*f.model)
+func (f *Flags) Sides() (*Model, Sides, error) { return f.SidesOf(*f.model, *f.players) }
+
+// SidesOf looks up the model name and builds its Sides from its flags,
+// for a match of players (serve --rooms: the match a token names).
+func (f *Flags) SidesOf(name string, players int) (*Model, Sides, error) {
+	m, err := Lookup(name)
 	if err != nil {
 		known := append(append([]string(nil), f.defaults.Builtin...), Names()...)
-		return nil, Sides{}, fmt.Errorf("%w %q (known: %s)", ErrModel, *f.model, strings.Join(known, ", "))
+		return nil, Sides{}, fmt.Errorf("%w %q (known: %s)", ErrModel, name, strings.Join(known, ", "))
 	}
-	if least, most := m.PlayerRange(); *f.players < least || *f.players > most {
+	if least, most := m.PlayerRange(); players < least || players > most {
 		why := ""
 		if m.HostSeats > 0 {
 			why = fmt.Sprintf(" (its host plays %d of them)", m.HostSeats)
 		}
-		return nil, Sides{}, fmt.Errorf("--players %d: model %s plays %d to %d players%s", *f.players, m.Name, least, most, why)
+		return nil, Sides{}, fmt.Errorf("--players %d: model %s plays %d to %d players%s", players, m.Name, least, most, why)
 	}
 	build := f.sides[m.Name]
 	if build == nil {

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -98,8 +99,8 @@ func Agreement(m *Model, sides Sides, setup Setup) string {
 	if sides.Config != "" {
 		model += " (" + sides.Config + ")"
 	}
-	if sides.World != "" {
-		model += " on " + sides.World
+	if world := cmp.Or(setup.World, sides.World); world != "" {
+		model += " on " + world
 	}
 	return fmt.Sprintf("%s for %d players", model, setup.Players)
 }
@@ -110,6 +111,11 @@ type Setup struct {
 	// (Model.HostSeats) included: the session a lockstep server waits
 	// for, the VR table of a statesync host.
 	Players int
+	// World names the world this match is played in where the match
+	// itself says (serve --rooms: its token's), as the game names its
+	// worlds (the cube world's layouts); "" leaves it to the game's flags
+	// (Sides.World). A game of one world refuses any other name.
+	World string
 	// Logger is the one logger of the side: the runtime's lines, the
 	// driver's and netcode's all go to it. Nil: slog.Default().
 	Logger *slog.Logger

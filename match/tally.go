@@ -19,11 +19,13 @@ type Count struct {
 
 // RefusalTally sums the refusals of a server process's matches by reason:
 // those of the matches that ended and those of the current one, whose
-// Host (if a Refuser) Serve hands it. It is safe for concurrent use.
+// Host (if a Refuser) Serve hands it, or of every running one
+// (ServeRooms). It is safe for concurrent use.
 type RefusalTally struct {
 	mu      sync.Mutex
 	ended   []Count // in the order the reasons were first seen
 	current Refuser
+	running []followed // ServeRooms: every running match's host, oldest first
 }
 
 // watch retires the current host's counts and follows h instead.
@@ -36,6 +38,36 @@ func (t *RefusalTally) watch(h Host) {
 	t.current, _ = h.(Refuser)
 }
 
+// followed is a running match's host the tally follows.
+type followed struct {
+	match string
+	r     Refuser
+}
+
+// follow adds h, the host of match, which runs beside others
+// (ServeRooms), to the tally.
+func (t *RefusalTally) follow(match string, h Host) {
+	if r, ok := h.(Refuser); ok {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.running = append(t.running, followed{match, r})
+	}
+}
+
+// retire keeps the counts of match, which ended, and stops following
+// its host.
+func (t *RefusalTally) retire(match string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, f := range t.running {
+		if f.match == match {
+			t.ended = addCounts(t.ended, f.r.RefusalCounts())
+			t.running = append(t.running[:i], t.running[i+1:]...)
+			return
+		}
+	}
+}
+
 // Counts returns the refusals of every match so far, by reason.
 func (t *RefusalTally) Counts() []Count {
 	t.mu.Lock()
@@ -43,6 +75,9 @@ func (t *RefusalTally) Counts() []Count {
 	sum := append([]Count(nil), t.ended...)
 	if t.current != nil {
 		sum = addCounts(sum, t.current.RefusalCounts())
+	}
+	for _, f := range t.running {
+		sum = addCounts(sum, f.r.RefusalCounts())
 	}
 	return sum
 }

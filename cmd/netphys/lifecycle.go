@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,6 +58,7 @@ type lifecycle struct {
 	listening chan *transport.Server
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
+	draining  atomic.Bool // a signal came: no new matches (serve --rooms reads it)
 }
 
 // start validates the flags and starts the lifecycle; serve runs with the
@@ -182,6 +184,7 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 		case <-signals:
 			signals = nil
 			draining = true
+			lc.draining.Store(true)
 			step() // the clients as they are now, not as of the last poll
 			if s.players == 0 || lc.f.drain == 0 {
 				exit(slog.LevelInfo, "drain: exiting", "reason", "signal", "players_cut_off", s.players)

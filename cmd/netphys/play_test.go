@@ -30,6 +30,11 @@ func TestRuntimeCommandsRefuseBadFlags(t *testing.T) {
 		{[]string{"demo", "--model", "nope", "--headless"}, "unknown model"},
 		{[]string{"demo", "--model", "nope", "--headless", "--loss", "150%"}, "150%"},
 		{[]string{"serve", "--model", "nope", "--key", strings.Repeat("ab", 32)}, "unknown model"},
+		{[]string{"serve", "--admin", "127.0.0.1:0", "--key", strings.Repeat("ab", 32)}, "give --rooms"},
+		{[]string{"serve", "--rooms", "--http", "127.0.0.1:0", "--key", strings.Repeat("ab", 32)}, "no viewer"},
+		{[]string{"serve", "--rooms", "--model", "statesync", "--players", "99", "--key", strings.Repeat("ab", 32)}, "--players 99"},
+		{[]string{"token", "--match", "m 1", "--key", strings.Repeat("ab", 32)}, "letters"},
+		{[]string{"token", "--match", "m", "--user-data", "x", "--key", strings.Repeat("ab", 32)}, "not both"},
 	} {
 		var out strings.Builder
 		err := run(context.Background(), c.args, &out)

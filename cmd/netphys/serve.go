@@ -44,10 +44,14 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
 	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep: play it back with netphys replay FILE)")
+	rooms := declareRooms(fs)
 	life := declareLifecycle(fs)
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
 		if err != nil {
+			return err
+		}
+		if err := rooms.check(); err != nil {
 			return err
 		}
 		cfg := transport.DefaultServerConfig()
@@ -66,6 +70,10 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			return err
 		}
 		defer lc.done()
+		if rooms.on {
+			return serveRooms(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,
+				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, rooms, lc)
+		}
 		if models.Model() != "echo" {
 			return serveModel(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,
 				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, lc.listened)
@@ -91,7 +99,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		slog.Info("serving", "listen", srv.Addr(), "public", cfg.Netcode.PublicAddress,
 			"protocol_id", fmt.Sprintf("%#x", uint64(cfg.Netcode.ProtocolID)), "max_clients", *maxClients)
 		if *metricsAddr != "" {
-			stop, err := startMetrics(*metricsAddr, srv, nil)
+			stop, err := startMetrics(*metricsAddr, srv)
 			if err != nil {
 				srv.Close()
 				return err
@@ -160,8 +168,8 @@ func logServerStats(st netcode.ServerStats) {
 }
 
 // startMetrics serves Prometheus /metrics of srv on addr until stop,
-// with the collector extra if not nil.
-func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector) (stop func(), err error) {
+// with the collectors extra.
+func startMetrics(addr string, srv *transport.Server, extra ...prometheus.Collector) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
@@ -171,7 +179,7 @@ func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector
 		mux.Handle("/metrics", metrics.Handler(srv))
 	} else {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(metrics.NewServerCollector(srv), extra, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg.MustRegister(append(extra, metrics.NewServerCollector(srv), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))...)
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	}
 	web := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -185,7 +193,7 @@ func startMetrics(addr string, srv *transport.Server, extra prometheus.Collector
 // and what the model refused of what its clients sent (match.Refuser:
 // predict's late or cooling-down shots, say), by reason.
 type refusals struct {
-	srv         *udpdrive.Server
+	srv         *udpdrive.Server // nil: the model's only (serve --rooms' collector counts the clients)
 	model       *match.RefusalTally
 	desc, input *prometheus.Desc
 }
@@ -198,11 +206,18 @@ func refusalCollector(srv *udpdrive.Server, model *match.RefusalTally) prometheu
 			"What the model refused of what its clients sent, summed over the matches (predict: shot_too_late, shot_refused, input_too_late, ...).", []string{"reason"}, nil)}
 }
 
-func (r *refusals) Describe(ch chan<- *prometheus.Desc) { ch <- r.desc; ch <- r.input }
+func (r *refusals) Describe(ch chan<- *prometheus.Desc) {
+	if r.srv != nil {
+		ch <- r.desc
+	}
+	ch <- r.input
+}
 
 func (r *refusals) Collect(ch chan<- prometheus.Metric) {
-	for _, x := range r.srv.Refusals() {
-		ch <- prometheus.MustNewConstMetric(r.desc, prometheus.CounterValue, float64(x.Count), x.Reason)
+	if r.srv != nil { // nil: serve --rooms, whose collector counts them
+		for _, x := range r.srv.Refusals() {
+			ch <- prometheus.MustNewConstMetric(r.desc, prometheus.CounterValue, float64(x.Count), x.Reason)
+		}
 	}
 	for _, x := range r.model.Counts() {
 		ch <- prometheus.MustNewConstMetric(r.input, prometheus.CounterValue, float64(x.Count), x.Reason)

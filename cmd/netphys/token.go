@@ -18,6 +18,7 @@ import (
 
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/tokenservice"
 )
 
 // defaultProtocolID is "NETPHYS1" read as a little-endian uint64: the
@@ -135,6 +136,12 @@ func setupToken(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	timeout := fs.Int("timeout", 10, "seconds of silence before either side drops the connection; negative: never (development only); 0 is refused, reference servers cannot complete its handshake")
 	userData := fs.String("user-data", "", "text handed to the server, at most 256 bytes")
 	userHex := fs.String("user-data-hex", "", "user data as hex, instead of --user-data")
+	var room tokenservice.Match
+	fs.StringVar(&room.ID, "match", "", "name the match the player is for, by this id, in the user data (serve --rooms opens it on its first token); with --match-model, --match-players, --match-layout")
+	fs.StringVar(&room.Model, "match-model", "lockstep", "with --match: the match's network model")
+	fs.IntVar(&room.Players, "match-players", 4, "with --match: the match's players (statesync: the host's seat included)")
+	fs.StringVar(&room.Layout, "match-layout", "", "with --match: the cube world's layout (default: the server's)")
+	fs.StringVar(&room.Game, "match-game", "", "with --match: the game (default: the server's, the cube world)")
 	format := fs.String("format", "base64", "output encoding: base64 or hex")
 	out := fs.String("out", "", "write the token to this file instead of stdout")
 	return func(ctx context.Context, args []string) error {
@@ -166,8 +173,17 @@ func setupToken(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 				return fmt.Errorf("--user-data-hex: %w", err)
 			}
 		}
-		if p.UserData, err = transport.UserDataFrom(ud); err != nil {
-			return err
+		switch {
+		case room.ID != "" && len(ud) > 0:
+			return errors.New("--match writes the user data: give it or --user-data, not both")
+		case room.ID != "":
+			if p.UserData, err = room.UserData(); err != nil {
+				return fmt.Errorf("--match: %w", err)
+			}
+		default:
+			if p.UserData, err = transport.UserDataFrom(ud); err != nil {
+				return err
+			}
 		}
 		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
 		if err != nil {

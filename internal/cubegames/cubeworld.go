@@ -14,6 +14,23 @@ import (
 // CubeKeys are the cube world's keys, for the commands' hints.
 const CubeKeys = "arrows move your cube, space lifts and blasts, z pulls cubes in"
 
+// matchLayout is the layout a match is played in: the one its
+// Setup.World names (serve --rooms: the token's), else def (--layout).
+func matchLayout(def scene.Layout, world string) (scene.Layout, error) {
+	if world == "" {
+		return def, nil
+	}
+	return scene.ParseLayout(world)
+}
+
+// oneWorld refuses a Setup.World for a model that plays one world only.
+func oneWorld(world, name string) error {
+	if world != "" {
+		return fmt.Errorf("the match names the world %q, but this model plays %s only: name none", world, name)
+	}
+	return nil
+}
+
 // LayoutFlag is the cube world's --layout, shared by its models (lockstep
 // and interp) and by a command's own cube-world modes (demo's state demo):
 // the layout is read when the models' Sides are built, so that a bad one

@@ -60,6 +60,10 @@ func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 		truth := &serverTruth{}
 		return match.Sides{
 			NewHost: func(s match.Setup) (match.Host, error) {
+				layout, err := matchLayout(layout, s.World)
+				if err != nil {
+					return nil, err
+				}
 				game, err := scene.NewInterpGame(layout, scene.DefaultConfig(), scene.PlayerScript(0))
 				if err != nil {
 					return nil, err

@@ -52,6 +52,10 @@ func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 		}
 		return match.Sides{
 			NewHost: func(s match.Setup) (match.Host, error) {
+				layout, err := matchLayout(layout, s.World)
+				if err != nil {
+					return nil, err
+				}
 				c := cfg
 				c.Players = s.Players
 				srv, err := lockstep.NewServer[scene.Input](c, s.Now)

@@ -47,6 +47,9 @@ func predictFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 		}
 		return match.Sides{
 			NewHost: func(s match.Setup) (match.Host, error) {
+				if err := oneWorld(s.World, "the arena"); err != nil {
+					return nil, err
+				}
 				a, err := arena(s.Players)
 				if err != nil {
 					return nil, err

@@ -61,6 +61,9 @@ func statesyncFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 		cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
 		return match.Sides{
 			NewHost: func(s match.Setup) (match.Host, error) {
+				if err := oneWorld(s.World, "the VR table"); err != nil {
+					return nil, err
+				}
 				if err := statesyncTable(s.Players); err != nil {
 					return nil, err
 				}

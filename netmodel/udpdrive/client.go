@@ -68,10 +68,11 @@ type Client struct {
 
 	// The server's verdict and last word, set by the transport's
 	// goroutine: a welcome, or a refusal or bye with its reason.
-	mu       sync.Mutex
-	welcomed bool
-	ended    *RefusedError
-	verdict  chan struct{} // closed at the first verdict
+	mu        sync.Mutex
+	welcomed  bool
+	matchSlot int // the slot the welcome named, -1 if none
+	ended     *RefusedError
+	verdict   chan struct{} // closed at the first verdict
 
 	traffic netmodel.Traffic
 	sendErr uint64
@@ -83,7 +84,7 @@ type Client struct {
 // given the client its slot, builds its model with newModel(slot). What
 // the server sends meanwhile waits for the model's first Step.
 func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot int) (netmodel.Client, error), cfg ClientConfig) (*Client, error) {
-	c := &Client{log: cfg.Logger, verdict: make(chan struct{})}
+	c := &Client{log: cfg.Logger, verdict: make(chan struct{}), matchSlot: -1}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
@@ -122,6 +123,11 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 			t.Close()
 			return nil, err
 		}
+		c.mu.Lock()
+		if c.matchSlot >= 0 {
+			c.slot = c.matchSlot // a match of Rooms numbers its own slots
+		}
+		c.mu.Unlock()
 	}
 	if c.model, err = newModel(c.slot); err != nil {
 		t.Close()
@@ -168,6 +174,9 @@ func (c *Client) control(b []byte) {
 	first := !c.welcomed && c.ended == nil
 	switch m.kind {
 	case ctlWelcome:
+		if !c.welcomed {
+			c.matchSlot = welcomeSlot(m.text)
+		}
 		c.welcomed = true
 	case ctlRefuse, ctlBye:
 		if c.ended == nil {
@@ -189,7 +198,9 @@ func (c *Client) Ended() *RefusedError {
 	return c.ended
 }
 
-// Slot is the netcode client index the server gave this client.
+// Slot is the client's slot in its match: the one the server's welcome
+// named (Rooms number each match's slots from 0), else netcode's client
+// index.
 func (c *Client) Slot() int { return c.slot }
 
 // Transport is the netcode client, for its counters.

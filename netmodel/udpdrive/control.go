@@ -2,7 +2,9 @@ package udpdrive
 
 import (
 	"errors"
+	"strconv"
 
+	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/wire"
 )
 
@@ -18,7 +20,9 @@ import (
 //	magic                 4 bytes: 0xFF 'N' 'P' 'C'
 //	kind                  2 bits: hello, welcome, refuse, bye
 //	length                8 bits, at most maxControlText
-//	text                  length bytes: the description (hello) or the
+//	text                  length bytes: the description (hello), the
+//	                      client's slot in its match in decimal
+//	                      (welcome; empty from older servers), or the
 //	                      reason (refuse, bye); UTF-8, never trusted
 //	                      beyond printing
 type control struct {
@@ -117,3 +121,13 @@ func (e *RefusedError) Error() string {
 
 // Is makes errors.Is(err, ErrDisconnected) hold.
 func (e *RefusedError) Is(target error) bool { return target == ErrDisconnected }
+
+// welcomeSlot reads the slot a welcome names: -1 for none, or for text
+// that is not a slot (at most netcode.MaxClients-1).
+func welcomeSlot(text string) int {
+	n, err := strconv.Atoi(text)
+	if err != nil || n < 0 || n >= netcode.MaxClients {
+		return -1
+	}
+	return n
+}

@@ -51,6 +51,17 @@
 // separate processes would. One Run can also step several sides in a
 // fixed order every frame, as simmatch steps them in virtual time.
 //
+// # Many matches on one port
+//
+// A Server drives one model at a time. Rooms drive many at once on one
+// netcode server, one UDP port and one goroutine: each client's connect
+// token names its match in its user data, a Lobby reads the name and
+// builds the match for its first client, and each match (a Match: its
+// model, slots numbered from 0, handshake, counts and cost) ends when
+// its clients have left. A match's Update error or panic ends that match
+// alone, its clients told why. Server and Rooms share Match, so the
+// handshake, the byes and the counts are the same code.
+//
 // Each side counts its Traffic (with netmodel.PacketOverhead per
 // datagram, as simmatch does), the wall time of its Steps (Cost: the
 // model's CPU per frame as the clock sees it) and what it dropped

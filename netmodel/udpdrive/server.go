@@ -2,7 +2,6 @@ package udpdrive
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -57,38 +56,22 @@ func DefaultServerConfig() ServerConfig {
 }
 
 // Server drives a netmodel.Server on a netcode server over UDP: netcode's
-// connects and disconnects become Join (JoinClient with the client id of
-// the connect token, for a netmodel.Identified model) and Leave, its
-// payloads Receive, and Step runs Update and sends what it returns. Step,
-// Traffic and Dropped belong to one goroutine, the one that owns the
-// model.
+// connects and disconnects become Join and Leave, its payloads Receive,
+// and Step runs Update and sends what it returns. Step, Traffic and
+// Dropped belong to one goroutine, the one that owns the model.
 type Server struct {
-	model netmodel.Server
-	ts    *transport.Server
-	log   *slog.Logger
-	in    inbox
-	clock clock
-	spare []event
-
-	joined  []bool      // per slot: the model accepted the client
-	ids     []uint64    // per slot: netcode's client id of its connection
-	hello   []time.Time // per slot: netcode connected it at, its hello awaited (zero: not awaited)
-	agree   string
-	wait    time.Duration
-	refused refusals
-	traffic []netmodel.Traffic
-	sendErr uint64 // datagrams SendPayload refused (a slot that just left)
-	cost    Cost
+	m       *Match // the one match, on every slot: a slot is netcode's client index
+	ts      *transport.Server
+	log     *slog.Logger
+	in      inbox
+	spare   []event
 	dropped uint64 // payloads the inbox refused
 }
 
 // NewServer starts a netcode server on conn, which the Server then owns,
 // and feeds model from it.
 func NewServer(model netmodel.Server, conn transport.PacketConn, cfg ServerConfig) (*Server, error) {
-	s := &Server{model: model, log: cfg.Logger, agree: cfg.Agree, wait: cfg.HelloTimeout}
-	if s.wait <= 0 {
-		s.wait = 5 * time.Second
-	}
+	s := &Server{log: cfg.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -107,9 +90,10 @@ func NewServer(model netmodel.Server, conn transport.PacketConn, cfg ServerConfi
 		return nil, err
 	}
 	s.ts = ts
-	n := ts.MaxClients()
-	s.joined, s.hello, s.traffic = make([]bool, n), make([]time.Time, n), make([]netmodel.Traffic, n)
-	s.ids = make([]uint64, n)
+	s.m = newMatch("", model, ts, s.log, ts.MaxClients(), cfg.Agree, cfg.HelloTimeout)
+	for i := range s.m.client {
+		s.m.client[i] = i
+	}
 	return s, nil
 }
 
@@ -121,188 +105,35 @@ func (s *Server) Transport() *transport.Server { return s.ts }
 // datagrams it returns. A Receive error is logged and counted in the
 // slot's Traffic; an Update error is returned wrapped in ErrUpdate.
 func (s *Server) Step(now time.Time) error {
-	defer s.cost.add(time.Now())
+	defer s.m.cost.add(time.Now())
 	q, dropped := s.in.swap(s.spare)
 	if dropped > s.dropped {
 		s.log.Warn("udpdrive: payloads dropped: the model goroutine fell behind, or a client sent more than its share", "total", dropped)
 		s.dropped = dropped
 	}
 	for _, e := range q {
-		s.handle(e)
+		at := s.m.clock.at(e.at)
+		switch e.kind {
+		case evJoin:
+			s.m.connect(at, e.slot, e.id)
+		case evLeave:
+			s.m.leave(at, e.slot)
+		case evPayload:
+			s.m.payload(at, e.slot, e.data)
+		}
 	}
 	clear(q)
 	s.spare = q
-	at := s.clock.at(now)
-	for slot, t := range s.hello {
-		if !t.IsZero() && at.Sub(t) > s.wait {
-			s.refuse(slot, "no_hello", fmt.Sprintf("no hello within %v of connecting: the client does not speak this server's handshake (an older or another program?)", s.wait), false)
-		}
-	}
-	err := s.model.Update(at, s.send)
-	if r, ok := s.model.(Releaser); ok {
-		for slot, j := range s.joined {
-			if !j {
-				continue
-			}
-			if code, reason, done := r.Released(slot); done {
-				s.joined[slot] = false
-				s.model.Leave(at, slot)
-				if code != "" {
-					s.log.Info("udpdrive: the match released a client", "slot", slot, "reason", reason)
-					s.refuse(slot, "dropped_"+code, reason, true)
-				} else {
-					s.refuse(slot, "", reason, true)
-				}
-			}
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUpdate, err)
-	}
-	return nil
-}
-
-// refuse sends the client in slot a refusal (or, joined, a bye) with
-// reason, closes its connection, and counts it under code ("": not
-// counted).
-func (s *Server) refuse(slot int, code, reason string, joined bool) {
-	kind := ctlRefuse
-	if joined {
-		kind = ctlBye
-	}
-	msg := encodeControl(kind, reason)
-	for range byeCopies {
-		if err := s.ts.SendPayload(netcode.ClientIndex(slot), msg); err != nil {
-			s.log.Debug("udpdrive: send", "slot", slot, "err", err)
-			break
-		}
-	}
-	s.hello[slot] = time.Time{}
-	if err := s.ts.Disconnect(netcode.ClientIndex(slot)); err != nil {
-		s.log.Debug("udpdrive: disconnect", "slot", slot, "err", err)
-	}
-	if code != "" {
-		s.refused.add(code)
-	}
+	return s.m.update(now)
 }
 
 // EndMatch closes the connection of every client in the model's match
 // with a bye carrying reason, as after a model's Update error: each is a
 // Leave for the model. Counted as "match_failed".
-func (s *Server) EndMatch(now time.Time, reason string) {
-	at := s.clock.at(now)
-	for slot, j := range s.joined {
-		if j {
-			s.joined[slot] = false
-			s.model.Leave(at, slot)
-			s.refuse(slot, "match_failed", reason, true)
-		}
-	}
-}
-
-// join hands the client in slot to the model (with its client id, if the
-// model is netmodel.Identified), or refuses it with the model's reason.
-func (s *Server) join(at time.Time, slot int) {
-	s.hello[slot] = time.Time{}
-	var err error
-	if m, ok := s.model.(netmodel.Identified); ok {
-		err = m.JoinClient(at, slot, s.ids[slot])
-	} else {
-		err = s.model.Join(at, slot)
-	}
-	if err != nil {
-		// The model refuses the client (the match is full or started):
-		// netcode's slot is freed at once.
-		s.log.Info("udpdrive: model refused a client", "slot", slot, "err", err)
-		s.refuse(slot, "join_refused", err.Error(), false)
-		return
-	}
-	s.joined[slot] = true
-	s.traffic[slot] = netmodel.Traffic{}
-	if s.agree != "" {
-		s.ts.SendPayload(netcode.ClientIndex(slot), encodeControl(ctlWelcome, ""))
-	}
-}
-
-// control handles a driver message from the client in slot.
-func (s *Server) control(at time.Time, slot int, b []byte) {
-	m, err := decodeControl(b)
-	if err != nil || m.kind != ctlHello {
-		s.log.Debug("udpdrive: bad control message", "slot", slot, "err", err, "kind", m.kind)
-		return
-	}
-	switch {
-	case s.joined[slot]:
-		// Our welcome was lost: say it again.
-		s.ts.SendPayload(netcode.ClientIndex(slot), encodeControl(ctlWelcome, ""))
-	case s.hello[slot].IsZero():
-		// Refused already, or the handshake is off.
-	case m.text != s.agree:
-		reason := fmt.Sprintf("server runs %s; you asked for %s", s.agree, m.text)
-		s.log.Info("udpdrive: refused a client set up for another match", "slot", slot, "reason", reason)
-		s.refuse(slot, "config_mismatch", reason, false)
-	default:
-		s.join(at, slot)
-	}
-}
-
-func (s *Server) handle(e event) {
-	at := s.clock.at(e.at)
-	switch e.kind {
-	case evJoin:
-		s.ids[e.slot] = e.id
-		if s.agree != "" {
-			s.hello[e.slot] = at // its hello first
-			return
-		}
-		s.join(at, e.slot)
-	case evLeave:
-		s.hello[e.slot] = time.Time{}
-		if s.joined[e.slot] {
-			s.joined[e.slot] = false
-			if r, ok := s.model.(Releaser); ok {
-				if code, _, _ := r.Released(e.slot); code != "" {
-					s.refused.add("dropped_" + code) // dropped, then gone before the bye
-				}
-			}
-			s.model.Leave(at, e.slot)
-		}
-	case evPayload:
-		if s.agree != "" && isControl(e.data) {
-			s.control(at, e.slot, e.data)
-			return
-		}
-		if !s.joined[e.slot] {
-			return // sent before its client was refused, or before its hello
-		}
-		t := &s.traffic[e.slot]
-		t.UpPackets++
-		t.UpBytes += uint64(len(e.data) + netmodel.PacketOverhead)
-		if err := s.model.Receive(at, e.slot, e.data); err != nil {
-			t.UpErrors++
-			s.log.Debug("udpdrive: datagram dropped", "slot", e.slot, "err", err)
-		}
-	}
-}
-
-// send is the Update callback: the datagram leaves at once.
-func (s *Server) send(slot int, datagram []byte) {
-	if slot < 0 || slot >= len(s.joined) || !s.joined[slot] {
-		s.sendErr++
-		return
-	}
-	if err := s.ts.SendPayload(netcode.ClientIndex(slot), datagram); err != nil {
-		s.sendErr++
-		s.log.Debug("udpdrive: send", "slot", slot, "err", err)
-		return
-	}
-	t := &s.traffic[slot]
-	t.DownPackets++
-	t.DownBytes += uint64(len(datagram) + netmodel.PacketOverhead)
-}
+func (s *Server) EndMatch(now time.Time, reason string) { s.m.end(now, "match_failed", reason) }
 
 // Cost is the time the Steps took.
-func (s *Server) Cost() Cost { return s.cost }
+func (s *Server) Cost() Cost { return s.m.cost }
 
 // ErrInMatch is returned by Replace while clients are in the model's match.
 var ErrInMatch = errors.New("udpdrive: clients are in the match")
@@ -311,36 +142,31 @@ var ErrInMatch = errors.New("udpdrive: clients are in the match")
 // every client of the last one has left: netcode's connections, which
 // the server keeps, are not the model's.
 func (s *Server) Replace(model netmodel.Server) error {
-	for _, j := range s.joined {
-		if j {
-			return ErrInMatch
-		}
+	if s.m.Players() > 0 {
+		return ErrInMatch
 	}
-	s.model = model
+	s.m.model = model
 	return nil
 }
 
 // Joined reports whether the client in slot is in the model's match.
-func (s *Server) Joined(slot int) bool { return slot >= 0 && slot < len(s.joined) && s.joined[slot] }
+func (s *Server) Joined(slot int) bool { return s.m.Joined(slot) }
 
 // Traffic returns the counts of the client in slot, of its last session
 // if it left.
-func (s *Server) Traffic(slot int) netmodel.Traffic {
-	if slot < 0 || slot >= len(s.traffic) {
-		return netmodel.Traffic{}
-	}
-	return s.traffic[slot]
-}
+func (s *Server) Traffic(slot int) netmodel.Traffic { return s.m.Traffic(slot) }
 
 // Dropped counts what never reached the model or the network: payloads
 // the driver's queue refused (the model goroutine was behind, or a client sent more
 // than its share of a frame), and datagrams to slots that had left.
-func (s *Server) Dropped() (queue, send uint64) { return s.dropped, s.sendErr }
+func (s *Server) Dropped() (queue, send uint64) { return s.dropped, s.m.sendErr }
 
 // Refusal is a count of clients refused or released for one reason.
 type Refusal struct {
 	// Reason is a short name: "config_mismatch", "no_hello",
-	// "join_refused", "match_failed", or "dropped_" and the model's code.
+	// "join_refused", "match_failed", or "dropped_" and the model's code;
+	// Rooms add "no_match" (the lobby named none), "open_failed" (the
+	// match could not be built) and "match_ended" (Rooms.End).
 	Reason string
 	Count  uint64
 }
@@ -348,7 +174,7 @@ type Refusal struct {
 // Refusals returns the clients refused or released so far, by reason,
 // sorted by reason. It is safe to call from any goroutine (a metrics
 // scrape).
-func (s *Server) Refusals() []Refusal { return s.refused.list() }
+func (s *Server) Refusals() []Refusal { return s.m.Refusals() }
 
 type refusals struct {
 	mu sync.Mutex

@@ -49,6 +49,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not authorized: "+err.Error(), http.StatusUnauthorized)
 		return
 	}
+	h.issue(w, r, log, id, userData)
+}
+
+// issue answers r with a token for the client id carrying userData.
+func (h *Handler) issue(w http.ResponseWriter, r *http.Request, log *slog.Logger, id uint64, userData []byte) {
+	var err error
 	p := h.Params
 	p.ClientID = netcode.ClientID(id)
 	if h.Servers != nil {
