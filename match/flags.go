@@ -16,6 +16,7 @@ type Flags struct {
 	model    *string
 	players  *int
 	layout   *string
+	spectate *bool
 	defaults Defaults
 	sides    map[string]func() (Sides, error)
 }
@@ -44,6 +45,7 @@ func DeclareFlags(fs *flag.FlagSet, def Defaults) *Flags {
 		usage += fmt.Sprintf(" for network models, %v for %s", def.Layout, strings.Join(def.Builtin, ", "))
 	}
 	f.layout = fs.String("layout", "", usage+")")
+	f.spectate = fs.Bool("spectate", false, "play only: watch the match without a seat, never holding the players back (lockstep: simulating the relayed inputs, with --late-join to join a running match; the others: the server's world as interp snapshots)")
 	f.defaults = def
 	for _, n := range Names() {
 		m := models[n]
@@ -74,6 +76,9 @@ func (f *Flags) Model() string { return *f.model }
 
 // Players is the --players given.
 func (f *Flags) Players() int { return *f.players }
+
+// Spectate is the --spectate given.
+func (f *Flags) Spectate() bool { return *f.spectate }
 
 // Layout is the --layout given, or the default for the --model given.
 func (f *Flags) Layout() (scene.Layout, error) {

@@ -1,11 +1,13 @@
 package match
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/interp"
+	snapreplay "github.com/netphys/netphys/netmodel/interp/replay"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
 	"github.com/netphys/netphys/wire/snapshot"
@@ -22,6 +24,7 @@ func init() {
 		Summary:    "snapshot interpolation: the server simulates, clients draw interpolated snapshots (64 viewers at most)",
 		Flags:      interpFlags,
 		MaxPlayers: MaxPlayers,
+		Records:    true,
 	})
 }
 
@@ -59,11 +62,15 @@ func interpFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				truth.host(game.Objects(), cfg.TickRate)
 				rec := &recordedGame{InterpGame: game, truth: truth, state: make([]snapshot.Cube, game.Objects())}
-				srv, err := interp.NewServer(cfg, rec, s.Now)
+				recorded, closeRec, err := recordInterp(s, snapreplay.NewHeader(cfg, game.Objects(), "interp", scene.ReplayGame, s.Layout.String(), "server"), rec)
 				if err != nil {
 					return nil, err
 				}
-				return &interpHost{Server: srv, game: game}, nil
+				srv, err := interp.NewServer(cfg, recorded, s.Now)
+				if err != nil {
+					return nil, errors.Join(err, closeRec())
+				}
+				return &interpHost{Server: srv, game: game, close: closeRec}, nil
 			},
 			NewPlayer: func(s PlayerSetup) (Player, error) {
 				// The client needs only the object count of the layout.
@@ -89,6 +96,7 @@ type interpHost struct {
 	*interp.Server
 	game  *scene.InterpGame
 	cubes []viewer.Cube
+	close func() error // the match's recording (serve --record); nil: none
 }
 
 func (h *interpHost) Views(dst []viewer.View) []viewer.View {

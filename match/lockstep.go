@@ -22,10 +22,11 @@ import (
 // into the runtime.
 func init() {
 	Register(&Model{
-		Name:    "lockstep",
-		Summary: "deterministic lockstep: only inputs cross the network, every player steps the same world",
-		Flags:   lockstepFlags,
-		Records: true,
+		Name:          "lockstep",
+		Summary:       "deterministic lockstep: only inputs cross the network, every player steps the same world",
+		Flags:         lockstepFlags,
+		Records:       true,
+		OwnSpectators: true,
 		// The server's limit; the flag error names it before anything starts.
 		MaxPlayers: lockstep.MaxPlayers,
 	})
@@ -35,7 +36,6 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 	rollback := fs.Bool("rollback", false, "lockstep: GGPO-style rollback (a tick of input delay, missing inputs predicted, re-simulated when wrong)")
 	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
 	late := fs.Bool("late-join", false, "lockstep: serve seats a player who connects while the match runs in a free seat, and spectators, from the referee's state (players must say it too)")
-	spectate := fs.Bool("spectate", false, "lockstep, play only: watch the match without a seat (needs --late-join to join a running match)")
 	return func() (Sides, error) {
 		cfg := lockstepConfig(*rollback, *tcp)
 		if *late {
@@ -72,7 +72,7 @@ func lockstepFlags(fs *flag.FlagSet) func() (Sides, error) {
 				}
 				return h, nil
 			},
-			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s, *spectate) },
+			NewPlayer: func(s PlayerSetup) (Player, error) { return newLockstepPlayer(cfg, s, s.Spectate) },
 			Config:    lockstepDescription(*rollback, *tcp, *late),
 		}, nil
 	}

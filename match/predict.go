@@ -24,6 +24,7 @@ func init() {
 		Flags:      predictFlags,
 		MaxPlayers: scene.MaxArenaPlayers,
 		Keys:       "arrows move, space jumps, z fires at the nearest player shown",
+		Records:    true, // the snapshots spectators get (spectate.go)
 	})
 }
 
@@ -54,12 +55,16 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &predictHost{Server: srv, arena: a}, nil
+				h := &predictHost{Server: srv, arena: a}
+				return watch(h, h, s, watchedWorld{"predict", "arena", fmt.Sprintf("%d players", s.Players), cfg.TickRate, a.Bodies(), a.Spec()})
 			},
 			NewPlayer: func(s PlayerSetup) (Player, error) {
 				a, err := arena(s.Players)
 				if err != nil {
 					return nil, err
+				}
+				if s.Spectate {
+					return newSpectator(s, spectatorConfig(cfg.TickRate, a.Spec()), a.Bodies(), arenaDrawer(a.Config()))
 				}
 				return newPredictPlayer(cfg, a, s)
 			},

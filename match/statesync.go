@@ -10,6 +10,7 @@ import (
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/vecmath"
 	"github.com/netphys/netphys/viewer"
+	"github.com/netphys/netphys/wire"
 )
 
 // Statesync registers state synchronization with distributed authority
@@ -26,6 +27,7 @@ func init() {
 		HostSeats:  1,
 		MaxPlayers: scene.VRPlayers,
 		Keys:       StatesyncKeys,
+		Records:    true, // the snapshots spectators get (spectate.go)
 	})
 }
 
@@ -75,9 +77,19 @@ func statesyncFlags(fs *flag.FlagSet) func() (Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &statesyncHost{Host: h, world: world, players: s.Players}, nil
+				host := &statesyncHost{Host: h, world: world, players: s.Players}
+				return watch(host, host, s, watchedWorld{"statesync", "VR table", fmt.Sprintf("%d players", s.Players), 60, vrObjects(world), wire.DefaultStateSpec()})
 			},
-			NewPlayer: func(s PlayerSetup) (Player, error) { return newStatesyncPlayer(cfg, vcfg, s) },
+			NewPlayer: func(s PlayerSetup) (Player, error) {
+				if s.Spectate {
+					w, err := scene.NewVR(vcfg, 0, nil)
+					if err != nil {
+						return nil, err
+					}
+					return newSpectator(s, spectatorConfig(60, wire.DefaultStateSpec()), vrObjects(w), vrDrawer(vcfg, len(w.Cubes)))
+				}
+				return newStatesyncPlayer(cfg, vcfg, s)
+			},
 		}, nil
 	}
 }

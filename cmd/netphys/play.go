@@ -57,7 +57,7 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		if err != nil {
 			return err
 		}
-		cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: *bot, Ticks: *ticks, Linger: *linger, Report: *report, Client: udpdrive.DefaultClientConfig()}
+		cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: *bot, Ticks: *ticks, Linger: *linger, Report: *report, Client: udpdrive.DefaultClientConfig(), Spectate: models.Spectate()}
 		cfg.Client.ConnectTimeout = *connectTimeout
 		if *httpAddr != "" {
 			v, url, stop, err := startViewer(*httpAddr)

@@ -53,11 +53,9 @@ func NewTap(cfg Config, spec wire.StateSpec, objects int, start time.Time, wrap 
 	if objects < 1 {
 		return nil, fmt.Errorf("%w: a tap of %d objects", ErrConfig, objects)
 	}
-	// Every tick the host stepped is one Update of the tap's server at
-	// most: the tap never falls behind a host.
-	cfg.MaxTicksPerUpdate = max(cfg.MaxTicksPerUpdate, 64)
 	src := &tapSource{spec: spec, objects: objects}
-	cfg, game := ForStates(cfg, src)
+	_, game := ForStates(cfg, src)
+	cfg = TapConfig(cfg, spec)
 	if wrap != nil {
 		game = wrap(game)
 	}
@@ -66,6 +64,16 @@ func NewTap(cfg Config, spec wire.StateSpec, objects int, start time.Time, wrap 
 		return nil, err
 	}
 	return &Tap{srv: srv, src: src, cfg: cfg, start: start, now: start}, nil
+}
+
+// TapConfig is the configuration a tap of cfg codes states of spec with
+// (ForStates'), which its spectators' clients must use.
+func TapConfig(cfg Config, spec wire.StateSpec) Config {
+	cfg, _ = ForStates(cfg, &tapSource{spec: spec, objects: 1})
+	// The tap's server steps the ticks a host stepped in one Update: it
+	// never falls behind one.
+	cfg.MaxTicksPerUpdate = max(cfg.MaxTicksPerUpdate, 64)
+	return cfg
 }
 
 // Config is the configuration the tap codes with, which its spectators'

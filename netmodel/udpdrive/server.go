@@ -47,6 +47,19 @@ type Releaser interface {
 	Released(slot int) (code, reason string, done bool)
 }
 
+// Spectated is the optional capability of a model that takes spectators:
+// a client whose hello is Watching(ServerConfig.Agree) is handed to Watch
+// instead of Join (a refusal is a join_refused as Join's); its datagrams
+// and its leaving then go to Receive and Leave as a player's do. A model
+// without it refuses such a client as set up for another match.
+type Spectated interface {
+	Watch(now time.Time, slot int) error
+}
+
+// Watching is the hello of a client that asks to watch the match agree
+// describes (ClientConfig.Agree).
+func Watching(agree string) string { return "spectating " + agree }
+
 // byeCopies is how many copies of a refusal or a bye are sent before the
 // connection is closed, so that a lost datagram does not hide the reason.
 const byeCopies = 3
@@ -194,11 +207,17 @@ func (s *Server) EndMatch(now time.Time, reason string) {
 	}
 }
 
-// join hands the client in slot to the model, or refuses it with the
-// model's reason.
-func (s *Server) join(at time.Time, slot int) {
+// spectated is the model as Spectated, or nil.
+func (s *Server) spectated() Spectated {
+	w, _ := s.model.(Spectated)
+	return w
+}
+
+// join hands the client in slot to the model by join (its Join, or its
+// Watch), or refuses it with the model's reason.
+func (s *Server) join(at time.Time, slot int, join func(time.Time, int) error) {
 	s.hello[slot] = time.Time{}
-	if err := s.model.Join(at, slot); err != nil {
+	if err := join(at, slot); err != nil {
 		// The model refuses the client (the match is full or started):
 		// netcode's slot is freed at once.
 		s.log.Info("udpdrive: model refused a client", "slot", slot, "err", err)
@@ -225,12 +244,14 @@ func (s *Server) control(at time.Time, slot int, b []byte) {
 		s.ts.SendPayload(netcode.ClientIndex(slot), encodeControl(ctlWelcome, ""))
 	case s.hello[slot].IsZero():
 		// Refused already, or the handshake is off.
-	case m.text != s.agree:
+	case m.text == s.agree:
+		s.join(at, slot, s.model.Join)
+	case m.text == Watching(s.agree) && s.spectated() != nil:
+		s.join(at, slot, s.spectated().Watch)
+	default:
 		reason := fmt.Sprintf("server runs %s; you asked for %s", s.agree, m.text)
 		s.log.Info("udpdrive: refused a client set up for another match", "slot", slot, "reason", reason)
 		s.refuse(slot, "config_mismatch", reason, false)
-	default:
-		s.join(at, slot)
 	}
 }
 
@@ -242,7 +263,7 @@ func (s *Server) handle(e event) {
 			s.hello[e.slot] = at // its hello first
 			return
 		}
-		s.join(at, e.slot)
+		s.join(at, e.slot, s.model.Join)
 	case evLeave:
 		s.hello[e.slot] = time.Time{}
 		if s.joined[e.slot] {
