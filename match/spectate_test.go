@@ -2,10 +2,13 @@ package match
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/interp"
+	snapreplay "github.com/netphys/netphys/netmodel/interp/replay"
 	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport/netsim"
@@ -154,4 +157,96 @@ func TestEightSpectatorsOfInterp(t *testing.T) {
 		specs = append(specs, p.(interpViewer))
 	}
 	checkSpectators(t, host.(*interpHost).Server, specs, d)
+}
+
+// TestStatesyncSpectators: 3 spectators of a table of three (the host's
+// bot and two guests) decode the host's world, and draw its cubes and
+// the three players' hands and heads.
+func TestStatesyncSpectators(t *testing.T) {
+	const d = 5 * time.Second
+	host, players, specs := spectatedMatch(t, "statesync", 3, 3, netsim.Conditions{Latency: 20 * time.Millisecond}, d)
+	if len(players) != 2 || len(specs) != 3 {
+		t.Fatalf("%d guests, %d spectators", len(players), len(specs))
+	}
+	w := host.(*watched)
+	checkSpectators(t, w.tap.Server(), specs, d)
+	world := w.Host.(*statesyncHost).world
+	views := specs[0].(*spectator).Views(nil)
+	if len(views) != 1 || len(views[0].Cubes) != len(world.Cubes)+3*3 {
+		t.Fatalf("the spectator draws %d views, %d objects; want the %d cubes and 3 players' 3 parts", len(views), len(views[0].Cubes), len(world.Cubes))
+	}
+}
+
+// TestServeRecordsSnapshotReplays: predict's, statesync's and interp's
+// hosts with Setup.Record write the match's snapshots, which verify and
+// draw (ReplayDrawer) as many objects as the match's world.
+func TestServeRecordsSnapshotReplays(t *testing.T) {
+	for _, tt := range []struct {
+		model   string
+		players int
+		drawn   int // objects drawn at the end
+	}{
+		{"predict", 2, 2 + 24},
+		{"statesync", 2, 0}, // the VR table's cubes and avatars: checked below
+		{"interp", 1, 21},   // tower20's 20 cubes and the player
+	} {
+		t.Run(tt.model, func(t *testing.T) {
+			m, sides, setup := modelSides(t, Defaults{Model: tt.model, Players: tt.players}, "--players", fmt.Sprint(tt.players), "--layout", "tower20")
+			setup.Now, setup.Record = simmatch.Epoch, t.TempDir()
+			host, err := sides.NewHost(setup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sm, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 1}}, host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for slot := range m.Clients(tt.players) {
+				p, err := sides.NewPlayer(PlayerSetup{Setup: setup, Slot: slot, Controls: &Bot{}, Bot: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sm.Join(p)
+			}
+			if err := sm.Run(3 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			closeHost(host, quiet)
+			files, _ := filepath.Glob(filepath.Join(setup.Record, tt.model+"-*.replay"))
+			if len(files) != 1 {
+				t.Fatalf("replays: %v", files)
+			}
+			f, err := os.Open(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rep, err := snapreplay.Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := snapreplay.Verify(rep); err != nil || n < 85 {
+				t.Fatalf("%d snapshots verified: %v", n, err)
+			}
+			draw, err := ReplayDrawer(rep.Header)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := snapreplay.NewPlayback(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.SeekTick(p.Ticks()); err != nil {
+				t.Fatal(err)
+			}
+			cubes := draw(p.View(), nil)
+			want := tt.drawn
+			if tt.model == "statesync" {
+				want = rep.Header.Objects - 3*2 // two of the four seats empty
+			}
+			if len(cubes) != want {
+				t.Fatalf("%d objects drawn, want %d", len(cubes), want)
+			}
+		})
+	}
 }
