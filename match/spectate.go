@@ -196,6 +196,9 @@ func newSpectator(s PlayerSetup, cfg interp.Config, objects int, draw func([]sna
 	if err != nil {
 		return nil, err
 	}
+	if k, ok := s.Controls.(*Keys); ok {
+		k.Viewer.SetControls(WatchControls) // the page's keys do nothing
+	}
 	// No server in this process to measure against.
 	p := &interpPlayer{Client: c, slot: s.Slot, ticks: s.Ticks, first: -1, err: newViewError(&serverTruth{}, s.Now)}
 	return &spectator{interpPlayer: p, draw: draw}, nil

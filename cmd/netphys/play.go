@@ -67,7 +67,10 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			defer stop()
 			cfg.Viewer = v
 			keys := m.KeyHelp()
-			if *bot {
+			switch {
+			case models.Spectate():
+				keys = "spectating: the page shows the match"
+			case *bot:
 				keys = "a bot plays; the page shows its world"
 			}
 			fmt.Fprintf(stdoutOf(fs), "netphys play: open %s in a browser (%s)\n", url, keys)
