@@ -56,7 +56,7 @@ func predictFlags(fs *flag.FlagSet) func() (Sides, error) {
 					return nil, err
 				}
 				h := &predictHost{Server: srv, arena: a}
-				return watch(h, h, s, watchedWorld{"predict", "arena", fmt.Sprintf("%d players", s.Players), cfg.TickRate, a.Bodies(), a.Spec()})
+				return watch(h, h, s, watchedWorld{"predict", "arena", fmt.Sprintf("%d players", s.Players), cfg.TickRate, a.Bodies(), a.Spec(), a.Players()})
 			},
 			NewPlayer: func(s PlayerSetup) (Player, error) {
 				a, err := arena(s.Players)

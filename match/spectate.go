@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/interp"
@@ -54,6 +55,11 @@ type watched struct {
 	watching []bool // by slot
 	watchers int
 	close    func() error // the recording's; nil: none
+	// With seats, a player's slot in the model is the lowest seat free
+	// when it joins, not its driver's slot, which a spectator that came
+	// first may hold: seat[slot] and slotOf[seat], -1 when free.
+	seat, slotOf []int
+	send, out    func(int, []byte) // sendFrom; the driver's send during Update
 }
 
 // watchedWorld describes the world of a watched host: the replay's header
@@ -62,12 +68,22 @@ type watchedWorld struct {
 	model, game, variant string
 	tickRate, objects    int
 	spec                 wire.StateSpec
+	// seats, if above 0, is the model's player slots, which the host
+	// gives the players in the order they join (a model whose clients
+	// learn their seat from the server: predict). 0: a player's seat is
+	// its driver's slot (statesync's guests derive theirs from it).
+	seats int
 }
 
 // watch returns host with spectators of w, recording its snapshots to
 // s.Record if set.
 func watch(host Host, w world, s Setup, d watchedWorld) (Host, error) {
 	h := &watched{Host: host, world: w}
+	h.slotOf = make([]int, d.seats)
+	for i := range h.slotOf {
+		h.slotOf[i] = -1
+	}
+	h.send = h.sendFrom
 	cfg := spectatorConfig(d.tickRate, d.spec)
 	var wrap func(interp.Game) interp.Game
 	if s.Record != "" {
@@ -103,12 +119,56 @@ func (h *watched) Watch(now time.Time, slot int) error {
 	return nil
 }
 
-// Receive hands a spectator's datagrams (its acks) to the tap.
+// Join seats a player: in its driver's slot, or with seats in the lowest
+// free seat.
+func (h *watched) Join(now time.Time, slot int) error {
+	if len(h.slotOf) == 0 {
+		return h.Host.Join(now, slot)
+	}
+	seat := slices.Index(h.slotOf, -1)
+	if seat < 0 {
+		return fmt.Errorf("match: every one of the %d seats is taken", len(h.slotOf))
+	}
+	if err := h.Host.Join(now, seat); err != nil {
+		return err
+	}
+	for len(h.seat) <= slot {
+		h.seat = append(h.seat, -1)
+	}
+	h.seat[slot], h.slotOf[seat] = seat, slot
+	return nil
+}
+
+// seatOf is the model's slot of the player in the driver's slot; -1: none.
+func (h *watched) seatOf(slot int) int {
+	if len(h.slotOf) == 0 {
+		return slot
+	}
+	if slot < 0 || slot >= len(h.seat) {
+		return -1
+	}
+	return h.seat[slot]
+}
+
+// sendFrom sends the model's datagram for seat to its player's slot.
+func (h *watched) sendFrom(seat int, b []byte) {
+	slot := seat
+	if len(h.slotOf) > 0 {
+		if seat < 0 || seat >= len(h.slotOf) || h.slotOf[seat] < 0 {
+			return
+		}
+		slot = h.slotOf[seat]
+	}
+	h.out(slot, b)
+}
+
+// Receive hands a spectator's datagrams (its acks) to the tap, a
+// player's to the model.
 func (h *watched) Receive(now time.Time, slot int, datagram []byte) error {
 	if h.isWatching(slot) {
 		return h.tap.Receive(slot, datagram)
 	}
-	return h.Host.Receive(now, slot, datagram)
+	return h.Host.Receive(now, h.seatOf(slot), datagram)
 }
 
 // Leave takes a spectator off the tap, a player out of the match.
@@ -118,12 +178,21 @@ func (h *watched) Leave(now time.Time, slot int) {
 		h.tap.Leave(slot)
 		return
 	}
-	h.Host.Leave(now, slot)
+	seat := h.seatOf(slot)
+	if seat < 0 {
+		return
+	}
+	h.Host.Leave(now, seat)
+	if len(h.slotOf) > 0 {
+		h.seat[slot], h.slotOf[seat] = -1, -1
+	}
 }
 
 // Update runs the model, then brings the tap to its tick.
 func (h *watched) Update(now time.Time, send func(int, []byte)) error {
-	if err := h.Host.Update(now, send); err != nil {
+	h.out = send
+	defer func() { h.out = nil }()
+	if err := h.Host.Update(now, h.send); err != nil {
 		return err
 	}
 	return h.tap.Update(h.world.worldTick(), h.world.captureWorld, send)
@@ -158,8 +227,8 @@ func (h *watched) RefusalCounts() []Count {
 
 // Released forwards the model's (udpdrive.Releaser) for its players.
 func (h *watched) Released(slot int) (code, reason string, done bool) {
-	if r, ok := h.Host.(udpdrive.Releaser); ok && !h.isWatching(slot) {
-		return r.Released(slot)
+	if r, ok := h.Host.(udpdrive.Releaser); ok && !h.isWatching(slot) && h.seatOf(slot) >= 0 {
+		return r.Released(h.seatOf(slot))
 	}
 	return "", "", false
 }

@@ -250,3 +250,58 @@ func TestServeRecordsSnapshotReplays(t *testing.T) {
 		})
 	}
 }
+
+// spectatorsFirst makes the host's lowest slots spectators: they connect
+// before the players.
+type spectatorsFirst struct {
+	Host
+	below int
+}
+
+func (s *spectatorsFirst) Join(now time.Time, slot int) error {
+	if slot < s.below {
+		return s.Host.(udpdrive.Spectated).Watch(now, slot)
+	}
+	return s.Host.Join(now, slot)
+}
+
+// TestSpectatorsFirstTakeNoSeat: three spectators connect to a 2-player
+// predict match before its players, taking the driver's slots 0 to 2;
+// the players, in slots 3 and 4, are seated as players 0 and 1 and play,
+// and a third player finds the arena full.
+func TestSpectatorsFirstTakeNoSeat(t *testing.T) {
+	_, sides, setup := modelSides(t, Defaults{Model: "predict", Players: 2}, "--players", "2")
+	setup.Now = simmatch.Epoch
+	host, err := sides.NewHost(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 2, Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}}}, &spectatorsFirst{Host: host, below: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var players []*predictPlayer
+	for slot := range 5 {
+		p, err := sides.NewPlayer(PlayerSetup{Setup: setup, Slot: slot, Controls: &Bot{}, Bot: true, Spectate: slot < 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pp, ok := p.(*predictPlayer); ok {
+			players = append(players, pp)
+		}
+		if _, err := sm.Join(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sm.Run(3 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range players {
+		if !p.Started() || p.You() != i || p.Stats().Ticks < 100 {
+			t.Fatalf("player in slot %d: started %v, seat %d, %d ticks predicted", 3+i, p.Started(), p.You(), p.Stats().Ticks)
+		}
+	}
+	if err := host.Join(sm.Now(), 5); err == nil {
+		t.Fatal("a third player seated in a 2-player arena")
+	}
+}

@@ -78,7 +78,7 @@ func statesyncFlags(fs *flag.FlagSet) func() (Sides, error) {
 					return nil, err
 				}
 				host := &statesyncHost{Host: h, world: world, players: s.Players}
-				return watch(host, host, s, watchedWorld{"statesync", "VR table", fmt.Sprintf("%d players", s.Players), 60, vrObjects(world), wire.DefaultStateSpec()})
+				return watch(host, host, s, watchedWorld{"statesync", "VR table", fmt.Sprintf("%d players", s.Players), 60, vrObjects(world), wire.DefaultStateSpec(), 0})
 			},
 			NewPlayer: func(s PlayerSetup) (Player, error) {
 				if s.Spectate {

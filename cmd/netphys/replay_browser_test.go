@@ -38,7 +38,7 @@ func TestPredictReplayBrowser(t *testing.T) {
 		return s.Drawn(1) && s.Views[0].Cubes == bodies
 	})
 	from := st.MustFigure(t, "tick")
-	st = b.WaitState("the replay playing", func(s browsertest.PageState) bool {
+	b.WaitState("the replay playing", func(s browsertest.PageState) bool {
 		tick, ok := s.Figure("tick")
 		return ok && tick >= from+30
 	})

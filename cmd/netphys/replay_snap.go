@@ -57,9 +57,9 @@ func readSnapshotReplay(path string) (*snapreplay.Replay, error) {
 func verifySnapshotReplay(w io.Writer, path string, rep *snapreplay.Replay) error {
 	h := rep.Header
 	fmt.Fprintf(w, "replay %s: %s %s %s, %d objects, recorded by %s\n", path, h.Model, h.Game, h.Variant, h.Objects, orNone(h.Party))
-	seconds := rep.Seconds() - float64(rep.Snapshots[0].N)*float64(h.Interval)/float64(h.TickRate)
+	seconds := rep.Seconds()
 	fmt.Fprintf(w, "snapshots: %d, %d keyframes, %d per second of a %d Hz server, ticks %d to %d (%v)\n", len(rep.Snapshots), rep.Keyframes(), h.TickRate/h.Interval, h.TickRate,
-		int64(rep.Snapshots[0].N)*int64(h.Interval), rep.Ticks(), time.Duration(seconds*float64(time.Second)).Round(time.Millisecond))
+		rep.Start(), rep.Ticks(), time.Duration(seconds*float64(time.Second)).Round(time.Millisecond))
 	fmt.Fprintf(w, "file: %d bytes, %.1f bytes per snapshot, %.2f kB per minute\n", rep.Size, float64(rep.Size)/float64(len(rep.Snapshots)), float64(rep.Size)/1000/max(seconds/60, 1e-9))
 	checked, err := snapreplay.Verify(rep)
 	if err != nil {

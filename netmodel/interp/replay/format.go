@@ -136,11 +136,6 @@ func (h *Header) SnapshotCodec() snapshot.Codec {
 	return snapshot.Codec{Stage: snapshot.RangeCoded, Config: h.Codec}
 }
 
-// Seconds is the duration of n snapshots.
-func (h *Header) Seconds(n interp.Number) float64 {
-	return float64(n) * float64(h.Interval) / float64(h.TickRate)
-}
-
 // Serialize writes, reads or measures the header.
 func (h *Header) Serialize(s wire.Stream) error {
 	for _, f := range []struct {

@@ -33,7 +33,7 @@ func NewPlayback(rep *Replay) (*Playback, error) {
 }
 
 // Start is the tick of the first snapshot.
-func (p *Playback) Start() int64 { return p.tickOf(0) }
+func (p *Playback) Start() int64 { return p.rep.Start() }
 
 // Tick is the tick shown.
 func (p *Playback) Tick() int64 { return p.tick }

@@ -37,8 +37,18 @@ func (r *Replay) Ticks() int64 {
 	return int64(r.Snapshots[len(r.Snapshots)-1].N) * int64(r.Header.Interval)
 }
 
-// Seconds is the match time covered.
-func (r *Replay) Seconds() float64 { return float64(r.Ticks()) / float64(r.Header.TickRate) }
+// Start is the tick of the first snapshot.
+func (r *Replay) Start() int64 {
+	if len(r.Snapshots) == 0 {
+		return 0
+	}
+	return int64(r.Snapshots[0].N) * int64(r.Header.Interval)
+}
+
+// Seconds is the match time covered, from the first snapshot to the last.
+func (r *Replay) Seconds() float64 {
+	return float64(r.Ticks()-r.Start()) / float64(r.Header.TickRate)
+}
 
 // Keyframes counts the snapshots coded whole.
 func (r *Replay) Keyframes() int {
