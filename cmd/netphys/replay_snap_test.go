@@ -8,13 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/match"
+	snapreplay "github.com/netphys/netphys/netmodel/interp/replay"
 	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/transport/netsim"
+	"github.com/netphys/netphys/viewer"
+	"github.com/netphys/netphys/wire/snapshot"
 )
 
 // recordPredict records d of a 2-player predict match of bots, in
@@ -95,5 +99,58 @@ func TestReplayOfAPredictMatch(t *testing.T) {
 	err = run(context.Background(), []string{"replay", bad}, &out)
 	if err == nil || !strings.Contains(err.Error(), "does not decode as recorded") || !strings.Contains(err.Error(), "snapshot 360") {
 		t.Fatalf("altered replay: %v\n%s", err, out.String())
+	}
+}
+
+// TestSnapshotReplayViewerControls drives a predict replay's playback
+// with the page's keys, as TestReplayViewerControls does a lockstep one:
+// a seek back lands on the view a straight play shows, z goes back to the
+// first snapshot's tick, right stops at the end.
+func TestSnapshotReplayViewerControls(t *testing.T) {
+	rep, err := readSnapshotReplay(recordPredict(t, 25*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := snapreplay.NewPlayback(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &playbackState{p: p, speed: 1, step: 600}
+	tick := time.Second / 60
+	press := func(k viewer.Input) {
+		t.Helper()
+		if err := s.keys(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	straight := map[int64][]snapshot.Cube{}
+	for range 700 {
+		press(0)
+		if err := s.advance(tick, tick); err != nil {
+			t.Fatal(err)
+		}
+		straight[p.Tick()] = slices.Clone(p.View())
+	}
+	if p.Tick() != 702 {
+		t.Fatalf("after 700 frames at 1x: tick %d", p.Tick())
+	}
+	press(viewer.KeyLeft)
+	if p.Tick() != 102 || !slices.Equal(p.View(), straight[102]) {
+		t.Fatalf("seek -10 s: tick %d", p.Tick())
+	}
+	press(0)
+	press(viewer.KeyZ)
+	if p.Tick() != 2 {
+		t.Fatalf("z: tick %d, want the first snapshot's 2", p.Tick())
+	}
+	for range 4 {
+		press(0)
+		press(viewer.KeyRight)
+	}
+	if p.Tick() != p.Ticks() || !p.Done() || s.state() != "end" {
+		t.Fatalf("seek +40 s in a 25 s replay: tick %d of %d", p.Tick(), p.Ticks())
+	}
+	if checked, agreed, first := p.Checked(); first != nil || checked != agreed {
+		t.Fatalf("checksums %d of %d: %v", agreed, checked, first)
 	}
 }
