@@ -13,6 +13,7 @@ import (
 type Flags struct {
 	model    *string
 	players  *int
+	spectate *bool
 	defaults Defaults
 	sides    map[string]func() (Sides, error)
 }
@@ -33,6 +34,7 @@ func DeclareFlags(fs *flag.FlagSet, def Defaults) *Flags {
 	f := &Flags{sides: map[string]func() (Sides, error){}}
 	f.model = fs.String("model", def.Model, "network model: "+strings.Join(names, ", "))
 	f.players = fs.Int("players", def.Players, "players in the match, "+playerRanges()+"; every process of a match must agree")
+	f.spectate = fs.Bool("spectate", false, "play only: watch the match without a seat, never holding the players back (lockstep: simulating the relayed inputs, with --late-join to join a running match; the others: the server's world as interp snapshots)")
 	f.defaults = def
 	for _, n := range Names() {
 		m := models[n]
@@ -63,6 +65,9 @@ func (f *Flags) Model() string { return *f.model }
 
 // Players is the --players given.
 func (f *Flags) Players() int { return *f.players }
+
+// Spectate is the --spectate given.
+func (f *Flags) Spectate() bool { return *f.spectate }
 
 // Setup is the match the flags describe, logging to log.
 func (f *Flags) Setup(log *slog.Logger) (Setup, error) {

@@ -47,6 +47,11 @@ type Model struct {
 	// Records says the model's host records each match to a file in
 	// Setup.Record (serve --record); the others refuse the flag.
 	Records bool
+	// OwnSpectators says the model's spectators (PlayerSetup.Spectate)
+	// say so in its own messages (lockstep's); the others' say it in the
+	// driver's hello (udpdrive.Watching), and their host takes them by
+	// Watch (udpdrive.Spectated).
+	OwnSpectators bool
 }
 
 // DefaultKeyHelp is KeyHelp for a model that does not say what its keys do.
@@ -144,6 +149,9 @@ type PlayerSetup struct {
 	// Ticks ends the player's match once it has simulated (and, where the
 	// model confirms ticks, confirmed) this many ticks; 0: never.
 	Ticks int
+	// Spectate makes the player a spectator (play --spectate): it watches
+	// the match without a seat and never holds the players back.
+	Spectate bool
 }
 
 // Side is what the runtime shows and prints of either side of a model.

@@ -33,6 +33,9 @@ type PlayConfig struct {
 	// Duration ends the match this long after the player joined, if its
 	// Ticks have not ended it before; 0: no limit.
 	Duration time.Duration
+	// Spectate watches the match instead of playing it
+	// (PlayerSetup.Spectate).
+	Spectate bool
 	// Linger keeps the player running this long after its match is done,
 	// so the inputs it owes the others still reach them. Default 2 s.
 	Linger time.Duration
@@ -69,9 +72,12 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 	}
 	ccfg.Logger = log
 	ccfg.Agree = Agreement(cfg.Model, cfg.Sides, cfg.Setup)
+	if cfg.Spectate && !cfg.Model.OwnSpectators {
+		ccfg.Agree = udpdrive.Watching(ccfg.Agree)
+	}
 	var player Player
 	c, err := udpdrive.Dial(ctx, cfg.Token, func(slot int) (netmodel.Client, error) {
-		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks, Bot: cfg.Bot}
+		ps := PlayerSetup{Setup: cfg.Setup, Slot: slot, Ticks: cfg.Ticks, Bot: cfg.Bot, Spectate: cfg.Spectate}
 		ps.Now = time.Now()
 		if !cfg.Bot {
 			ps.Keys = &Keys{Viewer: cfg.Viewer}

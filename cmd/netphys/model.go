@@ -30,7 +30,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	}
 	if o.record != "" {
 		if !m.Records {
-			return fmt.Errorf("--record: model %s does not record matches yet (lockstep does)", m.Name)
+			return fmt.Errorf("--record: model %s does not record matches", m.Name)
 		}
 		if fi, err := os.Stat(o.record); err != nil || !fi.IsDir() {
 			return fmt.Errorf("--record %s: want an existing directory to write the replays in", o.record)

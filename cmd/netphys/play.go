@@ -56,7 +56,7 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		if err != nil {
 			return err
 		}
-		cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: *bot, Ticks: *ticks, Linger: *linger, Report: *report, Client: udpdrive.DefaultClientConfig()}
+		cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: *bot, Ticks: *ticks, Linger: *linger, Report: *report, Client: udpdrive.DefaultClientConfig(), Spectate: models.Spectate()}
 		cfg.Client.ConnectTimeout = *connectTimeout
 		if *httpAddr != "" {
 			v, url, stop, err := startViewer(*httpAddr)
@@ -66,7 +66,10 @@ func setupPlay(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 			defer stop()
 			cfg.Viewer = v
 			keys := m.KeyHelp()
-			if *bot {
+			switch {
+			case models.Spectate():
+				keys = "spectating: the page shows the match"
+			case *bot:
 				keys = "a bot plays; the page shows its world"
 			}
 			fmt.Fprintf(stdoutOf(fs), "netphys play: open %s in a browser (%s)\n", url, keys)

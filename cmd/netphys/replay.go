@@ -15,16 +15,18 @@ import (
 	"github.com/netphys/netphys/scene"
 )
 
-// replay: play a recorded lockstep match of the cube world. Headless it
-// re-simulates every tick and compares every recorded checksum; with
-// --http it plays in the viewer with pause, speed and seek
-// (replay_view.go). --record-sample writes a scripted match of the given
-// length instead, the figure of the docs.
+// replay: play a recorded match. A lockstep match of the cube world
+// headless re-simulates every tick and compares every recorded checksum;
+// a snapshot replay (predict, statesync, interp: replay_snap.go) decodes
+// every snapshot and compares its checksum. With --http either plays in
+// the viewer with pause, speed and seek (replay_view.go). --record-sample
+// writes a scripted lockstep match of the given length instead, the
+// figure of the docs.
 
 func init() {
 	register(&command{
 		name:    "replay",
-		summary: "verify a recorded lockstep match bit for bit (or play it in the viewer with --http; --record-sample writes one)",
+		summary: "verify a recorded match (lockstep bit for bit; predict, statesync, interp snapshot by snapshot), or play it in the viewer with --http; --record-sample writes a lockstep one",
 		args:    "FILE",
 		setup:   setupReplay,
 	})
@@ -69,6 +71,20 @@ func setupReplay(fs *flag.FlagSet) func(ctx context.Context, args []string) erro
 		}
 		if *speed < 0.25 || *speed > 8 {
 			return fmt.Errorf("--speed %v: want 0.25 to 8", *speed)
+		}
+		snap, err := isSnapshotReplay(args[0])
+		if err != nil {
+			return err
+		}
+		if snap {
+			rep, err := readSnapshotReplay(args[0])
+			if err != nil {
+				return err
+			}
+			if *httpAddr != "" {
+				return playSnapshotReplay(ctx, w, rep, *httpAddr, *speed)
+			}
+			return verifySnapshotReplay(w, args[0], rep)
 		}
 		rep, err := readReplay(args[0])
 		if err != nil {

@@ -36,7 +36,8 @@ func TestReplayViewerControls(t *testing.T) {
 		sums[tick] = straight.Checksum()
 	}
 	world, _ := newCubeWorld(rep.Header)
-	s := &playbackState{p: replay.NewPlayback(rep, lockstep.Game[scene.Input](world), 600), world: world, speed: 1, step: 600}
+	pb := replay.NewPlayback(rep, lockstep.Game[scene.Input](world), 600)
+	s := &playbackState{p: lockstepPlayable{pb}, speed: 1, step: 600}
 	tick := rep.Header.TickDuration
 	press := func(k viewer.Input) {
 		t.Helper()
@@ -46,7 +47,9 @@ func TestReplayViewerControls(t *testing.T) {
 	}
 	for range 60 { // one second at 1x: 60 ticks
 		press(0)
-		s.advance(tick, tick)
+		if err := s.advance(tick, tick); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if s.p.Tick() != 60 {
 		t.Fatalf("after 1 s at 1x: tick %d", s.p.Tick())
@@ -66,7 +69,9 @@ func TestReplayViewerControls(t *testing.T) {
 		t.Fatalf("speed %v, want at most 8", s.speed)
 	}
 	press(viewer.KeySpace)
-	s.advance(time.Second, tick)
+	if err := s.advance(time.Second, tick); err != nil {
+		t.Fatal(err)
+	}
 	if !s.paused || s.p.Tick() != 60 {
 		t.Fatalf("paused %v at tick %d, want paused at 60", s.paused, s.p.Tick())
 	}
@@ -94,7 +99,7 @@ func TestReplayViewerControls(t *testing.T) {
 	if s.p.Tick() != 0 {
 		t.Fatalf("z: tick %d", s.p.Tick())
 	}
-	if checked, agreed, first := s.p.Checked(); first != nil || checked != agreed {
+	if checked, agreed, first := pb.Checked(); first != nil || checked != agreed {
 		t.Fatalf("checksums %d of %d, first %v", agreed, checked, first)
 	}
 	v := cubegames.SceneView("replay", world.Scene, -1, nil)

@@ -43,7 +43,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	verbose := fs.Bool("verbose", false, "network models: log every player's figures each report, a line each (default: one line for the match)")
 	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Builtin: []string{"echo"}})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
-	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep: play it back with netphys replay FILE)")
+	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep's inputs, the other models' snapshots: play it back with netphys replay FILE)")
 	rooms := declareRooms(fs)
 	life := declareLifecycle(fs)
 	return func(ctx context.Context, args []string) error {

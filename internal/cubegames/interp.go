@@ -1,12 +1,14 @@
 package cubegames
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/netphys/netphys/match"
 	"time"
 
 	"github.com/netphys/netphys/netmodel/interp"
+	snapreplay "github.com/netphys/netphys/netmodel/interp/replay"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
 	"github.com/netphys/netphys/wire/snapshot"
@@ -24,6 +26,7 @@ func init() {
 		Flags:      interpFlags,
 		MaxPlayers: match.MaxPlayers,
 		Keys:       CubeKeys,
+		Records:    true,
 	})
 }
 
@@ -70,11 +73,15 @@ func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				}
 				truth.host(game.Objects(), cfg.TickRate)
 				rec := &recordedGame{InterpGame: game, truth: truth, state: make([]snapshot.Cube, game.Objects())}
-				srv, err := interp.NewServer(cfg, rec, s.Now)
+				recorded, closeRec, err := recordInterp(s, snapreplay.NewHeader(cfg, game.Objects(), "interp", scene.ReplayGame, layout.String(), "server"), rec)
 				if err != nil {
 					return nil, err
 				}
-				return &interpHost{Server: srv, game: game}, nil
+				srv, err := interp.NewServer(cfg, recorded, s.Now)
+				if err != nil {
+					return nil, errors.Join(err, closeRec())
+				}
+				return &interpHost{Server: srv, game: game, close: closeRec}, nil
 			},
 			NewPlayer: func(s match.PlayerSetup) (match.Player, error) {
 				// The client needs only the object count of the layout.
@@ -101,6 +108,7 @@ type interpHost struct {
 	*interp.Server
 	game  *scene.InterpGame
 	cubes []viewer.Cube
+	close func() error // the match's recording (serve --record); nil: none
 }
 
 func (h *interpHost) Views(dst []viewer.View) []viewer.View {

@@ -27,6 +27,8 @@ func init() {
 		Flags:   lockstepFlags,
 		Keys:    CubeKeys,
 		Records: true,
+		// lockstep.NewSpectator: spectators simulate the relayed inputs.
+		OwnSpectators: true,
 		// The server's limit; the flag error names it before anything starts.
 		MaxPlayers: lockstep.MaxPlayers,
 	})
@@ -36,7 +38,6 @@ func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	rollback := fs.Bool("rollback", false, "lockstep: GGPO-style rollback (a tick of input delay, missing inputs predicted, re-simulated when wrong)")
 	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
 	late := fs.Bool("late-join", false, "lockstep: serve seats a player who connects while the match runs in a free seat, and spectators, from the referee's state (players must say it too)")
-	spectate := fs.Bool("spectate", false, "lockstep, play only: watch the match without a seat (needs --late-join to join a running match)")
 	layoutFlag := layoutFlag(fs)
 	return func() (match.Sides, error) {
 		layout, err := layoutFlag.Models()
@@ -82,7 +83,7 @@ func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				}
 				return h, nil
 			},
-			NewPlayer: func(s match.PlayerSetup) (match.Player, error) { return newLockstepPlayer(cfg, layout, s, *spectate) },
+			NewPlayer: func(s match.PlayerSetup) (match.Player, error) { return newLockstepPlayer(cfg, layout, s, s.Spectate) },
 			Config:    lockstepDescription(*rollback, *tcp, *late),
 			World:     layout.String(),
 		}, nil

@@ -25,6 +25,7 @@ func init() {
 		Flags:      predictFlags,
 		MaxPlayers: scene.MaxArenaPlayers,
 		Keys:       "arrows move, space jumps, z fires at the nearest player shown",
+		Records:    true, // the snapshots spectators get (spectate.go)
 	})
 }
 
@@ -58,12 +59,16 @@ func predictFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &predictHost{Server: srv, arena: a}, nil
+				h := &predictHost{Server: srv, arena: a}
+				return match.WithSpectators(h, h, s, match.WatchedWorld{Model: "predict", Game: "arena", Variant: fmt.Sprintf("%d players", s.Players), TickRate: cfg.TickRate, Objects: a.Bodies(), Spec: a.Spec()})
 			},
 			NewPlayer: func(s match.PlayerSetup) (match.Player, error) {
 				a, err := arena(s.Players)
 				if err != nil {
 					return nil, err
+				}
+				if s.Spectate {
+					return newSpectator(s, match.SpectatorConfig(cfg.TickRate, a.Spec()), a.Bodies(), arenaDrawer(a.Config()))
 				}
 				return newPredictPlayer(cfg, a, s)
 			},

@@ -43,7 +43,7 @@ func TestPredictHostCountsRefusalsByReason(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	counts := host.(*predictHost).RefusalCounts()
+	counts := host.(match.Refuser).RefusalCounts() // the host with spectators (match.Watched) forwards its model's
 	byReason := map[string]uint64{}
 	for _, r := range counts {
 		byReason[r.Reason] = r.Count

@@ -11,6 +11,7 @@ import (
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/vecmath"
 	"github.com/netphys/netphys/viewer"
+	"github.com/netphys/netphys/wire"
 )
 
 // Statesync registers state synchronization with distributed authority
@@ -27,6 +28,7 @@ func init() {
 		HostSeats:  1,
 		MaxPlayers: scene.VRPlayers,
 		Keys:       StatesyncKeys,
+		Records:    true, // the snapshots spectators get (spectate.go)
 	})
 }
 
@@ -79,10 +81,20 @@ func statesyncFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				return &statesyncHost{Host: h, world: world, players: s.Players}, nil
+				host := &statesyncHost{Host: h, world: world, players: s.Players}
+				return match.WithSpectators(host, host, s, match.WatchedWorld{Model: "statesync", Game: "VR table", Variant: fmt.Sprintf("%d players", s.Players), TickRate: 60, Objects: vrObjects(world), Spec: wire.DefaultStateSpec()})
 			},
-			NewPlayer: func(s match.PlayerSetup) (match.Player, error) { return newStatesyncPlayer(cfg, vcfg, s) },
-			World:     "the VR table",
+			NewPlayer: func(s match.PlayerSetup) (match.Player, error) {
+				if s.Spectate {
+					w, err := scene.NewVR(vcfg, 0, nil)
+					if err != nil {
+						return nil, err
+					}
+					return newSpectator(s, match.SpectatorConfig(60, wire.DefaultStateSpec()), vrObjects(w), vrDrawer(vcfg, len(w.Cubes)))
+				}
+				return newStatesyncPlayer(cfg, vcfg, s)
+			},
+			World: "the VR table",
 		}, nil
 	}
 }

@@ -173,3 +173,41 @@ func TestControlNeverLooksLikeAModelDatagram(t *testing.T) {
 		}
 	}
 }
+
+// watchingServer is sumServer that takes spectators (Spectated).
+type watchingServer struct {
+	*sumServer
+	watches []int
+}
+
+func (s *watchingServer) Watch(now time.Time, slot int) error {
+	s.watches = append(s.watches, slot)
+	return nil
+}
+
+// TestHelloThatWatches: a hello of Watching(agree) reaches a Spectated
+// model by Watch, not Join; a model without Watch refuses it as another
+// match, naming what the client asked for.
+func TestHelloThatWatches(t *testing.T) {
+	const agree = "predict (60 Hz) on tower20 for 2 players"
+	plain := &sumServer{max: 4, counter: map[int]uint32{}}
+	srv, token := startAgreeServer(t, plain, agree)
+	_, err := dialAgree(t, srv, 1, token, Watching(agree), &countClient{})
+	var r *RefusedError
+	if !errors.As(err, &r) || r.Reason != "server runs "+agree+"; you asked for spectating "+agree || len(plain.joins) != 0 {
+		t.Fatalf("a spectator of a model without Watch: %v, joins %v", err, plain.joins)
+	}
+	model := &watchingServer{sumServer: &sumServer{max: 4, counter: map[int]uint32{}}}
+	srv, token = startAgreeServer(t, model, agree)
+	c, err := dialAgree(t, srv, 2, token, Watching(agree), &countClient{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := stepUntil(t, "watch", func() bool { return len(model.watches) == 1 }, srv, c); err != nil {
+		t.Fatal(err)
+	}
+	if len(model.joins) != 0 || !srv.Joined(model.watches[0]) {
+		t.Fatalf("joins %v, watches %v, joined %v", model.joins, model.watches, srv.Joined(model.watches[0]))
+	}
+}

@@ -74,7 +74,9 @@
 // match: model, config, game and layout, players) the client opens with a
 // hello and the model sees it only if the descriptions are equal; else
 // the client is refused with a message naming both ("server runs X; you
-// asked for Y"), before any state or input flows. A model that implements
+// asked for Y"), before any state or input flows. A client whose hello is
+// Watching(description) asks to watch: a model that implements Spectated
+// gets it by Watch instead of Join. A model that implements
 // Releaser has the clients it is done with (dropped, and told why) sent a
 // bye and disconnected, so that they cannot keep a finished match alive;
 // Server.EndMatch does the same for every client after a model failed.

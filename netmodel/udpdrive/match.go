@@ -143,7 +143,7 @@ func (m *Match) connect(at time.Time, slot int, id uint64) {
 		m.hello[slot] = at // its hello first
 		return
 	}
-	m.join(at, slot)
+	m.join(at, slot, false)
 }
 
 // leave frees slot, whose client netcode disconnected.
@@ -281,11 +281,14 @@ func (m *Match) refuseWaiting(code, reason string) {
 }
 
 // join hands the client in slot to the model (with its client id, if the
-// model is netmodel.Identified), or refuses it with the model's reason.
-func (m *Match) join(at time.Time, slot int) {
+// model is netmodel.Identified), or as a spectator (watch: the model's
+// Watch), or refuses it with the model's reason.
+func (m *Match) join(at time.Time, slot int, watch bool) {
 	m.hello[slot] = time.Time{}
 	var err error
-	if idm, ok := m.model.(netmodel.Identified); ok {
+	if watch {
+		err = m.model.(Spectated).Watch(at, slot)
+	} else if idm, ok := m.model.(netmodel.Identified); ok {
 		err = idm.JoinClient(at, slot, m.ids[slot])
 	} else {
 		err = m.model.Join(at, slot)
@@ -321,13 +324,21 @@ func (m *Match) control(at time.Time, slot int, b []byte) {
 		m.welcome(slot) // our welcome was lost: say it again
 	case m.hello[slot].IsZero():
 		// Refused already, or the handshake is off.
-	case c.text != m.agree:
+	case c.text == m.agree:
+		m.join(at, slot, false)
+	case c.text == Watching(m.agree) && m.spectated():
+		m.join(at, slot, true)
+	default:
 		reason := fmt.Sprintf("server runs %s; you asked for %s", m.agree, c.text)
 		m.log.Info("udpdrive: refused a client set up for another match", "match", m.id, "slot", slot, "reason", reason)
 		m.refuse(slot, "config_mismatch", reason, false)
-	default:
-		m.join(at, slot)
 	}
+}
+
+// spectated reports whether the model takes spectators.
+func (m *Match) spectated() bool {
+	_, ok := m.model.(Spectated)
+	return ok
 }
 
 // send is the Update callback: the datagram leaves at once.

@@ -46,6 +46,19 @@ type Releaser interface {
 	Released(slot int) (code, reason string, done bool)
 }
 
+// Spectated is the optional capability of a model that takes spectators:
+// a client whose hello is Watching(ServerConfig.Agree) is handed to Watch
+// instead of Join (a refusal is a join_refused as Join's); its datagrams
+// and its leaving then go to Receive and Leave as a player's do. A model
+// without it refuses such a client as set up for another match.
+type Spectated interface {
+	Watch(now time.Time, slot int) error
+}
+
+// Watching is the hello of a client that asks to watch the match agree
+// describes (ClientConfig.Agree).
+func Watching(agree string) string { return "spectating " + agree }
+
 // byeCopies is how many copies of a refusal or a bye are sent before the
 // connection is closed, so that a lost datagram does not hide the reason.
 const byeCopies = 3
