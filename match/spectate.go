@@ -200,4 +200,3 @@ func (h *Watched) Close() error {
 	}
 	return err
 }
-
