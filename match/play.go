@@ -126,6 +126,10 @@ func Play(ctx context.Context, cfg PlayConfig) (Summary, error) {
 		}
 		return false, nil
 	}, c)
+	var bye *udpdrive.RefusedError
+	if cfg.Spectate && errors.As(err, &bye) && bye.Joined && bye.Reason == udpdrive.MatchOver {
+		err = nil // what it watched ended as a match ends
+	}
 	if errors.Is(err, udpdrive.ErrDisconnected) && c.Ended() == nil {
 		err = &endedError{msg: connectionEnded(c.Transport().State()), err: err}
 	}

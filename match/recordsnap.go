@@ -14,10 +14,10 @@ import (
 // RecordSnapshots opens the snapshot replay of a match in s.Record (serve
 // --record), for a model whose server simulates (predict, statesync,
 // interp; WithSpectators calls it): written as NAME.part and renamed to
-// NAME by the returned close when the match ends; a match that recorded
-// no snapshot leaves no file. The Recorder wraps the interp.Game whose
+// NAME by the returned close when the match ends; close(false), or a match
+// that recorded no snapshot, leaves no file (a host nobody played). The Recorder wraps the interp.Game whose
 // snapshots it writes.
-func RecordSnapshots(s Setup, h snapreplay.Header) (*snapreplay.Recorder, func() error, error) {
+func RecordSnapshots(s Setup, h snapreplay.Header) (*snapreplay.Recorder, func(keep bool) error, error) {
 	name := filepath.Join(s.Record, h.Model+"-"+s.Now.UTC().Format("20060102T150405.000")+".replay")
 	f, err := os.Create(name + ".part")
 	if err != nil {
@@ -30,9 +30,9 @@ func RecordSnapshots(s Setup, h snapreplay.Header) (*snapreplay.Recorder, func()
 		os.Remove(f.Name())
 		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
-	return rec, func() error {
+	return rec, func(keep bool) error {
 		err := errors.Join(rec.Close(), w.Flush(), f.Close())
-		if rec.Snapshots() == 0 {
+		if !keep || rec.Snapshots() == 0 {
 			return errors.Join(err, os.Remove(f.Name()))
 		}
 		if err == nil {

@@ -127,7 +127,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		}
 		inMatch, over := 0, false
 		for slot := range slots {
-			if srv.Joined(slot) {
+			if srv.Joined(slot) && !srv.Watching(slot) { // spectators keep no match alive
 				inMatch++
 				if !played[slot] {
 					ids[slot] = uint64(srv.Transport().ClientID(netcode.ClientIndex(slot)))
@@ -139,6 +139,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 			}
 		}
 		if over && inMatch == 0 {
+			srv.EndSpectators(now)
 			s := matchSummary(cfg.Model.Name, host, srv, played, ids, now.Sub(start), failed.err)
 			if cfg.Status != nil {
 				s.Print(cfg.Status)

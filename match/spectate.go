@@ -52,7 +52,10 @@ type Watched struct {
 	tap      *interp.Tap
 	watching []bool // by slot
 	watchers int
-	close    func() error // the recording's; nil: none
+	close    func(keep bool) error // the recording's; nil: none
+	// played: a player has joined; a host nobody played (the next
+	// match's, still waiting when serve stops) keeps no replay.
+	played bool
 }
 
 // WatchedWorld describes the world of a host with spectators: what its
@@ -114,9 +117,20 @@ func (h *Watched) Watch(now time.Time, slot int) error {
 // that is netmodel.Identified (its rejoin), else to Join.
 func (h *Watched) JoinClient(now time.Time, slot int, clientID uint64) error {
 	if m, ok := h.Host.(netmodel.Identified); ok {
-		return m.JoinClient(now, slot, clientID)
+		return h.seated(m.JoinClient(now, slot, clientID))
 	}
-	return h.Host.Join(now, slot)
+	return h.Join(now, slot)
+}
+
+// Join seats a player in the model.
+func (h *Watched) Join(now time.Time, slot int) error { return h.seated(h.Host.Join(now, slot)) }
+
+// seated notes that a join without err seated a player.
+func (h *Watched) seated(err error) error {
+	if err == nil {
+		h.played = true
+	}
+	return err
 }
 
 // Receive hands a spectator's datagrams (its acks) to the tap, a
@@ -193,7 +207,7 @@ func (h *Watched) Agreement(now time.Time) string {
 func (h *Watched) Close() error {
 	var err error
 	if h.close != nil {
-		err, h.close = h.close(), nil
+		err, h.close = h.close(h.played), nil
 	}
 	if c, ok := h.Host.(io.Closer); ok {
 		err = errors.Join(err, c.Close())

@@ -79,7 +79,7 @@ func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				}
 				srv, err := interp.NewServer(cfg, recorded, s.Now)
 				if err != nil {
-					return nil, errors.Join(err, closeRec())
+					return nil, errors.Join(err, closeRec(false))
 				}
 				return &interpHost{Server: srv, game: game, close: closeRec}, nil
 			},
@@ -108,7 +108,7 @@ type interpHost struct {
 	*interp.Server
 	game  *scene.InterpGame
 	cubes []viewer.Cube
-	close func() error // the match's recording (serve --record); nil: none
+	close func(keep bool) error // the match's recording (serve --record); nil: none
 }
 
 func (h *interpHost) Views(dst []viewer.View) []viewer.View {

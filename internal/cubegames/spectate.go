@@ -187,10 +187,10 @@ func ReplayDrawer(h snapreplay.Header) (func(view []snapshot.Cube, dst []viewer.
 }
 
 // recordInterp wraps an interp host's game to record its snapshots when
-// s.Record is set; close ends the recording.
-func recordInterp(s match.Setup, h snapreplay.Header, game interp.Game) (_ interp.Game, close func() error, _ error) {
+// s.Record is set; close ends the recording (keep false: discards it).
+func recordInterp(s match.Setup, h snapreplay.Header, game interp.Game) (_ interp.Game, close func(keep bool) error, _ error) {
 	if s.Record == "" {
-		return game, func() error { return nil }, nil
+		return game, func(bool) error { return nil }, nil
 	}
 	rec, closeRec, err := match.RecordSnapshots(s, h)
 	if err != nil {
@@ -199,12 +199,13 @@ func recordInterp(s match.Setup, h snapreplay.Header, game interp.Game) (_ inter
 	return rec.Wrap(game), closeRec, nil
 }
 
-// Close ends the match's recording, if it records one.
+// Close ends the match's recording, if it records one: kept if a client
+// was sent snapshots (a host nobody watched keeps none).
 func (h *interpHost) Close() error {
 	if h.close == nil {
 		return nil
 	}
-	err := h.close()
+	err := h.close(h.Counters().Packets > 0)
 	h.close = nil
 	return err
 }

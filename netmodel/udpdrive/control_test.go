@@ -211,3 +211,36 @@ func TestHelloThatWatches(t *testing.T) {
 		t.Fatalf("joins %v, watches %v, joined %v", model.joins, model.watches, srv.Joined(model.watches[0]))
 	}
 }
+
+// TestEndSpectatorsLeavesThePlayers: EndSpectators sends the spectators
+// away with a bye saying the match is over and leaves the players in it.
+func TestEndSpectatorsLeavesThePlayers(t *testing.T) {
+	const agree = "predict (60 Hz) on the arena for 2 players"
+	model := &watchingServer{sumServer: &sumServer{max: 4, counter: map[int]uint32{}}}
+	srv, token := startAgreeServer(t, model, agree)
+	player, err := dialAgree(t, srv, 1, token, agree, &countClient{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer player.Close()
+	watcher, err := dialAgree(t, srv, 2, token, Watching(agree), &countClient{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close()
+	if err := stepUntil(t, "join and watch", func() bool { return len(model.joins) == 1 && len(model.watches) == 1 }, srv, player, watcher); err != nil {
+		t.Fatal(err)
+	}
+	if !srv.Watching(model.watches[0]) || srv.Watching(model.joins[0]) {
+		t.Fatalf("watching: spectator's slot %v, player's slot %v", srv.Watching(model.watches[0]), srv.Watching(model.joins[0]))
+	}
+	srv.EndSpectators(time.Now())
+	err = stepUntil(t, "bye", func() bool { return false }, srv, watcher)
+	var r *RefusedError
+	if !errors.As(err, &r) || !strings.Contains(r.Reason, "the match is over") {
+		t.Fatalf("spectator: %v", err)
+	}
+	if !srv.Joined(model.joins[0]) || srv.Joined(model.watches[0]) || srv.Refusals()[0] != (Refusal{"match_over", 1}) {
+		t.Fatalf("player joined %v, spectator joined %v, refusals %v", srv.Joined(model.joins[0]), srv.Joined(model.watches[0]), srv.Refusals())
+	}
+}

@@ -29,6 +29,7 @@ type Match struct {
 	joined  []bool      // per slot: the model accepted the client
 	hello   []time.Time // per slot: netcode connected it at, its hello awaited (zero: not awaited)
 	ids     []uint64    // per slot: netcode's client id of its connection, from the connect event
+	watches []bool      // per slot: joined as a spectator (Spectated), valid while joined
 	used    int         // slots holding a client
 	agree   string
 	wait    time.Duration
@@ -58,7 +59,7 @@ func newMatch(id string, model netmodel.Server, ts *transport.Server, log *slog.
 		wait = 5 * time.Second
 	}
 	m := &Match{id: id, model: model, ts: ts, log: log, agree: agree, wait: wait,
-		client: make([]int, n), joined: make([]bool, n), hello: make([]time.Time, n), ids: make([]uint64, n),
+		client: make([]int, n), joined: make([]bool, n), hello: make([]time.Time, n), ids: make([]uint64, n), watches: make([]bool, n),
 		traffic: make([]netmodel.Traffic, n)}
 	for i := range m.client {
 		m.client[i] = -1
@@ -81,6 +82,10 @@ func (m *Match) Slots() int { return len(m.client) }
 
 // Joined reports whether the client in slot is in the model's match.
 func (m *Match) Joined(slot int) bool { return slot >= 0 && slot < len(m.joined) && m.joined[slot] }
+
+// Watching reports whether the client in slot is in the match as a
+// spectator (its hello was Watching, its model Spectated).
+func (m *Match) Watching(slot int) bool { return m.Joined(slot) && m.watches[slot] }
 
 // Players is the number of clients in the model's match.
 func (m *Match) Players() int {
@@ -258,9 +263,14 @@ func sendAway(ts *transport.Server, log *slog.Logger, index netcode.ClientIndex,
 // bye carrying reason: each is a Leave for the model, unless it is dead.
 // Counted under code.
 func (m *Match) end(now time.Time, code, reason string) {
+	m.endSome(now, code, reason, func(int) bool { return true })
+}
+
+// endSome is end for the joined clients in the slots which says.
+func (m *Match) endSome(now time.Time, code, reason string, which func(slot int) bool) {
 	at := m.clock.at(now)
 	for slot, j := range m.joined {
-		if j {
+		if j && which(slot) {
 			m.joined[slot] = false
 			if !m.dead {
 				m.model.Leave(at, slot)
@@ -300,7 +310,7 @@ func (m *Match) join(at time.Time, slot int, watch bool) {
 		m.refuse(slot, "join_refused", err.Error(), false)
 		return
 	}
-	m.joined[slot] = true
+	m.joined[slot], m.watches[slot] = true, watch
 	m.traffic[slot] = netmodel.Traffic{}
 	if m.agree != "" {
 		m.welcome(slot)

@@ -165,6 +165,21 @@ func (s *Server) Replace(model netmodel.Server) error {
 // Joined reports whether the client in slot is in the model's match.
 func (s *Server) Joined(slot int) bool { return s.m.Joined(slot) }
 
+// Watching reports whether the client in slot is in the model's match as
+// a spectator.
+func (s *Server) Watching(slot int) bool { return s.m.Watching(slot) }
+
+// EndSpectators sends the match's spectators away with a bye saying the
+// match is over (counted as "match_over"), as a runtime does once its
+// last player left: spectators do not keep a match alive.
+func (s *Server) EndSpectators(now time.Time) {
+	s.m.endSome(now, "match_over", MatchOver, s.m.Watching)
+}
+
+// MatchOver is the reason of the bye EndSpectators sends: for a
+// spectator, the normal end of what it watched.
+const MatchOver = "the match is over: every player has left"
+
 // Traffic returns the counts of the client in slot, of its last session
 // if it left.
 func (s *Server) Traffic(slot int) netmodel.Traffic { return s.m.Traffic(slot) }
@@ -177,7 +192,8 @@ func (s *Server) Dropped() (queue, send uint64) { return s.dropped, s.m.sendErr 
 // Refusal is a count of clients refused or released for one reason.
 type Refusal struct {
 	// Reason is a short name: "config_mismatch", "no_hello",
-	// "join_refused", "match_failed", or "dropped_" and the model's code;
+	// "join_refused", "match_failed", "match_over" (a spectator sent away
+	// after the last player: EndSpectators), or "dropped_" and the model's code;
 	// Rooms add "no_match" (the lobby named none), "open_failed" (the
 	// match could not be built) and "match_ended" (Rooms.End).
 	Reason string
