@@ -67,7 +67,7 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 	rtt := fs.Duration("rtt", 100*time.Millisecond, "round-trip time of every link")
 	loss := fs.Float64("loss", 0.01, "loss each way, 0 to 1")
 	seed := fs.Uint64("seed", 1, "seed of the network simulator and the bots")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to this file (go tool pprof -focus 'Server|Host' to see the servers)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file; the measured frames are labelled (go tool pprof -tagfocus phase=measure -focus meteredServer: the servers while measured)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile, every allocation sampled, to this file at the end (it slows the run: its figures are not the report's)")
 	quick := fs.Bool("quick", false, "a short run (1 match, 0.5 s warm-up, 1 s measured, interp at 16 clients): the test's")
 	return func(ctx context.Context, args []string) error {
@@ -434,24 +434,32 @@ func runServerBench(ctx context.Context, o serverBenchOptions, model serverBench
 		}
 	}
 	servers[0].allocs = true
-	for range ticksIn(o.measure) {
-		var total time.Duration
-		for i, m := range matches {
-			before := servers[i].cpu
-			if err := m.Run(frame); err != nil {
-				return r, err
+	// The measured frames carry the profiler label phase=measure, so that
+	// a profile's -tagfocus leaves the warm-up out.
+	var err error
+	pprof.Do(ctx, pprof.Labels("phase", "measure", "model", model.name), func(ctx context.Context) {
+		for range ticksIn(o.measure) {
+			var total time.Duration
+			for i, m := range matches {
+				before := servers[i].cpu
+				if err = m.Run(frame); err != nil {
+					return
+				}
+				d := servers[i].cpu - before
+				r.perMatchTick = append(r.perMatchTick, d)
+				total += d
 			}
-			d := servers[i].cpu - before
-			r.perMatchTick = append(r.perMatchTick, d)
-			total += d
-		}
-		r.frameTotals = append(r.frameTotals, total)
-		r.ticks++
-		if r.ticks%600 == 0 {
-			if err := ctx.Err(); err != nil {
-				return r, err
+			r.frameTotals = append(r.frameTotals, total)
+			r.ticks++
+			if r.ticks%600 == 0 {
+				if err = ctx.Err(); err != nil {
+					return
+				}
 			}
 		}
+	})
+	if err != nil {
+		return r, err
 	}
 	servers[0].allocs = false
 	r.mallocs, r.allocBytes = servers[0].mallocs, servers[0].allocBytes
