@@ -63,6 +63,10 @@ type node struct {
 	stats   Counters
 	mayGrab func(i int) bool
 	pairs   [][2]int // touching objects of the last step
+	// addPair and touch are spread's callbacks, made once: a closure
+	// handed to the game escapes, one allocation a step.
+	addPair func(a, b int)
+	touch   func(p Player, i int)
 	// unsettled is holdRests' scratch: per object, whether it touches
 	// one that does not rest on the host.
 	unsettled []bool
@@ -92,6 +96,8 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 	nd.av, _ = game.(Avatars)
 	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
 	nd.mayGrab = func(i int) bool { return nd.objs[i].holder == Nobody }
+	nd.addPair = func(a, b int) { nd.pairs = append(nd.pairs, [2]int{a, b}) }
+	nd.touch = nd.touchPlayer
 	for i := range nd.cur {
 		if nd.cur[i], err = q.quantize(game.Object(i)); err != nil {
 			return nil, fmt.Errorf("%w: object %d: %w", ErrConfig, i, err)
@@ -310,7 +316,7 @@ func (n *node) take(i int) {
 // over a pile step after step.
 func (n *node) spread() {
 	n.pairs = n.pairs[:0]
-	n.game.Touches(func(a, b int) { n.pairs = append(n.pairs, [2]int{a, b}) }, n.touchPlayer)
+	n.game.Touches(n.addPair, n.touch)
 	for changed := true; changed; {
 		changed = false
 		for _, p := range n.pairs {
