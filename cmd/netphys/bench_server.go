@@ -70,6 +70,8 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file; the measured frames are labelled (go tool pprof -tagfocus phase=measure -focus meteredServer: the servers while measured)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile, every allocation sampled, to this file at the end (it slows the run: its figures are not the report's)")
 	quick := fs.Bool("quick", false, "a short run (1 match, 0.5 s warm-up, 1 s measured, interp at 16 clients): the test's")
+	udp := fs.Bool("udp", false, "REAL UDP on loopback instead of virtual time: the matches' servers in a process of their own with GOMAXPROCS=1, one udpdrive server (netcode) per match on its own port, the bots in this process; its process CPU, late frames, heap and kbps (lockstep, lockstep-referee, predict, statesync)")
+	udpServe := fs.Bool("udp-serve", false, "internal: the server process of --udp")
 	return func(ctx context.Context, args []string) error {
 		o := serverBenchOptions{matches: *matches, warmup: *warmup, measure: time.Duration(*seconds * float64(time.Second)),
 			headroom: *headroom, cond: netsim.Conditions{Latency: *rtt / 2, Loss: *loss}, seed: *seed,
@@ -110,7 +112,19 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 			}
 			defer pprof.StopCPUProfile()
 		}
-		if err := benchServer(ctx, o); err != nil {
+		var err error
+		switch {
+		case *udpServe:
+			if len(o.models) != 1 {
+				return fmt.Errorf("--udp-serve serves one --model")
+			}
+			err = benchServerUDPServe(ctx, o, o.models[0])
+		case *udp:
+			err = benchServerUDPAll(ctx, o)
+		default:
+			err = benchServer(ctx, o)
+		}
+		if err != nil {
 			return err
 		}
 		if *memProfile != "" {
