@@ -184,7 +184,9 @@ func readLine(lines *bufio.Scanner, v any) error {
 
 func printServerBenchUDP(o serverBenchOptions, m serverBenchModel, r udpServeResult, pid int) {
 	w := o.stdout
-	ticks := float64(r.Frames * r.Matches)
+	// Per tick of simulated time: a loop that runs late steps its models
+	// more than once in a frame to catch up, so frames undercount ticks.
+	ticks := r.Measured.Seconds() * 60 * float64(r.Matches)
 	cpu := time.Duration(float64(r.CPU) / max(ticks, 1))
 	steps := time.Duration(float64(r.Steps) / max(ticks, 1))
 	secs := r.Measured.Seconds()
@@ -200,7 +202,7 @@ func printServerBenchUDP(o serverBenchOptions, m serverBenchModel, r udpServeRes
 		r.Matches, r.Bots, us(cpu), us(steps), perCore(cpu, o.headroom), r.Frames, r.LateGaps, ms(r.WorstGap), r.Overruns, ms(r.WorstWork),
 		float64(r.HeapBuilt)/1024, float64(r.HeapPlayed)/1024, kbps(r.UpBytes), kbps(r.DownBytes))
 	tw.Flush()
-	fmt.Fprintf(w, "  matches/core: %.0f %% of 1/60 s over the process CPU per match-tick; late frames: the loop's ticks that came more than half a frame late (the OS, other load, or the loop itself);\n", 100*o.headroom)
+	fmt.Fprintf(w, "  per match-tick: over the measured wall time at 60 ticks a second; matches/core: %.0f %% of 1/60 s over the process CPU per match-tick; late frames: the loop's ticks that came more than half a frame late (the OS, other load, or the loop itself);\n", 100*o.headroom)
 	fmt.Fprintln(w, "  frames over 1/60 s: the Steps of all matches together took longer than a frame; kbps: UDP payloads both ways (netcode's packets, not IP/UDP headers).")
 	if r.DroppedPayload > 0 {
 		fmt.Fprintf(w, "  the servers' inboxes dropped %d payloads: the loop fell behind\n", r.DroppedPayload)
