@@ -159,6 +159,14 @@ func (e *RangeEncoder) Size() int {
 	return n
 }
 
+// SizeBound returns an upper bound on Size, in constant time: the bytes
+// out, those pending a carry, and the four of low that a flush adds at
+// most. Every bit coded after it raises the bound by at most two bytes
+// (one normalization shift adds one, and a bit of probability no less
+// than the models' floor of 15/4096 costs under 8.1 bits, two shifts at
+// most), so a sender can tell that a packet still fits without Size.
+func (e *RangeEncoder) SizeBound() int { return e.n + e.cacheSize + 4 }
+
 // Finish flushes the coder and returns the number of bytes produced; for
 // an encoder they are buf[:n]. The encoder must not be used afterwards.
 //

@@ -400,3 +400,34 @@ func TestResetRangeCoders(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeEncoderSizeBound checks SizeBound's promises over random bits
+// of skewed and extreme models and raw bits: it is never below Size, and
+// one more bit raises it by at most two.
+func TestRangeEncoderSizeBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, skew := range []int{2, 8, 64, 4096} {
+		e := NewRangeEncoder(make([]byte, 1<<16))
+		var p [3]Prob
+		p[2] = 1 // clamped to the floor: the dearest bit there is
+		for i := range 5000 {
+			before := e.SizeBound()
+			if rng.IntN(5) == 0 {
+				if _, err := e.Bits(rng.Uint64N(1<<3), 3); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				k := rng.IntN(3)
+				if _, err := e.ModelBit(&p[k], rng.IntN(skew) == 0); err != nil {
+					t.Fatal(err)
+				}
+				if after := e.SizeBound(); after > before+2 {
+					t.Fatalf("skew %d, bit %d: one bit raised the bound %d -> %d", skew, i, before, after)
+				}
+			}
+			if s, b := e.Size(), e.SizeBound(); s > b {
+				t.Fatalf("skew %d, symbol %d: Size %d above SizeBound %d", skew, i, s, b)
+			}
+		}
+	}
+}

@@ -265,13 +265,23 @@ func (b *builder) add(u *update) (bool, error) {
 	if err := b.w.serializeUpdate(s, &t.cx, u, b.p.tick, nil); err != nil {
 		return false, ignoreOverflow(err)
 	}
-	size, err := b.size(t)
-	if err != nil || size > b.budget {
-		return false, ignoreOverflow(err)
+	if !b.surelyFits(t) {
+		size, err := b.size(t)
+		if err != nil || size > b.budget {
+			return false, ignoreOverflow(err)
+		}
 	}
 	b.cur, b.trial = t, b.cur
 	b.p.updates = append(b.p.updates, *u)
 	return true, nil
+}
+
+// surelyFits reports, without measuring, that the range-coded packet st
+// fits the budget whatever its end flag costs (RangeEncoder.SizeBound:
+// the flag raises the bound by two bytes at most). When it says no, size
+// decides: the packets are the same either way.
+func (b *builder) surelyFits(st *coderState) bool {
+	return b.coder == CoderRange && 1+st.rng.SizeBound()+2 <= b.budget
 }
 
 // ignoreOverflow is nil for a stream's overflow, which only says that an
