@@ -53,6 +53,7 @@ type serverBenchOptions struct {
 	seed            uint64
 	stdout          io.Writer
 	progress        io.Writer
+	cpuProfile      string // --udp: the server process's CPU profile
 }
 
 var serverBenchModels = []string{"lockstep", "lockstep-referee", "predict", "statesync", "interp"}
@@ -67,7 +68,7 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 	rtt := fs.Duration("rtt", 100*time.Millisecond, "round-trip time of every link")
 	loss := fs.Float64("loss", 0.01, "loss each way, 0 to 1")
 	seed := fs.Uint64("seed", 1, "seed of the network simulator and the bots")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file; the measured frames are labelled (go tool pprof -tagfocus phase=measure -focus meteredServer: the servers while measured)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file; the measured frames are labelled (go tool pprof -tagfocus phase=measure -focus meteredServer: the servers while measured); with --udp, the server process's, all of it")
 	memProfile := fs.String("memprofile", "", "write an allocation profile, every allocation sampled, to this file at the end (it slows the run: its figures are not the report's)")
 	quick := fs.Bool("quick", false, "a short run (1 match, 0.5 s warm-up, 1 s measured, interp at 16 clients): the test's")
 	udp := fs.Bool("udp", false, "REAL UDP on loopback instead of virtual time: the matches' servers in a process of their own with GOMAXPROCS=1, one udpdrive server (netcode) per match on its own port, the bots in this process; its process CPU, late frames, heap and kbps (lockstep, lockstep-referee, predict, statesync)")
@@ -100,6 +101,9 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 		}
 		if *memProfile != "" {
 			runtime.MemProfileRate = 1
+		}
+		if *udp {
+			o.cpuProfile, *cpuProfile = *cpuProfile, "" // the server process's, not the bots'
 		}
 		if *cpuProfile != "" {
 			f, err := os.Create(*cpuProfile)

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -104,11 +105,19 @@ func benchServerUDP(ctx context.Context, o serverBenchOptions, name string) erro
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "bench", "server", "--udp-serve", "--model", name, "--matches", strconv.Itoa(n),
+	// The server process ends by itself once it has said what it
+	// measured (its profile written); kill ends it otherwise.
+	procCtx, kill := context.WithCancel(ctx)
+	defer kill()
+	ctx, stopBots := context.WithCancel(ctx)
+	defer stopBots()
+	args := []string{"bench", "server", "--udp-serve", "--model", name, "--matches", strconv.Itoa(n),
 		"--seconds", strconv.FormatFloat(o.measure.Seconds(), 'f', -1, 64), "--warmup", o.warmup.String(),
-		"--seed", strconv.FormatUint(o.seed, 10))
+		"--seed", strconv.FormatUint(o.seed, 10)}
+	if o.cpuProfile != "" {
+		args = append(args, "--cpuprofile", o.cpuProfile)
+	}
+	cmd := exec.CommandContext(procCtx, exe, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", benchKeyEnv+"="+hex.EncodeToString(key[:]))
 	cmd.Stderr = o.progress
 	stdout, err := cmd.StdoutPipe()
@@ -118,7 +127,11 @@ func benchServerUDP(ctx context.Context, o serverBenchOptions, name string) erro
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the server process: %w", err)
 	}
-	defer func() { cancel(); _ = cmd.Wait() }()
+	wait := sync.OnceValue(cmd.Wait)
+	defer func() {
+		kill()
+		_ = wait()
+	}()
 	lines := bufio.NewScanner(stdout)
 	var hello udpServeHello
 	if err := readLine(lines, &hello); err != nil || len(hello.Ports) != n {
@@ -168,8 +181,18 @@ func benchServerUDP(ctx context.Context, o serverBenchOptions, name string) erro
 			return fmt.Errorf("the server process's result: %w", err)
 		}
 	}
-	cancel()
+	stopBots()
 	<-bots
+	exited := make(chan error, 1)
+	go func() { exited <- wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			return fmt.Errorf("the server process: %w", err)
+		}
+	case <-time.After(30 * time.Second):
+		return errors.New("the server process did not end 30 s after its result")
+	}
 	printServerBenchUDP(o, model, r, cmd.Process.Pid)
 	return nil
 }
