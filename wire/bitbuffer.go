@@ -16,7 +16,9 @@ import (
 
 // Writer is the writing Stream: it packs bits into a caller's buffer and
 // never allocates. Bytes of the buffer past those written may be
-// overwritten (with zeros).
+// overwritten (with zeros). A Writer is a value: a copy writes on from the
+// same bit, and restoring an earlier copy rewinds it, since a write keeps
+// the bits before it and sets every bit after it in its last byte.
 type Writer struct {
 	buf []byte
 	pos int // bits written
@@ -51,12 +53,9 @@ func (w *Writer) Bits(v uint64, n int) (uint64, error) {
 	}
 	for n > 0 {
 		i, off := w.pos>>3, w.pos&7
-		if off == 0 {
-			w.buf[i] = 0
-		}
-		// x holds no bits above n, so the byte conversion drops exactly
-		// the bits that belong to the next byte.
-		w.buf[i] |= byte(x << off)
+		// Keep the bits before pos; x holds no bits above n, so the byte
+		// conversion drops exactly the bits that belong to the next byte.
+		w.buf[i] = w.buf[i]&(1<<off-1) | byte(x<<off)
 		k := min(8-off, n)
 		x >>= k
 		n -= k
@@ -80,8 +79,14 @@ func (w *Writer) BitsWritten() int { return w.pos }
 // BitsLeft returns the number of bits that still fit in the buffer.
 func (w *Writer) BitsLeft() int { return len(w.buf)*8 - w.pos }
 
-// Bytes returns the written bytes, the last one padded with zero bits.
-func (w *Writer) Bytes() []byte { return w.buf[:(w.pos+7)>>3] }
+// Bytes returns the written bytes, the last one padded with zero bits
+// (cleared here: a rewound Writer may have written past pos).
+func (w *Writer) Bytes() []byte {
+	if off := w.pos & 7; off != 0 {
+		w.buf[w.pos>>3] &= 1<<off - 1
+	}
+	return w.buf[:(w.pos+7)>>3]
+}
 
 // Reader is the reading Stream. Every read is bounds-checked: reading past
 // the end is ErrTruncated, and the reader never allocates.

@@ -60,6 +60,18 @@ type ModelStream interface {
 // on the bit packer (one bit per model bit) and on the range coder alike;
 // both sides must use the same kind of stream.
 func SerializeModelBit(s Stream, p *Prob, bit *bool) error {
+	// The range coder's own types first: comparing a type is cheaper than
+	// asserting an interface, and this runs for every flag of a packet.
+	switch c := s.(type) {
+	case *RangeEncoder:
+		b, err := c.ModelBit(p, *bit)
+		*bit = b
+		return err
+	case *RangeDecoder:
+		b, err := c.ModelBit(p, *bit)
+		*bit = b
+		return err
+	}
 	if m, ok := s.(ModelStream); ok {
 		b, err := m.ModelBit(p, *bit)
 		*bit = b

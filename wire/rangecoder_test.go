@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -276,6 +277,157 @@ func TestProbZeroAndOutOfRange(t *testing.T) {
 	if na, _ := a.Finish(); true {
 		if nb, _ := b.Finish(); na != nb || zero != init {
 			t.Errorf("zero-value model differs from ProbInit: %d vs %d bytes", na, nb)
+		}
+	}
+}
+
+// TestStreamsRewind checks what a packet builder relies on: a Writer or
+// RangeEncoder restored to an earlier copy of itself writes on as if
+// nothing had been written after the copy, whatever was (here random
+// symbols, overflowing the buffer or not), also where the Writer takes
+// its slow path at the end of its buffer.
+func TestStreamsRewind(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	type op struct {
+		model bool
+		v     uint64
+		n     int
+	}
+	ops := func(k int) []op {
+		var out []op
+		for range k {
+			if rng.IntN(2) == 0 {
+				out = append(out, op{model: true, v: uint64(rng.IntN(2)), n: rng.IntN(4)})
+			} else {
+				n := 1 + rng.IntN(30)
+				out = append(out, op{v: rng.Uint64N(1 << n), n: n})
+			}
+		}
+		return out
+	}
+	code := func(s Stream, m *[4]Prob, ops []op) error {
+		for _, o := range ops {
+			if o.model {
+				b := o.v == 1
+				if err := SerializeModelBit(s, &m[o.n], &b); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := s.Bits(o.v, o.n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range 500 {
+		prefix, garbage, suffix := ops(rng.IntN(20)), ops(1+rng.IntN(20)), ops(rng.IntN(20))
+		// The reference: prefix and suffix on a fresh stream.
+		var mw, mr [4]Prob
+		ref := NewWriter(make([]byte, 256))
+		refRC := NewRangeEncoder(make([]byte, 256))
+		if err := code(ref, &mw, append(slices.Clone(prefix), suffix...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := code(refRC, &mr, append(slices.Clone(prefix), suffix...)); err != nil {
+			t.Fatal(err)
+		}
+		refN, err := refRC.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same with garbage written on a copy in between, into a
+		// buffer just long enough for the reference.
+		size := len(ref.Bytes()) + rng.IntN(3)
+		w := NewWriter(bytes.Repeat([]byte{0xA5}, size))
+		var m [4]Prob
+		if err := code(w, &m, prefix); err != nil {
+			t.Fatal(err)
+		}
+		saved, savedM := *w, m
+		_ = code(w, &m, garbage) // may overflow: that is the point
+		*w, m = saved, savedM
+		if err := code(w, &m, suffix); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(w.Bytes(), ref.Bytes()) {
+			t.Fatalf("case %d: rewound Writer wrote %x, want %x", i, w.Bytes(), ref.Bytes())
+		}
+		e := NewRangeEncoder(bytes.Repeat([]byte{0xA5}, refN+rng.IntN(3)))
+		m = [4]Prob{}
+		if err := code(e, &m, prefix); err != nil {
+			t.Fatal(err)
+		}
+		savedE, savedM := *e, m
+		_ = code(e, &m, garbage)
+		*e, m = savedE, savedM
+		if err := code(e, &m, suffix); err != nil {
+			t.Fatal(err)
+		}
+		n, err := e.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(e.buf[:n], refRC.buf[:refN]) {
+			t.Fatalf("case %d: rewound RangeEncoder wrote %x, want %x", i, e.buf[:n], refRC.buf[:refN])
+		}
+	}
+}
+
+// TestResetRangeCoders checks that a reset encoder and decoder work as
+// new ones.
+func TestResetRangeCoders(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	e, d := NewRangeEncoder(make([]byte, 10)), NewRangeDecoder([]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF})
+	for range 20 {
+		msg := randomRCMessage(rng, rng.IntN(200), 0.1)
+		want := encodeRC(t, msg)
+		e.Reset(make([]byte, 1<<12))
+		if err := msg.Serialize(e); err != nil {
+			t.Fatal(err)
+		}
+		n, err := e.Finish()
+		if err != nil || !bytes.Equal(e.buf[:n], want) {
+			t.Fatalf("reset encoder wrote %x (%v), want %x", e.buf[:n], err, want)
+		}
+		got := rcMessage{Bits: make([]bool, len(msg.Bits)), Raw: make([]uint64, len(msg.Raw))}
+		d.Reset(want)
+		if err := got.Serialize(d); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Finish(); err != nil || !equalRC(got, msg) {
+			t.Fatalf("reset decoder: %v, message equal %v", err, equalRC(got, msg))
+		}
+	}
+}
+
+// TestRangeEncoderSizeBound checks SizeBound's promises over random bits
+// of skewed and extreme models and raw bits: it is never below Size, and
+// one more bit raises it by at most two.
+func TestRangeEncoderSizeBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, skew := range []int{2, 8, 64, 4096} {
+		e := NewRangeEncoder(make([]byte, 1<<16))
+		var p [3]Prob
+		p[2] = 1 // clamped to the floor: the dearest bit there is
+		for i := range 5000 {
+			before := e.SizeBound()
+			if rng.IntN(5) == 0 {
+				if _, err := e.Bits(rng.Uint64N(1<<3), 3); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				k := rng.IntN(3)
+				if _, err := e.ModelBit(&p[k], rng.IntN(skew) == 0); err != nil {
+					t.Fatal(err)
+				}
+				if after := e.SizeBound(); after > before+2 {
+					t.Fatalf("skew %d, bit %d: one bit raised the bound %d -> %d", skew, i, before, after)
+				}
+			}
+			if s, b := e.Size(), e.SizeBound(); s > b {
+				t.Fatalf("skew %d, symbol %d: Size %d above SizeBound %d", skew, i, s, b)
+			}
 		}
 	}
 }

@@ -53,6 +53,7 @@ type serverBenchOptions struct {
 	seed            uint64
 	stdout          io.Writer
 	progress        io.Writer
+	cpuProfile      string // --udp: the server process's CPU profile
 }
 
 var serverBenchModels = []string{"lockstep", "lockstep-referee", "predict", "statesync", "interp"}
@@ -67,9 +68,11 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 	rtt := fs.Duration("rtt", 100*time.Millisecond, "round-trip time of every link")
 	loss := fs.Float64("loss", 0.01, "loss each way, 0 to 1")
 	seed := fs.Uint64("seed", 1, "seed of the network simulator and the bots")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs to this file (go tool pprof -focus 'Server|Host' to see the servers)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file; the measured frames are labelled (go tool pprof -tagfocus phase=measure -focus meteredServer: the servers while measured); with --udp, the server process's, all of it")
 	memProfile := fs.String("memprofile", "", "write an allocation profile, every allocation sampled, to this file at the end (it slows the run: its figures are not the report's)")
 	quick := fs.Bool("quick", false, "a short run (1 match, 0.5 s warm-up, 1 s measured, interp at 16 clients): the test's")
+	udp := fs.Bool("udp", false, "REAL UDP on loopback instead of virtual time: the matches' servers in a process of their own with GOMAXPROCS=1, one udpdrive server (netcode) per match on its own port, the bots in this process; its process CPU, late frames, heap and kbps (lockstep, lockstep-referee, predict, statesync)")
+	udpServe := fs.Bool("udp-serve", false, "internal: the server process of --udp")
 	return func(ctx context.Context, args []string) error {
 		o := serverBenchOptions{matches: *matches, warmup: *warmup, measure: time.Duration(*seconds * float64(time.Second)),
 			headroom: *headroom, cond: netsim.Conditions{Latency: *rtt / 2, Loss: *loss}, seed: *seed,
@@ -99,6 +102,9 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 		if *memProfile != "" {
 			runtime.MemProfileRate = 1
 		}
+		if *udp {
+			o.cpuProfile, *cpuProfile = *cpuProfile, "" // the server process's, not the bots'
+		}
 		if *cpuProfile != "" {
 			f, err := os.Create(*cpuProfile)
 			if err != nil {
@@ -110,7 +116,19 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 			}
 			defer pprof.StopCPUProfile()
 		}
-		if err := benchServer(ctx, o); err != nil {
+		var err error
+		switch {
+		case *udpServe:
+			if len(o.models) != 1 {
+				return fmt.Errorf("--udp-serve serves one --model")
+			}
+			err = benchServerUDPServe(ctx, o, o.models[0])
+		case *udp:
+			err = benchServerUDPAll(ctx, o)
+		default:
+			err = benchServer(ctx, o)
+		}
+		if err != nil {
 			return err
 		}
 		if *memProfile != "" {
@@ -212,15 +230,23 @@ func clockOverhead() time.Duration {
 type serverBenchModel struct {
 	name, title string
 	players     int
-	// newServer builds match i's server; sim, if set, is the CPU of the
-	// server's own simulation so far (interp's world), to tell it apart.
-	newServer func(i int) (srv netmodel.Server, sim func() time.Duration, err error)
-	// join adds match i's clients to m.
-	join func(m *simmatch.Match, i int) error
+	// bots is how many clients join each match, players if 0 (the
+	// statesync host is a player, not a client).
+	bots int
+	// newServer builds match i's server, its clock starting at now; sim,
+	// if set, is the CPU of the server's own simulation so far (interp's
+	// world, statesync's table), to tell it apart.
+	newServer func(i int, now time.Time) (srv netmodel.Server, sim func() time.Duration, err error)
+	// newClient builds the bot in slot of match i, its clock starting at
+	// now (the clients join in slot order).
+	newClient func(i, slot int, now time.Time) (netmodel.Client, error)
 	// snapshots, if set, counts the snapshot packets match i's server
 	// has sent (interp).
 	snapshots func(i int) uint64
 }
+
+// clients is how many bots join each match.
+func (m serverBenchModel) clients() int { return cmp.Or(m.bots, m.players) }
 
 func benchServer(ctx context.Context, o serverBenchOptions) error {
 	// The servers' CPU is read from this thread's clock.
@@ -268,13 +294,12 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 		return serverBenchModel{
 			name: name, players: cfg.Players,
 			title: "lockstep: 4 players, the relay alone (no referee on main yet: the server simulates nothing), redundant inputs over datagrams; clients step inputChain",
-			newServer: func(int) (netmodel.Server, func() time.Duration, error) {
-				srv, err := lockstep.NewServer[scene.Input](cfg, simmatch.Epoch)
+			newServer: func(_ int, now time.Time) (netmodel.Server, func() time.Duration, error) {
+				srv, err := lockstep.NewServer[scene.Input](cfg, now)
 				return srv, nil, err
 			},
-			join: func(m *simmatch.Match, _ int) error {
-				_, err := joinLockstepPlayers(m, cfg, cfg.Players, nil)
-				return err
+			newClient: func(_, _ int, now time.Time) (netmodel.Client, error) {
+				return lockstep.NewClient[scene.Input](cfg, &inputChain{}, scene.LockstepBot(), now)
 			},
 		}, nil
 	case "lockstep-referee":
@@ -289,8 +314,8 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 			name: name, players: cfg.Players,
 			title: fmt.Sprintf("lockstep with the referee: 4 players, the server steps its own %v world (%d cubes) from the inputs it relays and judges the checksums; every client steps the same world",
 				layout, len(probe.Scene.Cubes)),
-			newServer: func(int) (netmodel.Server, func() time.Duration, error) {
-				srv, err := lockstep.NewServer[scene.Input](cfg, simmatch.Epoch)
+			newServer: func(_ int, now time.Time) (netmodel.Server, func() time.Duration, error) {
+				srv, err := lockstep.NewServer[scene.Input](cfg, now)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -300,9 +325,12 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 				}
 				return srv, nil, srv.SetReferee(world)
 			},
-			join: func(m *simmatch.Match, _ int) error {
-				_, err := joinLockstepPlayers(m, cfg, cfg.Players, &layout)
-				return err
+			newClient: func(_, _ int, now time.Time) (netmodel.Client, error) {
+				world, err := scene.NewLockstep(layout, scene.DefaultConfig(), cfg.Players)
+				if err != nil {
+					return nil, err
+				}
+				return lockstep.NewClient[scene.Input](cfg, world, scene.LockstepBot(), now)
 			},
 		}, nil
 	case "predict":
@@ -313,17 +341,21 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 		return serverBenchModel{
 			name: name, players: acfg.Players,
 			title: "predict: 8 bots in the arena at 60 Hz; the server steps the arena and rewinds for late inputs",
-			newServer: func(int) (netmodel.Server, func() time.Duration, error) {
+			newServer: func(_ int, now time.Time) (netmodel.Server, func() time.Duration, error) {
 				a, err := newTimedArena(acfg)
 				if err != nil {
 					return nil, nil, err
 				}
-				srv, err := predict.NewServer(cfg, a, simmatch.Epoch)
+				srv, err := predict.NewServer(cfg, a, now)
 				return srv, nil, err
 			},
-			join: func(m *simmatch.Match, i int) error {
-				_, _, err := joinArenaBots(m, cfg, acfg, acfg.Players, o.seed+uint64(i))
-				return err
+			newClient: func(i, slot int, now time.Time) (netmodel.Client, error) {
+				a, err := newTimedArena(acfg)
+				if err != nil {
+					return nil, err
+				}
+				bot := scene.NewBot(slot, o.seed+uint64(i), acfg)
+				return predict.NewClient[scene.ArenaInput](cfg, a, bot.Input, now)
 			},
 		}, nil
 	case "statesync":
@@ -332,26 +364,25 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 		cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
 		cfg.PacketBytes = statesync.BudgetFor(256, 60)
 		return serverBenchModel{
-			name: name, players: statesync.MaxPlayers,
+			name: name, players: statesync.MaxPlayers, bots: statesync.MaxPlayers - 1,
 			title: "statesync: the 4-seat VR table, a headless host (no viewer; seat 0 its scripted bot, as serve runs it) and 3 guests, 256 kbps budget",
-			newServer: func(int) (netmodel.Server, func() time.Duration, error) {
+			newServer: func(int, time.Time) (netmodel.Server, func() time.Duration, error) {
 				w, _, err := newVRSeat(vcfg, 0)
 				if err != nil {
 					return nil, nil, err
 				}
-				h, err := statesync.NewHost(cfg, w)
-				return h, nil, err
+				t := &timedVR{VR: w}
+				h, err := statesync.NewHost(cfg, t)
+				return h, func() time.Duration { return t.spent }, err
 			},
-			join: func(m *simmatch.Match, _ int) error {
-				worlds := make([]*scene.VR, statesync.MaxPlayers)
-				for p := 1; p < len(worlds); p++ {
-					var err error
-					if worlds[p], _, err = newVRSeat(vcfg, p); err != nil {
-						return err
-					}
+			newClient: func(_, slot int, now time.Time) (netmodel.Client, error) {
+				w, _, err := newVRSeat(vcfg, slot+1)
+				if err != nil {
+					return nil, err
 				}
-				_, err := joinVRGuests(m, cfg, worlds)
-				return err
+				gcfg := cfg
+				gcfg.Player = statesync.Player(slot + 1)
+				return statesync.NewGuest(gcfg, w, now)
 			},
 		}, nil
 	}
@@ -387,7 +418,7 @@ func runServerBench(ctx context.Context, o serverBenchOptions, model serverBench
 	servers := make([]*meteredServer, n)
 	sims := make([]func() time.Duration, n)
 	for i := range servers {
-		srv, sim, err := model.newServer(i)
+		srv, sim, err := model.newServer(i, simmatch.Epoch)
 		if err != nil {
 			return r, err
 		}
@@ -401,10 +432,16 @@ func runServerBench(ctx context.Context, o serverBenchOptions, model serverBench
 		if matches[i], err = simmatch.New(simmatch.Config{Sim: sim, MaxSlots: max(model.players, 1)}, servers[i]); err != nil {
 			return r, err
 		}
-		if err := model.join(matches[i], i); err != nil {
-			return r, err
+		for slot := range model.clients() {
+			c, err := model.newClient(i, slot, matches[i].Now())
+			if err != nil {
+				return r, err
+			}
+			if got, err := matches[i].Join(c); err != nil || got != slot {
+				return r, fmt.Errorf("match %d: bot %d joined slot %d: %v", i, slot, got, err)
+			}
 		}
-		r.clients = model.players
+		r.clients = model.clients()
 	}
 	frame := time.Second / 60
 	fmt.Fprintf(o.progress, "bench server: %s, %d matches: warm-up\n", model.name, n)
@@ -434,24 +471,32 @@ func runServerBench(ctx context.Context, o serverBenchOptions, model serverBench
 		}
 	}
 	servers[0].allocs = true
-	for range ticksIn(o.measure) {
-		var total time.Duration
-		for i, m := range matches {
-			before := servers[i].cpu
-			if err := m.Run(frame); err != nil {
-				return r, err
+	// The measured frames carry the profiler label phase=measure, so that
+	// a profile's -tagfocus leaves the warm-up out.
+	var err error
+	pprof.Do(ctx, pprof.Labels("phase", "measure", "model", model.name), func(ctx context.Context) {
+		for range ticksIn(o.measure) {
+			var total time.Duration
+			for i, m := range matches {
+				before := servers[i].cpu
+				if err = m.Run(frame); err != nil {
+					return
+				}
+				d := servers[i].cpu - before
+				r.perMatchTick = append(r.perMatchTick, d)
+				total += d
 			}
-			d := servers[i].cpu - before
-			r.perMatchTick = append(r.perMatchTick, d)
-			total += d
-		}
-		r.frameTotals = append(r.frameTotals, total)
-		r.ticks++
-		if r.ticks%600 == 0 {
-			if err := ctx.Err(); err != nil {
-				return r, err
+			r.frameTotals = append(r.frameTotals, total)
+			r.ticks++
+			if r.ticks%600 == 0 {
+				if err = ctx.Err(); err != nil {
+					return
+				}
 			}
 		}
+	})
+	if err != nil {
+		return r, err
 	}
 	servers[0].allocs = false
 	r.mallocs, r.allocBytes = servers[0].mallocs, servers[0].allocBytes
@@ -533,6 +578,11 @@ func printServerBench(o serverBenchOptions, m serverBenchModel, r serverBenchRes
 		kbps(r.upBytes, r.matches), kbps(r.downBytes, r.matches),
 		kbps(r.upBytes, r.matches*r.clients), kbps(r.downBytes, r.matches*r.clients))
 	tw.Flush()
+	if r.sim > 0 {
+		sim := r.sim / time.Duration(r.ticks*r.matches)
+		fmt.Fprintf(w, "  of it the world's own step (physics and the host's bot): %.1f µs per match-tick, %.0f %% (the floor, %.0f matches per core were the server nothing else)\n",
+			us(sim), 100*float64(sim)/float64(max(mean, 1)), perCore(sim, o.headroom))
+	}
 	fmt.Fprintf(w, "  matches/core: %.0f %% of 1/60 s over the match's server CPU per tick; allocs: match 0's server, every call counted (runtime.MemStats);\n", 100*o.headroom)
 	fmt.Fprintf(w, "  memory: the servers' live heap once built, and after play with their players' state (the clients themselves dropped), per match; kbps: both ways of every client's link, with %d bytes a datagram.\n", netmodel.PacketOverhead)
 }
@@ -557,6 +607,19 @@ func (g *timedInterpGame) Capture(dst []snapshot.Cube) {
 	g.spent += cpuclock.Now() - t
 }
 
+// timedVR times the statesync host's world step (the physics and its
+// bot): the floor of the host's CPU that no networking removes.
+type timedVR struct {
+	*scene.VR
+	spent time.Duration
+}
+
+func (v *timedVR) Step(mayGrab func(i int) bool) {
+	t := cpuclock.Now()
+	v.VR.Step(mayGrab)
+	v.spent += cpuclock.Now() - t
+}
+
 // benchServerInterp measures the interp server: the cube world (cubes900
 // playing the scripted minute) sent to 64 and 256 clients at 30 pps; its
 // cost is the world's step, once per tick, and the encoding per client per
@@ -573,31 +636,22 @@ func benchServerInterp(ctx context.Context, o serverBenchOptions, overhead time.
 		var servers []*interp.Server
 		model := serverBenchModel{
 			name: "interp", players: clients,
-			newServer: func(int) (netmodel.Server, func() time.Duration, error) {
+			newServer: func(_ int, now time.Time) (netmodel.Server, func() time.Duration, error) {
 				ig, err := scene.NewInterpGame(scene.Cubes900, scene.DefaultConfig(), scene.PlayMinute)
 				if err != nil {
 					return nil, nil, err
 				}
 				g := &timedInterpGame{InterpGame: ig}
 				games = append(games, g)
-				srv, err := interp.NewServer(cfg, g, simmatch.Epoch)
+				srv, err := interp.NewServer(cfg, g, now)
 				if err != nil {
 					return nil, nil, err
 				}
 				servers = append(servers, srv)
 				return srv, func() time.Duration { return g.spent }, nil
 			},
-			join: func(m *simmatch.Match, i int) error {
-				for range clients {
-					c, err := interp.NewClient(cfg, games[i].Objects(), simmatch.Epoch)
-					if err != nil {
-						return err
-					}
-					if _, err := m.Join(c); err != nil {
-						return err
-					}
-				}
-				return nil
+			newClient: func(i, _ int, now time.Time) (netmodel.Client, error) {
+				return interp.NewClient(cfg, games[i].Objects(), now)
 			},
 			snapshots: func(i int) uint64 { return servers[i].Counters().Packets },
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,5 +108,35 @@ func TestBenchServerInterpPastSimmatchDefault(t *testing.T) {
 	}
 	if f := numbers(t, tableRow(t, out.String(), "interp: the cube world")); f[1] != 65 || f[2] <= 0 {
 		t.Fatalf("row %v, want 65 clients and a cost", f)
+	}
+}
+
+// TestBenchServerUDP runs the real-UDP mode briefly against its server
+// process (the built program: it starts itself with --udp-serve): the
+// mode is named, the server process ran with GOMAXPROCS 1, and the row
+// has a process CPU, frames, memory and traffic.
+func TestBenchServerUDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the program and runs two processes")
+	}
+	bin := buildProgram(t)
+	out, err := exec.Command(bin, "bench", "server", "--udp", "--model", "lockstep", "--matches", "2", "--seconds", "1", "--warmup", "500ms").CombinedOutput()
+	text := string(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if !strings.Contains(text, "REAL UDP on loopback") || !strings.Contains(text, "GOMAXPROCS 1)") {
+		t.Fatalf("the report does not say it ran over real UDP with a one-core server:\n%s", text)
+	}
+	lines := strings.Split(text, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "matches  bots") })
+	if i < 0 || i+1 >= len(lines) {
+		t.Fatalf("no table in\n%s", text)
+	}
+	// matches bots cpu steps per-core frames late gap over worst KiB
+	// built after kbps up down
+	f := numbers(t, lines[i+1])
+	if len(f) != 14 || f[0] != 2 || f[1] != 4 || f[2] <= 0 || f[5] < 30 || f[10] <= 0 || f[12] <= 0 || f[13] <= 0 {
+		t.Fatalf("row %q of\n%s", lines[i+1], text)
 	}
 }

@@ -34,9 +34,31 @@ type Server[I comparable, P Input[I]] struct {
 	stats    ServerStats
 
 	reader wire.Reader
+	writer wire.Writer
 	in     clientMsg[I]
 	out    serverMsg[I]
 	buf    []byte
+	have   [MaxPlayers]Tick // serializeServer's scratch
+	// The pipes' callbacks and what they need, set before each call: the
+	// method values are bound once, so that no closure escapes through
+	// the pipe interface per datagram.
+	rx        receiving[I]
+	tx        transmitting[I]
+	deliverFn func([]byte) error
+	emitFn    func([]byte)
+}
+
+// receiving is what a message Receive completes is handled with.
+type receiving[I any] struct {
+	now time.Time
+	idx int
+	m   *member[I]
+}
+
+// transmitting is who a message's datagrams go to.
+type transmitting[I any] struct {
+	m    *member[I]
+	send func(slot int, datagram []byte)
 }
 
 // member is one player as the server sees it.
@@ -78,6 +100,7 @@ func NewServer[I comparable, P Input[I]](cfg Config, now time.Time) (*Server[I, 
 		return nil, err
 	}
 	s := &Server[I, P]{cfg: cfg, buf: make([]byte, maxMessage)}
+	s.deliverFn, s.emitFn = s.deliver, s.emit
 	s.in.inputs.inputs = make([]I, 0, cfg.Window)
 	s.in.reports = make([]report, 0, maxReports)
 	for p := range MaxPlayers {
@@ -240,12 +263,17 @@ func (s *Server[I, P]) Receive(now time.Time, slot int, datagram []byte) error {
 	}
 	m.stats.PacketsReceived++
 	m.stats.BytesReceived += uint64(len(datagram))
-	err := m.pipe.receive(now, datagram, func(b []byte) error { return s.handle(now, idx, m, b) })
+	s.rx = receiving[I]{now: now, idx: idx, m: m}
+	err := m.pipe.receive(now, datagram, s.deliverFn)
+	s.rx = receiving[I]{}
 	if err != nil {
 		m.stats.Dropped++
 	}
 	return err
 }
+
+// deliver handles a message Receive's pipe completed.
+func (s *Server[I, P]) deliver(b []byte) error { return s.handle(s.rx.now, s.rx.idx, s.rx.m, b) }
 
 func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) error {
 	msg := &s.in
@@ -374,7 +402,7 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 	for i := 0; i < len(s.members); i++ {
 		m := s.members[i]
 		m.pipe.update(now)
-		m.pipe.acks(func(uint16) {})
+		m.pipe.acks(ignoreAck)
 		if !m.connected {
 			continue
 		}
@@ -587,6 +615,20 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 	return nil
 }
 
+// ignoreAck is the server's acks callback: it reads acks from the
+// messages, not from the pipe. A package function, not a literal: in
+// generic code the literal is allocated at every call.
+func ignoreAck(uint16) {}
+
+// emit sends one datagram of the message transmit hands its pipe.
+func (s *Server[I, P]) emit(d []byte) {
+	m := s.tx.m
+	m.stats.PacketsSent++
+	m.stats.BytesSent += uint64(len(d))
+	m.stats.MaxPacket = max(m.stats.MaxPacket, len(d))
+	s.tx.send(m.slot, d)
+}
+
 // sendDropped tells a dropped player why.
 func (s *Server[I, P]) sendDropped(now time.Time, idx int, m *member[I], send func(int, []byte)) error {
 	out := &s.out
@@ -599,16 +641,15 @@ func (s *Server[I, P]) sendDropped(now time.Time, idx int, m *member[I], send fu
 // transmit encodes out and sends it to m; false when a stream's backlog
 // did not take it.
 func (s *Server[I, P]) transmit(now time.Time, idx int, m *member[I], out *serverMsg[I], send func(int, []byte)) (bool, error) {
-	w := wire.NewWriter(s.buf)
-	if err := serializeServer[I, P](w, out, s.cfg.Window, &[MaxPlayers]Tick{}); err != nil {
+	w := &s.writer
+	w.Reset(s.buf)
+	s.have = [MaxPlayers]Tick{}
+	if err := serializeServer[I, P](w, out, s.cfg.Window, &s.have); err != nil {
 		return false, fmt.Errorf("lockstep: encoding a message: %w", err)
 	}
-	_, err := m.pipe.send(now, w.Bytes(), func(d []byte) {
-		m.stats.PacketsSent++
-		m.stats.BytesSent += uint64(len(d))
-		m.stats.MaxPacket = max(m.stats.MaxPacket, len(d))
-		send(m.slot, d)
-	})
+	s.tx = transmitting[I]{m: m, send: send}
+	_, err := m.pipe.send(now, w.Bytes(), s.emitFn)
+	s.tx = transmitting[I]{}
 	if errors.Is(err, errBacklog) {
 		m.stats.Backlogged++
 		return false, nil
@@ -841,7 +882,7 @@ func (s *Server[I, P]) updateWatchers(now time.Time, send func(int, []byte)) err
 	kept := s.watchers[:0]
 	for _, w := range s.watchers {
 		w.pipe.update(now)
-		w.pipe.acks(func(uint16) {})
+		w.pipe.acks(ignoreAck)
 		behind := false
 		if s.state == stateRunning && w.snap == nil {
 			for p, o := range s.members {

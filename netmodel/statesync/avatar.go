@@ -78,18 +78,46 @@ func (w *wireCodec) box(r float64) wire.Bounds {
 }
 
 // settle returns a as a receiver decodes it: the sender keeps this as a
-// baseline and codes it, so that both ends delta the same numbers.
+// baseline and codes it, so that both ends delta the same numbers. The
+// host sends each avatar to every guest: the newest sample of each player
+// is settled once.
 func (w *wireCodec) settle(a avatarSample) (avatarSample, error) {
-	var buf [96]byte
-	var m avatarModels
-	wr := wire.NewWriter(buf[:])
-	if err := w.serializeAvatar(wr, &m, &a, &avatarRef{}, a.time, nil); err != nil {
+	st := &w.st
+	memo := &st.memo[a.player%MaxPlayers]
+	if memo.valid && memo.in == a {
+		return memo.out, nil
+	}
+	memo.valid = false
+	st.in, st.m, st.ref = a, avatarModels{}, avatarRef{}
+	st.w.Reset(st.buf[:])
+	if err := w.serializeAvatar(&st.w, &st.m, &st.in, &st.ref, a.time, nil); err != nil {
 		return a, err
 	}
-	var out avatarSample
-	m = avatarModels{}
-	err := w.serializeAvatar(wire.NewReader(wr.Bytes()), &m, &out, &avatarRef{}, a.time, nil)
-	return out, err
+	st.out, st.m, st.ref = avatarSample{}, avatarModels{}, avatarRef{}
+	st.r.Reset(st.w.Bytes())
+	if err := w.serializeAvatar(&st.r, &st.m, &st.out, &st.ref, a.time, nil); err != nil {
+		return st.out, err
+	}
+	*memo = settled{valid: true, in: a, out: st.out}
+	return st.out, nil
+}
+
+// settling is settle's scratch, kept in the wireCodec: what goes through
+// the Stream interface escapes, and would be allocated per avatar. memo
+// is each player's newest sample, settled.
+type settling struct {
+	buf     [96]byte
+	w       wire.Writer
+	r       wire.Reader
+	m       avatarModels
+	in, out avatarSample
+	ref     avatarRef
+	memo    [MaxPlayers]settled
+}
+
+type settled struct {
+	valid   bool
+	in, out avatarSample
 }
 
 // serializeAvatar codes one avatar of the packet of tick now against ref.
@@ -240,8 +268,7 @@ func (w *wireCodec) serializeHand(s wire.Stream, m *avatarModels, t *vecmath.Tra
 			return err
 		}
 		rel.Pos = q.Sub(qhead)
-		_, err := reach.Index(rel.Pos)
-		near = err == nil
+		near = reach.Contains(rel.Pos)
 	}
 	if err := wire.SerializeModelBit(s, &m.near, &near); err != nil {
 		return err
@@ -251,8 +278,7 @@ func (w *wireCodec) serializeHand(s wire.Stream, m *avatarModels, t *vecmath.Tra
 			return err
 		}
 		if s.Mode() == wire.Reading {
-			_, err := reach.Index(t.Pos.Sub(qhead))
-			return canonical(s, err == nil)
+			return canonical(s, reach.Contains(t.Pos.Sub(qhead)))
 		}
 		return nil
 	}

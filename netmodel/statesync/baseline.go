@@ -61,9 +61,10 @@ func (r *ring[T]) find(id int, seq reliable.Sequence, age int) (*T, error) {
 	return &s.v, nil
 }
 
-// sentLog is the sender's side: what each packet carried, for the
-// endpoint's sent-packet window, and the newest acked state per object
-// and avatar per player.
+// sentLog is the sender's side: what each of the last ringSize packets
+// carried, and the newest acked state per object and avatar per player.
+// An ack of an older packet is ignored: its states could never be a
+// baseline, since the next packet is ringSize or more after it.
 type sentLog struct {
 	packets []sentPacket // indexed by sequence modulo len
 	acked   []baseline
@@ -86,14 +87,20 @@ type sentEntry struct {
 	state qstate
 }
 
-func newSentLog(objects, window int) sentLog {
-	return sentLog{packets: make([]sentPacket, window), acked: make([]baseline, objects), valid: make([]bool, objects)}
+func newSentLog(objects int) sentLog {
+	return sentLog{packets: make([]sentPacket, ringSize), acked: make([]baseline, objects), valid: make([]bool, objects)}
 }
 
-// record notes what packet seq carries.
+// record notes what packet seq carries. A packet's entries take room for
+// every object the first time, so that the log does not grow packet by
+// packet as the updates per packet vary.
 func (l *sentLog) record(seq reliable.Sequence, tick Tick, avatars []avatarSample, updates []update) {
 	p := &l.packets[int(seq)%len(l.packets)]
 	p.seq, p.live, p.tick = seq, true, tick
+	if p.entries == nil {
+		p.entries = make([]sentEntry, 0, max(len(l.acked), len(updates)))
+		p.avatars = make([]avatarSample, 0, MaxPlayers)
+	}
 	p.avatars = append(p.avatars[:0], avatars...)
 	p.entries = p.entries[:0]
 	for i := range updates {

@@ -62,7 +62,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	}
 	objects := len(n.objs)
 	l := &link{n: n, peer: peer, ep: ep,
-		sent: newSentLog(objects, n.cfg.Reliable.SentPacketsBufferSize),
+		sent: newSentLog(objects),
 		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
 		objSeq: make([]uint32, objects), took: make([]Tick, objects), pb: newPlayback(objects),
 		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
@@ -92,8 +92,8 @@ func (l *link) guestFactor(i int) float64 {
 }
 
 // send builds one packet: the avatars, then objects in accumulator order
-// while they fit in the budget, each measured with the coder's state
-// (builder), then writes it with the same Serialize.
+// while they fit in the budget, each measured with the coder's state as
+// it is written (builder).
 func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarSample, out func([]byte)) error {
 	n := l.n
 	p := &l.out
@@ -113,14 +113,14 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 	}
 	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, l.settled, p.updates[:0]
 	b := &l.build
-	if err := n.wc.begin(b, p, n.cfg.Coder, n.cfg.PacketBytes); err != nil {
+	if err := n.wc.begin(b, p, n.cfg.Coder, n.cfg.PacketBytes, l.buf); err != nil {
 		return err
 	}
 	for _, i := range l.acc.candidates() {
 		o := &n.objs[i]
 		u := update{id: i, auth: o.auth, ver: o.ver, state: n.cur[i]}
 		u.base, u.age = l.sent.base(i, seq)
-		fits, err := b.add(u)
+		fits, err := b.add(&u)
 		if err != nil {
 			return fmt.Errorf("statesync: measuring object %d: %w", i, err)
 		}
@@ -128,12 +128,9 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 			l.acc.sent(i)
 		}
 	}
-	data, err := n.wc.encode(l.buf, n.cfg.Coder, p)
+	data, err := b.finish()
 	if err != nil {
 		return fmt.Errorf("statesync: writing a packet: %w", err)
-	}
-	if size, _ := b.packetSize(); size != len(data) {
-		return fmt.Errorf("statesync: measured %d bytes, wrote %d", size, len(data))
 	}
 	seq, datagrams, err := l.ep.SendPacket(now, data)
 	if err != nil {

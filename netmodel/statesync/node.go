@@ -63,6 +63,14 @@ type node struct {
 	stats   Counters
 	mayGrab func(i int) bool
 	pairs   [][2]int // touching objects of the last step
+	// addPair and touch are spread's callbacks, made once: a closure
+	// handed to the game escapes, one allocation a step.
+	addPair func(a, b int)
+	touch   func(p Player, i int)
+	// fast is spread's memo of moving, per object: 0 not asked yet, 1
+	// slow, 2 moving. The world does not move while authority spreads,
+	// and a pile's pairs would ask for the same objects again and again.
+	fast []uint8
 	// unsettled is holdRests' scratch: per object, whether it touches
 	// one that does not rest on the host.
 	unsettled []bool
@@ -88,10 +96,12 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 	}
 	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
 		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n),
-		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n)}
+		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n), fast: make([]uint8, n)}
 	nd.av, _ = game.(Avatars)
 	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
 	nd.mayGrab = func(i int) bool { return nd.objs[i].holder == Nobody }
+	nd.addPair = func(a, b int) { nd.pairs = append(nd.pairs, [2]int{a, b}) }
+	nd.touch = nd.touchPlayer
 	for i := range nd.cur {
 		if nd.cur[i], err = q.quantize(game.Object(i)); err != nil {
 			return nil, fmt.Errorf("%w: object %d: %w", ErrConfig, i, err)
@@ -310,11 +320,12 @@ func (n *node) take(i int) {
 // over a pile step after step.
 func (n *node) spread() {
 	n.pairs = n.pairs[:0]
-	n.game.Touches(func(a, b int) { n.pairs = append(n.pairs, [2]int{a, b}) }, n.touchPlayer)
+	n.game.Touches(n.addPair, n.touch)
+	clear(n.fast)
 	for changed := true; changed; {
 		changed = false
 		for _, p := range n.pairs {
-			if n.moving(p[0]) || n.moving(p[1]) {
+			if n.movingNow(p[0]) || n.movingNow(p[1]) {
 				changed = n.spreadPair(p[0], p[1]) || n.spreadPair(p[1], p[0]) || changed
 			}
 		}
@@ -328,6 +339,17 @@ func (n *node) spread() {
 func (n *node) moving(i int) bool {
 	v := n.game.Object(i).LinearVelocity
 	return v.LengthSq() > n.cfg.SpreadSpeed*n.cfg.SpreadSpeed
+}
+
+// movingNow is moving, asked of the game once per object in a spread.
+func (n *node) movingNow(i int) bool {
+	if n.fast[i] == 0 {
+		n.fast[i] = 1
+		if n.moving(i) {
+			n.fast[i] = 2
+		}
+	}
+	return n.fast[i] == 2
 }
 
 // spreadPair lets x take y, and reports whether it did.

@@ -1,6 +1,7 @@
 package statesync
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/netphys/netphys/wire"
@@ -49,10 +50,16 @@ type packet struct {
 	updates []update
 }
 
-// wireCodec codes packets for one config and world.
+// wireCodec codes packets for one config and world. It keeps the streams
+// and the coding state it reads packets and settles avatars with, so that
+// neither allocates: they escape through the Stream interface.
 type wireCodec struct {
 	*codec
 	cfg *Config
+	rd  wire.RangeDecoder
+	r   wire.Reader
+	cx  coding
+	st  settling
 }
 
 // serializeHead codes the packet up to its updates.
@@ -92,15 +99,16 @@ func serializeMore(s wire.Stream, cx *coding, more bool) (bool, error) {
 
 // serializePacket codes a whole packet after its format byte.
 func (w *wireCodec) serializePacket(s wire.Stream, p *packet, find *lookup) error {
-	cx := newCoding()
-	if err := w.serializeHead(s, &cx, p, find); err != nil {
+	cx := &w.cx
+	*cx = newCoding()
+	if err := w.serializeHead(s, cx, p, find); err != nil {
 		return err
 	}
 	if s.Mode() == wire.Reading {
 		p.updates = p.updates[:0]
 	}
 	for i := 0; ; i++ {
-		more, err := serializeMore(s, &cx, s.Mode() == wire.Reading || i < len(p.updates))
+		more, err := serializeMore(s, cx, s.Mode() == wire.Reading || i < len(p.updates))
 		if err != nil {
 			return err
 		}
@@ -113,7 +121,7 @@ func (w *wireCodec) serializePacket(s wire.Stream, p *packet, find *lookup) erro
 			}
 			p.updates = append(p.updates, update{})
 		}
-		if err := w.serializeUpdate(s, &cx, &p.updates[i], p.tick, find); err != nil {
+		if err := w.serializeUpdate(s, cx, &p.updates[i], p.tick, find); err != nil {
 			return fmt.Errorf("update %d: %w", i, err)
 		}
 	}
@@ -121,27 +129,6 @@ func (w *wireCodec) serializePacket(s wire.Stream, p *packet, find *lookup) erro
 
 // formatByte is the first byte of a packet of coder c.
 func formatByte(c Coder) byte { return formatVersion<<1 | byte(c) }
-
-// encode writes p into buf with coder c and returns the packet.
-func (w *wireCodec) encode(buf []byte, c Coder, p *packet) ([]byte, error) {
-	if len(buf) < 1 {
-		return nil, fmt.Errorf("statesync: empty packet buffer: %w", wire.ErrOverflow)
-	}
-	buf[0] = formatByte(c)
-	if c == CoderRange {
-		e := wire.NewRangeEncoder(buf[1:])
-		if err := w.serializePacket(e, p, nil); err != nil {
-			return nil, err
-		}
-		n, err := e.Finish()
-		return buf[:1+n], err
-	}
-	wr := wire.NewWriter(buf[1:])
-	if err := w.serializePacket(wr, p, nil); err != nil {
-		return nil, err
-	}
-	return buf[:1+len(wr.Bytes())], nil
-}
 
 // decode reads a packet of either coder into p. Whatever decodes is the
 // one encoding of what it decoded to: the bit packer's padding must be
@@ -153,13 +140,15 @@ func (w *wireCodec) decode(data []byte, p *packet, find *lookup) error {
 	}
 	switch data[0] {
 	case formatByte(CoderRange):
-		d := wire.NewRangeDecoder(data[1:])
+		d := &w.rd
+		d.Reset(data[1:])
 		if err := w.serializePacket(d, p, find); err != nil {
 			return err
 		}
 		return d.Finish()
 	case formatByte(CoderPlain):
-		r := wire.NewReader(data[1:])
+		r := &w.r
+		r.Reset(data[1:])
 		if err := w.serializePacket(r, p, find); err != nil {
 			return err
 		}
@@ -172,31 +161,37 @@ func (w *wireCodec) decode(data []byte, p *packet, find *lookup) error {
 		data[0], formatByte(CoderPlain), formatByte(CoderRange), wire.ErrInvalid)
 }
 
-// builder fills a packet update by update under a byte budget. Each
-// candidate is measured with the coder's own state: a trial copy of the
-// measuring stream and of the models codes the update and the packet's
-// end flag, and the update is kept when the packet still fits. The
-// measure is exact for both coders: writing the packet afterwards makes
-// the same calls on a fresh stream and produces exactly the measured bytes
-// (an adaptive coder's cost depends on everything before it, which the
-// copy carries). The copies live in the builder, which lives in its link,
-// so that measuring allocates nothing.
+// builder fills a packet update by update under a byte budget and writes
+// it as it goes. Each candidate is coded with the coder's own state on a
+// trial copy of the packet's stream and models, then the packet's end
+// flag on another copy, and the update is kept, its copy becoming the
+// packet, when the packet still fits. The measure is exact for both
+// coders (an adaptive coder's cost depends on everything before it, which
+// the copy carries), and the packet is written once: a stream restored to
+// an earlier copy writes on as if nothing had followed it (wire.Writer,
+// wire.RangeEncoder), so an update that did not fit leaves nothing behind.
+// The states live in the builder, which lives in its link, so that
+// building allocates nothing.
 type builder struct {
 	w      *wireCodec
 	p      *packet
 	coder  Coder
-	budget int // bytes, the format byte included
-	// cur is the packet so far, trial and end scratch copies of it.
-	cur, trial, end coderState
+	buf    []byte // the packet's bytes: its format byte, then the stream's
+	budget int    // bytes, the format byte included
+	// cur is the packet so far and trial a scratch copy of it, each one
+	// of states: a trial that fits becomes cur, without a copy back. end
+	// is the scratch copy that measures the end flag.
+	cur, trial *coderState
+	states     [2]coderState
+	end        coderState
 	// headBytes and avatarBytes are the size of the packet without
 	// avatars or updates and what its avatars added.
 	headBytes, avatarBytes int
 }
 
-// coderState is a measuring stream of either coder and the packet's
-// coding state.
+// coderState is a stream of either coder and the packet's coding state.
 type coderState struct {
-	plain wire.Measurer
+	plain wire.Writer
 	rng   wire.RangeEncoder
 	cx    coding
 }
@@ -219,54 +214,95 @@ func (b *builder) size(st *coderState) (int, error) {
 	if b.coder == CoderRange {
 		return 1 + e.rng.Size(), nil
 	}
-	return 1 + e.plain.Bytes(), nil
+	return 1 + (e.plain.BitsWritten()+7)>>3, nil
 }
 
-// begin measures p's head and avatars; p.updates must be empty.
-func (w *wireCodec) begin(b *builder, p *packet, c Coder, budget int) error {
-	b.w, b.p, b.coder, b.budget = w, p, c, budget
-	b.cur = coderState{cx: newCoding()}
-	if c == CoderRange {
-		b.cur.rng = *wire.NewRangeMeasurer()
+// begin starts the packet p in buf with coder c and codes its head and
+// avatars; p.updates must be empty, and buf must hold the head, the
+// avatars and budget bytes.
+func (w *wireCodec) begin(b *builder, p *packet, c Coder, budget int, buf []byte) error {
+	if len(buf) < budget || len(buf) < 1 {
+		return fmt.Errorf("statesync: packet buffer of %d bytes under the budget of %d: %w", len(buf), budget, wire.ErrOverflow)
 	}
-	b.trial = b.cur
+	b.w, b.p, b.coder, b.budget, b.buf = w, p, c, budget, buf
+	b.cur, b.trial = &b.states[0], &b.states[1]
+	buf[0] = formatByte(c)
+	b.cur.cx = newCoding()
+	if c == CoderRange {
+		b.cur.rng.Reset(buf[1:])
+	} else {
+		b.cur.plain.Reset(buf[1:])
+	}
+	*b.trial = *b.cur
 	avatars := p.avatars
 	p.avatars = nil
-	err := w.serializeHead(b.stream(&b.trial), &b.trial.cx, p, nil)
+	err := w.serializeHead(b.stream(b.trial), &b.trial.cx, p, nil)
 	p.avatars = avatars
 	if err != nil {
 		return err
 	}
-	if b.headBytes, err = b.size(&b.trial); err != nil {
+	if b.headBytes, err = b.size(b.trial); err != nil {
 		return err
 	}
-	if err := w.serializeHead(b.stream(&b.cur), &b.cur.cx, p, nil); err != nil {
+	if err := w.serializeHead(b.stream(b.cur), &b.cur.cx, p, nil); err != nil {
 		return err
 	}
-	size, err := b.size(&b.cur)
+	size, err := b.size(b.cur)
 	b.avatarBytes = size - b.headBytes
 	return err
 }
 
-// add appends u to the packet if it fits and reports whether it did.
-func (b *builder) add(u update) (bool, error) {
-	t := &b.trial
-	*t = b.cur
+// add appends u to the packet if it fits and reports whether it did. An
+// update that runs past the buffer does not fit: the buffer holds the
+// budget.
+func (b *builder) add(u *update) (bool, error) {
+	t := b.trial
+	*t = *b.cur
 	s := b.stream(t)
 	if _, err := serializeMore(s, &t.cx, true); err != nil {
-		return false, err
+		return false, ignoreOverflow(err)
 	}
-	if err := b.w.serializeUpdate(s, &t.cx, &u, b.p.tick, nil); err != nil {
-		return false, err
+	if err := b.w.serializeUpdate(s, &t.cx, u, b.p.tick, nil); err != nil {
+		return false, ignoreOverflow(err)
 	}
-	size, err := b.size(t)
-	if err != nil || size > b.budget {
-		return false, err
+	if !b.surelyFits(t) {
+		size, err := b.size(t)
+		if err != nil || size > b.budget {
+			return false, ignoreOverflow(err)
+		}
 	}
-	b.cur = *t
-	b.p.updates = append(b.p.updates, u)
+	b.cur, b.trial = t, b.cur
+	b.p.updates = append(b.p.updates, *u)
 	return true, nil
 }
 
-// packetSize returns the bytes of the packet built so far.
-func (b *builder) packetSize() (int, error) { return b.size(&b.cur) }
+// surelyFits reports, without measuring, that the range-coded packet st
+// fits the budget whatever its end flag costs (RangeEncoder.SizeBound:
+// the flag raises the bound by two bytes at most). When it says no, size
+// decides: the packets are the same either way.
+func (b *builder) surelyFits(st *coderState) bool {
+	return b.coder == CoderRange && 1+st.rng.SizeBound()+2 <= b.budget
+}
+
+// ignoreOverflow is nil for a stream's overflow, which only says that an
+// update does not fit, and err otherwise.
+func ignoreOverflow(err error) error {
+	if errors.Is(err, wire.ErrOverflow) {
+		return nil
+	}
+	return err
+}
+
+// finish ends the packet: its end flag, the coder's flush. It returns the
+// packet's bytes, in the buffer given to begin.
+func (b *builder) finish() ([]byte, error) {
+	s := b.stream(b.cur)
+	if _, err := serializeMore(s, &b.cur.cx, false); err != nil {
+		return nil, err
+	}
+	if b.coder == CoderRange {
+		n, err := b.cur.rng.Finish()
+		return b.buf[:1+n], err
+	}
+	return b.buf[:1+len(b.cur.plain.Bytes())], nil
+}
