@@ -250,10 +250,8 @@ func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update) {
 	l.took[u.id] = h.tick
 	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
 	h.stats.Accepted++
-	if l.pb.playing && int32(h.in.tick-l.pb.play) <= 0 {
-		h.settle(p, u) // later than the playback delay: the newest there is
-	} else if old, full := l.pb.push(h.in.tick, *u); full {
-		h.settle(p, &old.u)
+	if e, ok := l.pb.push(h.in.tick, *u); ok {
+		h.settle(p, &e.u)
 	}
 }
 
@@ -296,6 +294,19 @@ func (h *Host) playOut() {
 			h.settle(Player(p), &due[k].u)
 		}
 		l.pb.done(len(due))
+		l.pb.between(func(_, b *update, ticks Tick) { h.glide(Player(p), b, ticks) })
+	}
+}
+
+// glide steers an object between two of guest p's updates
+// (playback.between) while the host still gives p authority with the
+// claims of the later one, b.
+func (h *Host) glide(p Player, b *update, ticks Tick) {
+	if o := &h.objs[b.id]; o.auth != OwnerOf(p) || o.ver != b.ver || o.holder != Nobody {
+		return
+	}
+	if s, ok := h.steer(b.id, b.state, ticks); ok {
+		h.apply(b.id, s)
 	}
 }
 

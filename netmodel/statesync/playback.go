@@ -1,23 +1,37 @@
 package statesync
 
-// playback plays the host's updates back on a guest at an even pace, a
-// fixed delay behind the newest packet's tick, as the jitter buffer does
-// for avatars. Applied as they arrive, updates of a moving object jump
-// back and forth by its speed times the spread of the network's delays
-// (±40 ms of jitter moves a cube thrown at 2 m/s 8 cm either way, a pop
-// every packet); applied each at its own tick plus a constant, they
-// follow the host's trajectory as with a fixed latency. The delay is
-// Config.JitterDelay, the avatars' own, so that a cube stays in the hand
-// that throws it. An update that comes later than the delay is applied
-// at once (it is the newest this guest has of its object: the sender's
-// order per object is checked on arrival, link.inOrder).
+// playback plays a peer's updates back at an even pace, a delay behind
+// the newest packet's tick, as the jitter buffer does for avatars: the
+// host's updates on a guest, a guest's on the host. Applied as they
+// arrive, updates of a moving object jump back and forth by its speed
+// times the spread of the network's delays (±40 ms of jitter moves a cube
+// thrown at 2 m/s 8 cm either way, a pop every packet); applied each at
+// its own tick plus a constant, they follow the sender's trajectory as
+// with a fixed latency. An update that comes later than the delay is
+// applied at once (it is the newest this machine has of its object: the
+// sender's order per object is checked on arrival, link.inOrder).
+//
+// Between two states of an object that lie more than a tick apart (the
+// packets between were lost, or did not carry it), playback steers
+// (between): each step the object keeps its simulated pose and takes the
+// velocity that brings it, in free flight, to the next state's position
+// at that state's tick, instead of being simulated from the first on its
+// own and moved by the second. A burst of lost packets in the middle of a
+// tower's collapse is then a glide to the next states rather than a jump
+// of every cube at its end.
 type playback struct {
 	queue   []queued // by tick, oldest first
 	limit   int      // entries at most; beyond, the oldest is applied early
 	newest  Tick     // the newest packet's tick, if heard
 	heard   bool
-	play    Tick // the host tick played up to
+	play    Tick // the sender's tick played up to
 	playing bool
+	// last[i] is the newest entry of object i played, if played[i]: the
+	// start of the interpolation to its next queued one. next is the
+	// scratch of between: the objects whose next entry was seen.
+	last   []queued
+	played []bool
+	next   []bool
 }
 
 type queued struct {
@@ -25,19 +39,25 @@ type queued struct {
 	u    update // base is nil: only the claims and the state are kept
 }
 
-func newPlayback(objects int) playback {
-	return playback{limit: 8 * objects}
+// newPlayback returns the playback of objects played delay ticks behind.
+// Its queue holds every object's states for three times the delay and a
+// glide's span, whatever the peer sends: playback that lags behind after
+// a burst of loss still finds its states there, rather than having them
+// applied early (a jump back in time, a pop for every moving object).
+func newPlayback(objects int, delay Tick) playback {
+	return playback{limit: objects * (3*int(delay) + glideTicks), last: make([]queued, objects), played: make([]bool, objects), next: make([]bool, objects)}
 }
 
 // push queues u of the packet of tick t, in tick order; it returns the
-// entry to apply now, if any: the oldest when the queue is full (a peer
-// that floods), or u itself when it is more than catchUpLimit ticks older
-// than the newest (nothing it could be played back between). The work of
-// a push is bounded by the queue's limit, 8 entries an object.
+// entry to apply now, if any: u itself when playback has passed t (it is
+// late) or when it is more than catchUpLimit ticks older than the newest
+// (nothing it could be played back between), or the oldest entry when the
+// queue is full (a peer that floods). The work of a push is bounded by
+// the queue's limit, 8 entries an object.
 func (p *playback) push(t Tick, u update) (queued, bool) {
 	u.base = nil
-	if p.heard && int32(p.newest-t) > catchUpLimit {
-		return queued{tick: t, u: u}, true
+	if p.heard && (int32(p.newest-t) > catchUpLimit || (p.playing && int32(t-p.play) <= 0)) {
+		return p.note(queued{tick: t, u: u}), true
 	}
 	if !p.heard || int32(t-p.newest) > 0 {
 		p.newest, p.heard = t, true
@@ -45,7 +65,7 @@ func (p *playback) push(t Tick, u update) (queued, bool) {
 	var out queued
 	full := len(p.queue) == p.limit
 	if full {
-		out = p.queue[0]
+		out = p.note(p.queue[0])
 		p.queue = append(p.queue[:0], p.queue[1:]...)
 	}
 	k := len(p.queue)
@@ -58,13 +78,19 @@ func (p *playback) push(t Tick, u update) (queued, bool) {
 	return out, full
 }
 
+// note records e as the newest entry of its object played, and returns it.
+func (p *playback) note(e queued) queued {
+	p.last[e.u.id], p.played[e.u.id] = e, true
+	return e
+}
+
 // advance moves playback one step on and returns the entries due, oldest
 // first; they are removed by done. Playback runs exactly one tick a step,
-// the pace of the host's, delay ticks behind the newest packet's: a clock
-// that sped up to catch up or slowed down for every late packet would
-// move the objects' states in time as much as the jitter it hides. It is
-// set again (a jump) only when it falls more than the delay behind (the
-// packets lost in a burst, an outage), or runs a delay ahead of what
+// the pace of the sender's, delay ticks behind the newest packet's: a
+// clock that sped up to catch up or slowed down for every late packet
+// would move the objects' states in time as much as the jitter it hides.
+// It is set again (a jump) only when it falls more than the delay behind
+// (the packets lost in a burst, an outage), or runs a delay ahead of what
 // arrived; it never plays past the newest tick.
 func (p *playback) advance(delay Tick) []queued {
 	if !p.heard {
@@ -86,5 +112,39 @@ func (p *playback) advance(delay Tick) []queued {
 	return p.queue[:n]
 }
 
-// done removes the n oldest entries.
-func (p *playback) done(n int) { p.queue = append(p.queue[:0], p.queue[n:]...) }
+// done removes the n oldest entries, which were played.
+func (p *playback) done(n int) {
+	for k := range n {
+		p.note(p.queue[k])
+	}
+	p.queue = append(p.queue[:0], p.queue[n:]...)
+}
+
+// between calls steer with the next queued entry b of every object that
+// lies between two of its states more than a tick and at most glideTicks
+// apart, b awake (the last one played, a, and b; their claims may differ:
+// a tower at rest under nobody's authority that a thrown cube wakes), and
+// the ticks from the playback tick to b's. An object that comes to rest
+// at b is left to the physics and b: steered, it would not rest.
+func (p *playback) between(steer func(a, b *update, ticks Tick)) {
+	clear(p.next)
+	for k := range p.queue {
+		b := &p.queue[k]
+		i := b.u.id
+		if p.next[i] {
+			continue
+		}
+		p.next[i] = true
+		a := &p.last[i]
+		span, left := int32(b.tick-a.tick), int32(b.tick-p.play)
+		if !p.played[i] || span <= 1 || span > glideTicks || left <= 0 || left >= span || b.u.state.rest {
+			continue
+		}
+		steer(&a.u, &b.u, Tick(left))
+	}
+}
+
+// glideTicks is the longest gap between two states of an object that
+// playback interpolates: half a second. Over a longer one (an outage) the
+// receiver's physics is a better guess than a curve.
+const glideTicks = 30

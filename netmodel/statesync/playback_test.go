@@ -7,7 +7,7 @@ import "testing"
 // older than the newest is handed back to apply at once, and a full
 // queue hands back its oldest entry.
 func TestPlaybackPace(t *testing.T) {
-	p := newPlayback(1)
+	p := newPlayback(1, 3)
 	const delay = 3
 	var played []Tick
 	arrive := map[int][]Tick{0: {1}, 1: {2, 3}, 3: {4, 5}, 4: {6}, 5: {7}, 6: {8}, 7: {9}}
@@ -45,4 +45,60 @@ func TestPlaybackPace(t *testing.T) {
 	if q, now := p.push(10, update{id: 0}); !now || q.tick != 8 || len(p.queue) != p.limit {
 		t.Fatalf("full: handed back %v %v, %d queued", q.tick, now, len(p.queue))
 	}
+}
+
+// TestPlaybackSteersAcrossGaps: between two states of an object more
+// than a tick apart, playback steers it to the next one each step, with
+// the ticks left; not between consecutive states, not towards a state at
+// rest, and not across more than glideTicks.
+func TestPlaybackSteersAcrossGaps(t *testing.T) {
+	p := newPlayback(3, 0)
+	moving := qstate{pos: [3]int64{1, 2, 3}}
+	rest := qstate{rest: true}
+	// Object 0 at ticks 1 and 5 (a gap), object 1 at every tick, object 2
+	// from awake at 1 to rest at 5, all in packets of ticks 1-5 of which
+	// 2-4 carry only object 1.
+	for tick := Tick(1); tick <= 5; tick++ {
+		if tick == 1 || tick == 5 {
+			p.push(tick, update{id: 0, state: moving})
+			st := moving
+			if tick == 5 {
+				st = rest
+			}
+			p.push(tick, update{id: 2, state: st})
+		}
+		p.push(tick, update{id: 1, state: moving})
+	}
+	type steer struct {
+		id    int
+		ticks Tick
+	}
+	var got []steer
+	for range 5 {
+		p.done(len(p.advance(4)))
+		p.between(func(a, b *update, ticks Tick) {
+			if a.id != b.id {
+				t.Fatalf("steering from object %d to %d", a.id, b.id)
+			}
+			got = append(got, steer{b.id, ticks})
+		})
+	}
+	// Playback starts at tick 1 (5 - 4) and plays 2, 3, 4, 5: object 0 is
+	// steered at 2, 3 and 4, with 3, 2 and 1 ticks to go.
+	want := []steer{{0, 3}, {0, 2}, {0, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("steered %v, want %v", got, want)
+	}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Fatalf("steered %v, want %v", got, want)
+		}
+	}
+	// Across more than glideTicks, nothing is steered.
+	p = newPlayback(1, 0)
+	p.push(1, update{id: 0, state: moving})
+	p.push(2+glideTicks, update{id: 0, state: moving})
+	p.play, p.playing = 1, true
+	p.done(len(p.advance(glideTicks)))
+	p.between(func(_, b *update, _ Tick) { t.Fatalf("steered across %d ticks", glideTicks+1) })
 }
