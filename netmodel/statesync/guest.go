@@ -16,7 +16,6 @@ type Guest struct {
 	// taken from the host, if heard: an older one (reordered) is dropped.
 	newest [MaxPlayers]Tick
 	heard  [MaxPlayers]bool
-	delay  Tick // the playback delay of the host's updates (link.pb), in steps
 }
 
 // NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
@@ -34,7 +33,7 @@ func NewGuest(cfg Config, game Game, now time.Time) (*Guest, error) {
 		return nil, err
 	}
 	n.links[0] = l
-	g := &Guest{node: n, delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	g := &Guest{node: n}
 	n.beforeStep = g.playOut
 	return g, nil
 }
@@ -74,7 +73,7 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 // come.
 func (g *Guest) playOut() {
 	pb := &g.links[0].pb
-	due := pb.advance(g.delay)
+	due := pb.advance(g.tick)
 	for k := range due {
 		g.follow(&due[k].u)
 	}

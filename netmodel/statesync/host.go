@@ -21,8 +21,6 @@ type Host struct {
 	limits        Limits
 	implausibleBy [MaxPlayers]uint64
 	dropped       [MaxPlayers]bool
-	// delay is the playback delay of the guests' updates, in steps.
-	delay Tick
 }
 
 // NewHost returns the host of game; cfg.Player must be 0.
@@ -31,7 +29,7 @@ func NewHost(cfg Config, game Game) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{node: n, limits: limitsOf(game), delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	h := &Host{node: n, limits: limitsOf(game)}
 	n.beforeStep = h.playOut
 	return h, nil
 }
@@ -289,7 +287,7 @@ func (h *Host) playOut() {
 		if l == nil {
 			continue
 		}
-		due := l.pb.advance(h.delay)
+		due := l.pb.advance(h.tick)
 		for k := range due {
 			h.settle(Player(p), &due[k].u)
 		}

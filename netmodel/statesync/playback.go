@@ -32,6 +32,13 @@ type playback struct {
 	last   []queued
 	played []bool
 	next   []bool
+	// delay is how far playback runs behind the newest tick, adapted to
+	// the link (adapt): at most max. lags is a ring of the last
+	// lagWindow steps' lateness of the newest packet (the local step minus
+	// the newest tick), lagged the samples written.
+	delay, max Tick
+	lags       []int32
+	lagged     int
 }
 
 type queued struct {
@@ -45,8 +52,55 @@ type queued struct {
 // a burst of loss still finds its states there, rather than having them
 // applied early (a jump back in time, a pop for every moving object).
 func newPlayback(objects int, delay Tick) playback {
-	return playback{limit: objects * (3*int(delay) + glideTicks), last: make([]queued, objects), played: make([]bool, objects), next: make([]bool, objects)}
+	return playback{limit: objects * (3*int(delay) + glideTicks), last: make([]queued, objects), played: make([]bool, objects), next: make([]bool, objects),
+		delay: delay, max: delay, lags: make([]int32, lagWindow)}
 }
+
+// lagWindow is how many steps of lateness the delay is chosen over (10 s
+// at 60 steps per second); the choice is made again every lagEvery steps.
+const (
+	lagWindow = 600
+	lagEvery  = 60
+)
+
+// adapt records how late the newest packet is at local step local, and
+// every lagEvery steps sets the delay to the lateness that 99 % of the
+// window's steps stay within, above the window's least: on a clean link
+// the newest packet is always as late (transit only) and the delay is
+// 0, playback applies each state in the step after it arrives; jitter,
+// and gaps of lost packets, make some steps later than others, and the
+// delay covers them, up to max (Config.JitterDelay). A link that loses a
+// packet now and then (5 %) needs a tick; one whose packets come in
+// bursts of loss or spread by ±40 ms needs the maximum.
+func (p *playback) adapt(local Tick) {
+	if !p.heard {
+		return
+	}
+	p.lags[p.lagged%lagWindow] = int32(local - p.newest)
+	if p.lagged++; p.lagged%lagEvery != 0 {
+		return
+	}
+	n := min(p.lagged, lagWindow)
+	least := p.lags[0]
+	for _, l := range p.lags[1:n] {
+		least = min(least, l)
+	}
+	var over [maxAdaptive + 2]int // over[d]: steps later than least by d (the last: by more)
+	for _, l := range p.lags[:n] {
+		over[min(int(l-least), maxAdaptive+1)]++
+	}
+	beyond := n
+	for d := range Tick(maxAdaptive + 1) {
+		if beyond -= over[d]; beyond*100 <= n || d == p.max {
+			p.delay = d
+			return
+		}
+	}
+	p.delay = p.max
+}
+
+// maxAdaptive bounds the delay adapt measures, in steps (a second).
+const maxAdaptive = 60
 
 // push queues u of the packet of tick t, in tick order; it returns the
 // entry to apply now, if any: u itself when playback has passed t (it is
@@ -92,10 +146,12 @@ func (p *playback) note(e queued) queued {
 // It is set again (a jump) only when it falls more than the delay behind
 // (the packets lost in a burst, an outage), or runs a delay ahead of what
 // arrived; it never plays past the newest tick.
-func (p *playback) advance(delay Tick) []queued {
+func (p *playback) advance(local Tick) []queued {
+	p.adapt(local)
 	if !p.heard {
 		return nil
 	}
+	delay := p.delay
 	target := p.newest - delay
 	if d := int32(target - p.play); !p.playing || d > int32(delay) || d < -int32(delay) {
 		p.play, p.playing = target, true
