@@ -89,8 +89,10 @@ type Config struct {
 	// the host goes on sending older ones (its claim lost, or refused)
 	// before it takes the host's: the host's view is final.
 	Resync time.Duration
-	// JitterDelay is how far behind the newest avatar sample remote avatars
-	// are played back, to ride out the network's jitter.
+	// JitterDelay is the most a link's playback runs behind the newest
+	// packet, to ride out the network's jitter: the delay adapts to the
+	// link below it (0 on a clean link), and remote avatars play back
+	// with their link's.
 	JitterDelay time.Duration
 	// SmoothSmall and SmoothLarge are the visual smoothing factors: each
 	// step the rendered pose keeps this share of its error against the
@@ -127,8 +129,8 @@ func BudgetFor(kbps, packetsPerSecond int) int {
 }
 
 // DefaultConfig returns the VR sample's settings for a host (Player 0):
-// 60 steps and packets per second, a budget that fits 256 kbps, a 100 ms
-// jitter buffer and smoothing factors 0.95 and 0.85.
+// 60 steps and packets per second, a budget that fits 256 kbps, a
+// playback delay of at most 100 ms and smoothing factors 0.95 and 0.85.
 func DefaultConfig() Config {
 	const avatarRes = 1.0 / 1024
 	spec := wire.DefaultStateSpec()

@@ -112,11 +112,15 @@
 // Every update is judged against the newest packet of the same sender
 // that carried the same object: an older one (the network held it back,
 // or copied it) is never applied (Counters.Late, Counters.Duplicates). A
-// guest plays the host's updates back at the host's pace, JitterDelay
-// behind the newest packet's tick, and the host each guest's (its claims
-// judged on arrival, its states applied at playback time),
-// so that a moving object does not jump back and forth with the
-// network's jitter on either leg. Versions
+// guest plays the host's updates back at the host's pace, a delay behind
+// the newest packet's tick, and the host each guest's (its claims judged
+// on arrival, its states applied at playback time), so that a moving
+// object does not jump back and forth with the network's jitter on either
+// leg. The delay follows the link: 0 on a clean one, up to
+// Config.JitterDelay for jitter and gaps of loss. Across a gap between
+// two states of an object, playback steers it towards the next one (it
+// keeps its position and takes the velocity that brings it there), so
+// that the state after a burst of loss is not a jump. Versions
 // compare within half their 16-bit range; the guests' claims move the
 // host's version of an object on by at most MaxSequenceLead a second, so
 // that one guest cannot carry it half the range away from the others;
@@ -142,8 +146,9 @@
 // # Avatars and smoothing
 //
 // A game without Avatars sends none: its packets carry object updates
-// only. Remote avatars are played back through a jitter buffer, Config.JitterDelay
-// behind the newest sample and interpolated at each step; corrections of
+// only. Remote avatars are played back through a jitter buffer, the
+// delay of the link they come by behind the newest sample, interpolated
+// at each step; corrections of
 // objects are hidden by a smoother that Render applies (the simulation is
 // never smoothed).
 package statesync

@@ -71,7 +71,7 @@ func (f *forger) reach(i int) {
 // that what it accepted is applied.
 func (f *forger) play() {
 	f.t.Helper()
-	for range int(f.host.delay) + 2 {
+	for range int(f.host.links[1].pb.delay) + 2 {
 		f.now = f.now.Add(time.Second / 60)
 		if err := f.host.Update(f.now, func(int, []byte) {}); err != nil {
 			f.t.Fatal(err)

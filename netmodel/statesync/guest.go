@@ -16,7 +16,6 @@ type Guest struct {
 	// taken from the host, if heard: an older one (reordered) is dropped.
 	newest [MaxPlayers]Tick
 	heard  [MaxPlayers]bool
-	delay  Tick // the playback delay of the host's updates (link.pb), in steps
 }
 
 // NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
@@ -34,7 +33,7 @@ func NewGuest(cfg Config, game Game, now time.Time) (*Guest, error) {
 		return nil, err
 	}
 	n.links[0] = l
-	g := &Guest{node: n, delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	g := &Guest{node: n}
 	n.beforeStep = g.playOut
 	return g, nil
 }
@@ -63,11 +62,8 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 			g.stats.Late++
 			continue
 		}
-		u := &in.updates[k]
-		if g.links[0].pb.playing && int32(in.tick-g.links[0].pb.play) <= 0 {
-			g.follow(u) // later than the playback delay: the newest there is
-		} else if old, full := g.links[0].pb.push(in.tick, *u); full {
-			g.follow(&old.u)
+		if e, ok := g.links[0].pb.push(in.tick, in.updates[k]); ok {
+			g.follow(&e.u)
 		}
 	}
 	return nil
@@ -76,11 +72,26 @@ func (g *Guest) Receive(now time.Time, datagram []byte) error {
 // playOut applies, before each step, the host's updates whose time has
 // come.
 func (g *Guest) playOut() {
-	due := g.links[0].pb.advance(g.delay)
+	pb := &g.links[0].pb
+	due := pb.advance(g.tick)
 	for k := range due {
 		g.follow(&due[k].u)
 	}
-	g.links[0].pb.done(len(due))
+	pb.done(len(due))
+	pb.between(g.glide)
+}
+
+// glide steers an object between the host's updates a and b
+// (playback.between) while this guest holds a's claims and neither a nor
+// b gives it authority: the object is nobody's or another player's.
+func (g *Guest) glide(a, b *update, ticks Tick) {
+	o := &g.objs[a.id]
+	if o.ver != a.ver || o.auth != a.auth || a.auth == g.me || b.auth == g.me || o.holder != Nobody {
+		return
+	}
+	if s, ok := g.steer(a.id, b.state, ticks); ok {
+		g.applyHost(a.id, s)
+	}
 }
 
 // absent removes the players the host no longer has.

@@ -21,8 +21,6 @@ type Host struct {
 	limits        Limits
 	implausibleBy [MaxPlayers]uint64
 	dropped       [MaxPlayers]bool
-	// delay is the playback delay of the guests' updates, in steps.
-	delay Tick
 	// holds says who each guest seat belongs to (rejoin.go).
 	holds [MaxPlayers]seatHold
 }
@@ -33,7 +31,7 @@ func NewHost(cfg Config, game Game) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{node: n, limits: limitsOf(game), delay: Tick(cfg.JitterDelay / cfg.TimeStep)}
+	h := &Host{node: n, limits: limitsOf(game)}
 	n.beforeStep = h.playOut
 	return h, nil
 }
@@ -254,10 +252,8 @@ func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update) {
 	l.took[u.id] = h.tick
 	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
 	h.stats.Accepted++
-	if l.pb.playing && int32(h.in.tick-l.pb.play) <= 0 {
-		h.settle(p, u) // later than the playback delay: the newest there is
-	} else if old, full := l.pb.push(h.in.tick, *u); full {
-		h.settle(p, &old.u)
+	if e, ok := l.pb.push(h.in.tick, *u); ok {
+		h.settle(p, &e.u)
 	}
 }
 
@@ -295,11 +291,24 @@ func (h *Host) playOut() {
 		if l == nil {
 			continue
 		}
-		due := l.pb.advance(h.delay)
+		due := l.pb.advance(h.tick)
 		for k := range due {
 			h.settle(Player(p), &due[k].u)
 		}
 		l.pb.done(len(due))
+		l.pb.between(func(_, b *update, ticks Tick) { h.glide(Player(p), b, ticks) })
+	}
+}
+
+// glide steers an object between two of guest p's updates
+// (playback.between) while the host still gives p authority with the
+// claims of the later one, b.
+func (h *Host) glide(p Player, b *update, ticks Tick) {
+	if o := &h.objs[b.id]; o.auth != OwnerOf(p) || o.ver != b.ver || o.holder != Nobody {
+		return
+	}
+	if s, ok := h.steer(b.id, b.state, ticks); ok {
+		h.apply(b.id, s)
 	}
 }
 
