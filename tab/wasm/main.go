@@ -1,0 +1,142 @@
+//go:build js && wasm
+
+// Command wasm is the tab's program: a netcode player in the browser,
+// built for GOOS=js GOARCH=wasm and started by the page's bridge
+// (tab/static/bridge.js), which hands it the connect token and carries
+// its datagrams over WebTransport.
+//
+// It publishes what it does in globalThis.__tabState for the page and the
+// browser tests.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"syscall/js"
+	"time"
+
+	"github.com/netphys/netphys/transport"
+	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/webtransport/carrier"
+)
+
+func main() {
+	bridge := js.Global().Get("netphysBridge")
+	st := js.Global().Get("Object").New()
+	js.Global().Set("__tabState", st)
+	if err := run(bridge, st); err != nil {
+		st.Set("error", err.Error())
+		bridge.Call("status", "error: "+err.Error())
+		slog.Error("tab", "err", err)
+	}
+	st.Set("ended", true)
+	// Stay loaded: a program that exits makes every callback still
+	// scheduled by the page (a timer, a datagram in flight) throw.
+	select {}
+}
+
+// connect decodes the bridge's token and hooks a carrier Conn to the
+// bridge: datagrams from Go go to bridge.send, the session's datagrams
+// come in through bridge.onDatagram until unhook.
+func connect(bridge js.Value) (tok *netcode.ConnectToken, conn *carrier.Conn, unhook func(), err error) {
+	tok, err = transport.DecodeToken([]byte(bridge.Get("token").String()))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the page's connect token: %w", err)
+	}
+	if len(tok.ServerAddresses) == 0 {
+		return nil, nil, nil, fmt.Errorf("the connect token lists no server")
+	}
+	u8 := js.Global().Get("Uint8Array")
+	conn = carrier.New(func(b []byte) error {
+		a := u8.New(len(b))
+		js.CopyBytesToJS(a, b)
+		bridge.Call("send", a)
+		return nil
+	}, tok.ServerAddresses[0])
+	var buf [netcode.MaxPacketBytes]byte
+	onDatagram := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		a := args[0]
+		if n := a.Get("length").Int(); n > len(buf) {
+			conn.Deliver(nil) // counted as dropped: a peer's length never sizes a buffer here
+			return nil
+		}
+		n := js.CopyBytesToGo(buf[:], a)
+		conn.Deliver(buf[:n]) // copies
+		return nil
+	})
+	bridge.Set("onDatagram", onDatagram)
+	return tok, conn, func() {
+		bridge.Set("onDatagram", js.Null())
+		onDatagram.Release()
+	}, nil
+}
+
+func run(bridge, st js.Value) error {
+	tok, conn, unhook, err := connect(bridge)
+	if err != nil {
+		return err
+	}
+	defer unhook()
+	st.Set("maxDatagramSize", bridge.Get("maxDatagramSize"))
+	switch mode := bridge.Get("mode").String(); mode {
+	case "echo":
+		return echo(tok, conn, st, bridge)
+	default:
+		return fmt.Errorf("unknown mode %q (the page's ?mode=)", mode)
+	}
+}
+
+// echoPayloads is how many payloads echo mode sends.
+const echoPayloads = 20
+
+// echo connects, sends echoPayloads payloads to an echoing server,
+// counts the ones that come back intact and disconnects.
+func echo(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) error {
+	got := make(chan []byte, echoPayloads)
+	cfg := transport.DefaultClientConfig()
+	cfg.OnPayload = func(b []byte) {
+		select {
+		case got <- b:
+		default:
+		}
+	}
+	c, err := transport.NewClient(conn, tok, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close() // the disconnect packets
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := c.WaitConnected(ctx); err != nil {
+		return err
+	}
+	st.Set("state", c.State().String())
+	st.Set("index", int(c.ClientIndex()))
+	bridge.Call("status", fmt.Sprintf("connected as slot %d", c.ClientIndex()))
+	want := map[string]bool{}
+	for k := range echoPayloads {
+		p := fmt.Sprintf("tab %d", k)
+		want[p] = true
+		if err := c.SendPayload([]byte(p)); err != nil {
+			return err
+		}
+	}
+	echoed := 0
+	for echoed < echoPayloads {
+		select {
+		case b := <-got:
+			if want[string(b)] {
+				delete(want, string(b))
+				echoed++
+				st.Set("echoed", echoed)
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d payloads echoed: %w", echoed, echoPayloads, ctx.Err())
+		}
+	}
+	cnt := c.Counters()
+	st.Set("dropped", int(cnt.Dropped()+conn.Dropped()))
+	bridge.Call("status", fmt.Sprintf("slot %d: %d payloads echoed", c.ClientIndex(), echoed))
+	return nil
+}
