@@ -36,12 +36,13 @@ var buildOnce = sync.OnceValues(func() (Program, error) {
 
 // tabState mirrors globalThis.__tabState.
 type tabState struct {
-	State           string `json:"state"`
-	Index           int    `json:"index"`
-	Echoed          int    `json:"echoed"`
-	Dropped         int    `json:"dropped"`
-	MaxDatagramSize int    `json:"maxDatagramSize"`
-	Error           string `json:"error"`
+	State           string         `json:"state"`
+	Index           int            `json:"index"`
+	Echoed          int            `json:"echoed"`
+	Drops           map[string]int `json:"drops"` // the netcode client's, by reason
+	CarrierDropped  int            `json:"carrierDropped"`
+	MaxDatagramSize int            `json:"maxDatagramSize"`
+	Error           string         `json:"error"`
 }
 
 // waitTab polls the tab's state until ok holds or the page reports an error.
@@ -180,8 +181,13 @@ func TestTabEchoOverWebTransport(t *testing.T) {
 			t.Errorf("the server dropped %d packets of the tab as %v", drops[r], r)
 		}
 	}
-	if st.Dropped != 0 {
-		t.Errorf("the tab dropped %d packets", st.Dropped)
+	for _, r := range []netcode.DropReason{netcode.DropMalformed, netcode.DropDecrypt, netcode.DropReplayed} {
+		if n := st.Drops[r.String()]; n != 0 {
+			t.Errorf("the tab dropped %d packets of the server as %v", n, r)
+		}
+	}
+	if st.CarrierDropped != 0 {
+		t.Errorf("the tab's carrier dropped %d datagrams", st.CarrierDropped)
 	}
 	if st.MaxDatagramSize < 1000 {
 		t.Errorf("the session's largest datagram is %d bytes", st.MaxDatagramSize)

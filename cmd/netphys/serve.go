@@ -42,13 +42,19 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	echo := fs.Bool("echo", true, "send every payload back to its client")
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
 	verbose := fs.Bool("verbose", false, "network models: log every player's figures each report, a line each (default: one line for the match)")
-	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
+	var models *match.Flags
+	browser := declareBrowser(fs, func() {
+		models = match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900, Builtin: []string{"echo"}})
+	})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
 	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep: play it back with netphys replay FILE)")
 	life := declareLifecycle(fs)
 	return func(ctx context.Context, args []string) error {
 		key, err := keys.key()
 		if err != nil {
+			return err
+		}
+		if err := browser.check(models.Model() != "echo"); err != nil {
 			return err
 		}
 		cfg := transport.DefaultServerConfig()
@@ -69,7 +75,8 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		defer lc.done()
 		if models.Model() != "echo" {
 			return serveModel(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,
-				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, lc.listened)
+				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose,
+				browser: browser, matchArgs: browser.matchArgs(fs)}, lc.listened)
 		}
 		var srv *transport.Server
 		// The server's goroutine may deliver a payload before ListenServer

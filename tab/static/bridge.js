@@ -29,7 +29,8 @@ async function start() {
 
   const bridge = {
     token,
-    mode: params.get("mode") || "echo",
+    mode: params.get("mode") || "play",
+    args: params.get("args") || "", // the match flags, as given to netphys play
     maxDatagramSize: session.datagrams.maxDatagramSize,
     sendErrors: 0,
     // send is called by Go with a Uint8Array of its own: the session
@@ -52,9 +53,17 @@ async function start() {
 
   const reader = session.datagrams.readable.getReader();
   for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    if (bridge.onDatagram) bridge.onDatagram(value);
+    let next;
+    try {
+      next = await reader.read();
+    } catch (err) {
+      // The session ended (the server stopped, the network failed):
+      // session.closed says so on the page, and the program's netcode
+      // client times out and says what it means for the game.
+      return;
+    }
+    if (next.done) return;
+    if (bridge.onDatagram) bridge.onDatagram(next.value);
   }
 }
 

@@ -11,11 +11,16 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
+	"strings"
 	"syscall/js"
 	"time"
 
+	"github.com/netphys/netphys/match"
+	"github.com/netphys/netphys/netmodel/udpdrive"
+	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/webtransport/carrier"
@@ -82,6 +87,8 @@ func run(bridge, st js.Value) error {
 	switch mode := bridge.Get("mode").String(); mode {
 	case "echo":
 		return echo(tok, conn, st, bridge)
+	case "play":
+		return play(tok, conn, st, bridge)
 	default:
 		return fmt.Errorf("unknown mode %q (the page's ?mode=)", mode)
 	}
@@ -135,8 +142,50 @@ func echo(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 			return fmt.Errorf("%d of %d payloads echoed: %w", echoed, echoPayloads, ctx.Err())
 		}
 	}
-	cnt := c.Counters()
-	st.Set("dropped", int(cnt.Dropped()+conn.Dropped()))
+	// What netcode ignored, by reason (late handshake packets of a loaded
+	// machine are wrong_state), and what the carrier dropped.
+	drops := js.Global().Get("Object").New()
+	for r, n := range c.Counters().Drops {
+		if n > 0 {
+			drops.Set(netcode.DropReason(r).String(), n)
+		}
+	}
+	st.Set("drops", drops)
+	st.Set("carrierDropped", conn.Dropped())
 	bridge.Call("status", fmt.Sprintf("slot %d: %d payloads echoed", c.ClientIndex(), echoed))
 	return nil
+}
+
+// play joins the server's match as a bot player, exactly as
+// `netphys play --bot` does, with the match flags the bridge gives
+// (bridge.args: the page's ?args=, the server's match flags), and
+// publishes its summary.
+func play(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) error {
+	fs := flag.NewFlagSet("tab", flag.ContinueOnError)
+	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
+	ticks := fs.Int("ticks", 0, "end the match after this many simulation ticks (0: never)")
+	linger := fs.Duration("linger", 2*time.Second, "keep sending this long after the match ends")
+	if err := fs.Parse(strings.Fields(bridge.Get("args").String())); err != nil {
+		return fmt.Errorf("the page's match flags: %w", err)
+	}
+	m, sides, err := models.Sides()
+	if err != nil {
+		return err
+	}
+	setup, err := models.Setup(slog.Default())
+	if err != nil {
+		return err
+	}
+	cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: true, Ticks: *ticks, Linger: *linger,
+		Report: 5 * time.Second, Client: udpdrive.DefaultClientConfig()}
+	cfg.Client.Conn = conn
+	bridge.Call("status", fmt.Sprintf("playing %s as a bot", m.Name))
+	st.Set("state", "playing")
+	s, err := match.Play(context.Background(), cfg)
+	var out strings.Builder
+	s.Print(&out)
+	st.Set("summary", out.String())
+	bridge.Call("status", out.String())
+	st.Set("state", "done")
+	return err
 }

@@ -153,12 +153,18 @@ func NewMux(udp transport.PacketConn, cfg Config) (*Mux, error) {
 	}
 	wt.ConfigureHTTP3Server(m.srv.H3)
 	go func() {
-		if err := m.srv.Serve(m.quicConn); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+		if err := m.srv.Serve(m.quicConn); err != nil && !m.isClosed() {
 			m.log.Warn("webtransport: endpoint stopped", "err", err)
 		}
 	}()
 	m.log.Info("webtransport: endpoint up", "addr", m.EndpointAddr(), "path", cfg.Path)
 	return m, nil
+}
+
+func (m *Mux) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
 }
 
 // EndpointAddr returns the UDP address the WebTransport endpoint is bound to.

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/netphys/netphys/internal/browsertest"
+)
+
+// tabURL is the line serve --web prints.
+var tabURL = regexp.MustCompile(`a browser tab plays at (http://\S+)`)
+
+// tabPlayState is the part of the tab's globalThis.__tabState a playing
+// tab fills.
+type tabPlayState struct {
+	State   string `json:"state"`
+	Summary string `json:"summary"`
+	Error   string `json:"error"`
+}
+
+// TestTabPlaysLockstepWithNativeBot is issue 26's first browser match:
+// `serve --model lockstep --players 2 --webtransport --web` with one
+// native `play --bot` process and one headless chromium tab, whose
+// lockstep client runs in wasm over WebTransport. Both stop at the same
+// tick and their checksums there are equal, and the server verified the
+// checksums of the match equal.
+func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
+	const ticks = 240
+	bin := buildProgram(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	netphys := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
+		return cmd
+	}
+	key, err := netphys("token", "--new-key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexKey := strings.TrimSpace(string(key))
+	addr := freeUDPAddr(t)
+	match := []string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}
+
+	serveOut := &lockedBuffer{}
+	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0",
+		"--webtransport", "127.0.0.1:0", "--web", "127.0.0.1:0"}, match...)...)
+	serve.Stdout, serve.Stderr = serveOut, serveOut
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if serve.Process != nil {
+			serve.Process.Kill()
+			serve.Wait()
+		}
+	}()
+	var page string
+	for page == "" { // serve builds the tab's wasm program first
+		if m := tabURL.FindStringSubmatch(serveOut.String()); m != nil {
+			page = m[1]
+		} else if ctx.Err() != nil {
+			t.Fatalf("serve printed no page:\n%s", serveOut)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(page, url.QueryEscape("--model=lockstep")) {
+		t.Fatalf("the page %s does not carry the server's match flags", page)
+	}
+
+	tok := filepath.Join(t.TempDir(), "token")
+	if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", "1", "--out", tok).CombinedOutput(); err != nil {
+		t.Fatalf("token: %v\n%s", err, out)
+	}
+	var playOut bytes.Buffer
+	player := netphys(append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks),
+		"--linger", "1s", "--report", "0"}, match...)...)
+	player.Stdout, player.Stderr = &playOut, &playOut
+	if err := player.Start(); err != nil {
+		t.Fatal(err)
+	}
+
+	b := browsertest.Start(t, ctx, 640, 360)
+	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s", ticks)))
+	var st tabPlayState
+	for st.State != "done" {
+		st, err = chromedp.Run(b.Context(), chromedp.Evaluate[tabPlayState](`globalThis.__tabState ?? {}`))
+		if err == nil && st.Error != "" {
+			t.Fatalf("the tab failed: %s\n%s", st.Error, st.Summary)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the tab did not finish: state %+v (err %v), page %q\nserver:\n%s", st, err, b.Text("#status"), serveOut)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("tab:\n%s", st.Summary)
+	if err := player.Wait(); err != nil {
+		t.Fatalf("play: %v\n%s", err, playOut.String())
+	}
+	t.Logf("native player:\n%s", playOut.String())
+
+	tabSum := checksumLine.FindStringSubmatch(st.Summary)
+	nativeSum := checksumLine.FindStringSubmatch(playOut.String())
+	if tabSum == nil || nativeSum == nil {
+		t.Fatalf("a checksum line is missing: tab %q, native %q", tabSum, nativeSum)
+	}
+	if tabSum[1] != fmt.Sprint(ticks) || nativeSum[1] != fmt.Sprint(ticks) {
+		t.Errorf("checksums of ticks %s (tab) and %s (native), want %d", tabSum[1], nativeSum[1], ticks)
+	}
+	if tabSum[2] != nativeSum[2] {
+		t.Errorf("the tab ended with checksum %s, the native player with %s", tabSum[2], nativeSum[2])
+	}
+	b.Close() // before the server goes: the tab would see its session lost
+	if err := serve.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Wait(); err != nil {
+		t.Errorf("serve: %v\n%s", err, serveOut)
+	}
+	serve.Process = nil
+	t.Logf("server:\n%s", serveOut)
+	if !strings.Contains(serveOut.String(), "verified equal") || !strings.Contains(serveOut.String(), "player 2") {
+		t.Errorf("the server's summary lacks the verified checksums or the second player")
+	}
+}
