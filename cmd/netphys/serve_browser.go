@@ -71,8 +71,9 @@ func (b *browserFlags) check(networkModel bool) error {
 }
 
 // start returns conn, or conn and a WebTransport endpoint as one socket
-// with --webtransport, and serves the tab with --web. stop ends the web
-// server; the socket is the caller's to close.
+// with --webtransport, and serves the tab with --web. stop logs the
+// endpoint's counters and ends the web server; the socket is the
+// caller's to close.
 func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.ServerConfig, args string, out func(string)) (transport.PacketConn, func(), error) {
 	if *b.webtransport == "" {
 		return conn, func() {}, nil
@@ -81,8 +82,15 @@ func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.
 	if err != nil {
 		return nil, nil, fmt.Errorf("--webtransport: %w", err)
 	}
+	logStats := func() {
+		st := mux.Stats()
+		slog.Info("webtransport stats", "sessions", st.SessionsAccepted, "refused", st.SessionsRefused,
+			"datagrams_in", st.DatagramsIn, "datagrams_out", st.DatagramsOut, "dropped_size", st.DroppedSize,
+			"dropped_queue_full", st.DroppedQueueFull, "dropped_spoofed", st.DroppedSpoofed,
+			"dropped_no_session", st.DroppedNoSession, "send_errors", st.SendErrors)
+	}
 	if *b.web == "" {
-		return mux, func() {}, nil
+		return mux, logStats, nil
 	}
 	if !nc.PublicAddress.IsValid() {
 		mux.Close()
@@ -116,6 +124,7 @@ func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.
 	slog.Warn("web: the token endpoint gives a token to every page that asks: a development server, not one for the internet")
 	out(fmt.Sprintf("netphys serve: a browser tab plays at http://%s/?args=%s", ln.Addr(), url.QueryEscape(args)))
 	return mux, func() {
+		logStats()
 		shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		srv.Shutdown(shutdown)
