@@ -9,7 +9,10 @@
 // self-signed certificate by its hash), starts the wasm program and moves
 // datagrams between the session and it. Everything else (the netcode
 // handshake, encryption and replay protection, the model clients) is the
-// Go code native players run, built for GOOS=js GOARCH=wasm.
+// Go code native players run, built for GOOS=js GOARCH=wasm. The page is
+// the viewer's (viewer/static), drawing the world simulated in the tab:
+// the program serves it with a viewer.Server through viewer.LocalPage,
+// the bridge's TabSocket standing in for the viewer's WebSocket.
 //
 // The wasm program is built from source by Build, with the toolchain's
 // own wasm_exec.js, which must match the Go version that built it: the

@@ -1,6 +1,7 @@
 package tab
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/netphys/netphys/viewer"
 )
 
 //go:embed static
@@ -61,15 +64,20 @@ func Build(ctx context.Context, dir string) (Program, error) {
 	return Program{}, fmt.Errorf("tab: no wasm_exec.js in %s (Go %s): %w", goroot, runtime.Version(), err)
 }
 
-// Handler serves the tab: the page and the bridge at /, the program at
-// /tab.wasm and /wasm_exec.js, the connect tokens at /token (tokens, the
-// token service's handler) and the WebTransport endpoint's Info at
-// /webtransport.json (info, a Mux's InfoHandler).
+// Handler serves the tab: the viewer's page with the bridge at / (and
+// the viewer's scripts), the program at /tab.wasm and /wasm_exec.js, the
+// connect tokens at /token (tokens, the token service's handler) and the
+// WebTransport endpoint's Info at /webtransport.json (info, a Mux's
+// InfoHandler).
 func Handler(p Program, tokens, info http.Handler) (http.Handler, error) {
 	if len(p.Wasm) == 0 || len(p.WasmExec) == 0 {
 		return nil, errors.New("tab: the program is missing its wasm or its wasm_exec.js (see Build)")
 	}
-	sub, err := fs.Sub(static, "static")
+	bridge, err := static.ReadFile("static/bridge.js")
+	if err != nil {
+		return nil, err
+	}
+	index, err := tabPage()
 	if err != nil {
 		return nil, err
 	}
@@ -79,15 +87,38 @@ func Handler(p Program, tokens, info http.Handler) (http.Handler, error) {
 	mux.Handle("GET /webtransport.json", info)
 	mux.Handle("GET /tab.wasm", bytesHandler("application/wasm", p.Wasm))
 	mux.Handle("GET /wasm_exec.js", bytesHandler("text/javascript", p.WasmExec))
-	files := http.FileServerFS(sub)
-	mux.Handle("GET /", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Nothing from elsewhere but the WebTransport endpoint (https: on
-		// its own port); wasm needs 'wasm-unsafe-eval'.
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' https:; img-src 'self' data:")
+	mux.Handle("GET /bridge.js", bytesHandler("text/javascript", bridge))
+	mux.Handle("GET /{$}", bytesHandler("text/html; charset=utf-8", index))
+	mux.Handle("GET /", http.FileServerFS(viewer.Assets()))
+	return securityHeaders(mux), nil
+}
+
+// securityHeaders says that the page loads nothing from elsewhere but
+// the WebTransport endpoint (https: on its own port); wasm needs
+// 'wasm-unsafe-eval', the viewer images from data: and blob:.
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' https:; img-src 'self' data: blob:")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		files.ServeHTTP(w, r)
-	}))
-	return mux, nil
+		h.ServeHTTP(w, r)
+	})
+}
+
+// viewerScript is where the viewer's page loads its script; the tab's
+// page loads the Go runtime's support and the bridge before it.
+const viewerScript = `<script type="module" src="viewer.js"></script>`
+
+// tabPage is the viewer's page with the bridge loaded first, so that
+// the viewer finds the bridge's TabSocket as its WebSocket.
+func tabPage() ([]byte, error) {
+	b, err := fs.ReadFile(viewer.Assets(), "index.html")
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(b, []byte(viewerScript)) {
+		return nil, fmt.Errorf("tab: the viewer's index.html no longer loads %s: update tabPage", viewerScript)
+	}
+	return bytes.Replace(b, []byte(viewerScript), []byte(`<script src="wasm_exec.js"></script><script src="bridge.js"></script>`+viewerScript), 1), nil
 }
 
 func bytesHandler(contentType string, b []byte) http.Handler {

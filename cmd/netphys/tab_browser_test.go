@@ -32,7 +32,8 @@ type tabPlayState struct {
 // TestTabPlaysLockstepWithNativeBot is issue 26's first browser match:
 // `serve --model lockstep --players 2 --webtransport --web` with one
 // native `play --bot` process and one headless chromium tab, whose
-// lockstep client runs in wasm over WebTransport. Both stop at the same
+// lockstep client runs in wasm over WebTransport and whose world the
+// viewer draws from the simulation in the tab. Both stop at the same
 // tick and their checksums there are equal, and the server verified the
 // checksums of the match equal.
 func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
@@ -91,8 +92,17 @@ func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b := browsertest.Start(t, ctx, 640, 360)
+	// A small window: the tab's Go program shares the page's thread with
+	// the drawing, which is software WebGL (SwiftShader) here; a large
+	// one starves the simulation on a loaded machine until the server
+	// drops the tab for falling 2 s behind.
+	b := browsertest.Start(t, ctx, 320, 200)
 	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s", ticks)))
+	// The tab draws its own world, from the simulation in the tab.
+	drawn := b.WaitState("the tab draws its world", func(s browsertest.PageState) bool {
+		return s.Rendered > 0 && len(s.Views) > 0 && s.Views[0].Cubes > 0
+	})
+	t.Logf("the tab drew frame %d: %d views, %d cubes in the first", drawn.Rendered, len(drawn.Views), drawn.Views[0].Cubes)
 	var st tabPlayState
 	for st.State != "done" {
 		st, err = chromedp.Run(b.Context(), chromedp.Evaluate[tabPlayState](`globalThis.__tabState ?? {}`))

@@ -4,10 +4,57 @@
 // else: netcode and the game are the Go program's.
 "use strict";
 
+// statusLine says how the tab is doing in the window's title and the
+// console: the page's own status line is the viewer's.
 const statusLine = (text) => {
-  const el = document.getElementById("status");
-  if (el) el.textContent = text;
+  document.title = `netphys tab: ${text.split("\n")[0]}`;
+  console.log(`tab: ${text}`);
 };
+
+// The viewer page (viewer.js, loaded after this script) talks to the Go
+// program's viewer.Server through TabSocket instead of a WebSocket: the
+// same messages, handed over in memory (viewer.LocalPage on the Go side).
+const page = { socket: null, open: false };
+
+class TabSocket {
+  static CONNECTING = 0;
+  static OPEN = 1;
+  static CLOSING = 2;
+  static CLOSED = 3;
+
+  constructor() {
+    this.readyState = TabSocket.CONNECTING;
+    this.binaryType = "arraybuffer";
+    this.onopen = null;
+    this.onmessage = null;
+    this.onclose = null;
+    page.socket = this;
+    if (page.open) setTimeout(() => openSocket(this));
+  }
+
+  send(text) {
+    const bridge = globalThis.netphysBridge;
+    if (this.readyState === TabSocket.OPEN && bridge && bridge.onPageMessage) bridge.onPageMessage(text);
+  }
+
+  close() {
+    closeSocket(this, "");
+  }
+}
+
+function openSocket(sock) {
+  if (sock.readyState !== TabSocket.CONNECTING) return;
+  sock.readyState = TabSocket.OPEN;
+  if (sock.onopen) sock.onopen({});
+}
+
+function closeSocket(sock, reason) {
+  if (!sock || sock.readyState === TabSocket.CLOSED) return;
+  sock.readyState = TabSocket.CLOSED;
+  if (sock.onclose) sock.onclose({ code: 1000, reason });
+}
+
+globalThis.WebSocket = TabSocket;
 
 async function start() {
   const params = new URLSearchParams(location.search);
@@ -40,6 +87,23 @@ async function start() {
     },
     onDatagram: null, // set by Go before it sends anything
     status: statusLine,
+    // The viewer's side, called by Go (tab/wasm's jsPage).
+    onPageMessage: null, // set by Go: the page's text messages
+    pageOpen() {
+      page.open = true;
+      if (page.socket) openSocket(page.socket);
+    },
+    pageSend(binary, bytes) {
+      const sock = page.socket;
+      if (!sock || sock.readyState !== TabSocket.OPEN) return;
+      const data = binary ? bytes.slice().buffer : new TextDecoder().decode(bytes);
+      // Later, not inside Go's call: the page answers (acks) through send.
+      queueMicrotask(() => { if (sock.onmessage) sock.onmessage({ data }); });
+    },
+    pageClose(reason) {
+      page.open = false;
+      closeSocket(page.socket, reason);
+    },
   };
   globalThis.netphysBridge = bridge;
   session.closed.then(
@@ -49,7 +113,12 @@ async function start() {
 
   const go = new Go();
   const { instance } = await WebAssembly.instantiateStreaming(fetch("tab.wasm"), go.importObject);
-  go.run(instance).then(() => statusLine("program ended"));
+  go.run(instance).then(() => {
+    // The program stays loaded once done (it sets ended): exiting is a crash.
+    const st = globalThis.__tabState;
+    if (st && !st.ended && !st.error) st.error = "the Go program exited (its panic is in the console)";
+    statusLine("program ended");
+  });
 
   const reader = session.datagrams.readable.getReader();
   for (;;) {

@@ -24,6 +24,7 @@ import (
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/webtransport/carrier"
+	"github.com/netphys/netphys/viewer"
 )
 
 func main() {
@@ -156,13 +157,14 @@ func echo(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	return nil
 }
 
-// play joins the server's match as a bot player, exactly as
-// `netphys play --bot` does, with the match flags the bridge gives
-// (bridge.args: the page's ?args=, the server's match flags), and
-// publishes its summary.
+// play joins the server's match as `netphys play` does (a bot unless the
+// flags say --bot=false), with the match flags the bridge gives
+// (bridge.args: the page's ?args=, the server's match flags), shows its
+// world on the page through the viewer, and publishes its summary.
 func play(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) error {
 	fs := flag.NewFlagSet("tab", flag.ContinueOnError)
 	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
+	bot := fs.Bool("bot", true, "a bot plays; false: the page's keys and mouse")
 	ticks := fs.Int("ticks", 0, "end the match after this many simulation ticks (0: never)")
 	linger := fs.Duration("linger", 2*time.Second, "keep sending this long after the match ends")
 	if err := fs.Parse(strings.Fields(bridge.Get("args").String())); err != nil {
@@ -176,10 +178,14 @@ func play(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	if err != nil {
 		return err
 	}
-	cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: true, Ticks: *ticks, Linger: *linger,
+	// The page draws the tab's world with the viewer, fed from here.
+	v := viewer.New(viewer.DefaultConfig())
+	defer v.Close()
+	go v.ServePage(newJSPage(bridge))
+	cfg := match.PlayConfig{Model: m, Sides: sides, Setup: setup, Token: tok, Bot: *bot, Viewer: v, Ticks: *ticks, Linger: *linger,
 		Report: 5 * time.Second, Client: udpdrive.DefaultClientConfig()}
 	cfg.Client.Conn = conn
-	bridge.Call("status", fmt.Sprintf("playing %s as a bot", m.Name))
+	bridge.Call("status", fmt.Sprintf("playing %s (bot: %v)", m.Name, *bot))
 	st.Set("state", "playing")
 	s, err := match.Play(context.Background(), cfg)
 	var out strings.Builder
