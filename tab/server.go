@@ -77,6 +77,10 @@ func Handler(p Program, tokens, info http.Handler) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	worker, err := static.ReadFile("static/worker.js")
+	if err != nil {
+		return nil, err
+	}
 	index, err := tabPage()
 	if err != nil {
 		return nil, err
@@ -88,6 +92,7 @@ func Handler(p Program, tokens, info http.Handler) (http.Handler, error) {
 	mux.Handle("GET /tab.wasm", bytesHandler("application/wasm", p.Wasm))
 	mux.Handle("GET /wasm_exec.js", bytesHandler("text/javascript", p.WasmExec))
 	mux.Handle("GET /bridge.js", bytesHandler("text/javascript", bridge))
+	mux.Handle("GET /worker.js", bytesHandler("text/javascript", worker))
 	mux.Handle("GET /{$}", bytesHandler("text/html; charset=utf-8", index))
 	mux.Handle("GET /", http.FileServerFS(viewer.Assets()))
 	return securityHeaders(mux), nil
@@ -109,7 +114,8 @@ func securityHeaders(h http.Handler) http.Handler {
 const viewerScript = `<script type="module" src="viewer.js"></script>`
 
 // tabPage is the viewer's page with the bridge loaded first, so that
-// the viewer finds the bridge's TabSocket as its WebSocket.
+// the viewer finds the bridge's TabSocket as its WebSocket. The Go
+// program and wasm_exec.js run in the bridge's worker (worker.js).
 func tabPage() ([]byte, error) {
 	b, err := fs.ReadFile(viewer.Assets(), "index.html")
 	if err != nil {
@@ -118,7 +124,7 @@ func tabPage() ([]byte, error) {
 	if !bytes.Contains(b, []byte(viewerScript)) {
 		return nil, fmt.Errorf("tab: the viewer's index.html no longer loads %s: update tabPage", viewerScript)
 	}
-	return bytes.Replace(b, []byte(viewerScript), []byte(`<script src="wasm_exec.js"></script><script src="bridge.js"></script>`+viewerScript), 1), nil
+	return bytes.Replace(b, []byte(viewerScript), []byte(`<script src="bridge.js"></script>`+viewerScript), 1), nil
 }
 
 func bytesHandler(contentType string, b []byte) http.Handler {

@@ -35,8 +35,20 @@ type tabPlayState struct {
 // lockstep client runs in wasm over WebTransport and whose world the
 // viewer draws from the simulation in the tab. Both stop at the same
 // tick and their checksums there are equal, and the server verified the
-// checksums of the match equal.
+// checksums of the match equal. It runs plain lockstep and lockstep
+// with rollback.
 func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		flags []string
+	}{{"delay", nil}, {"rollback", []string{"--rollback"}}} {
+		t.Run(c.name, func(t *testing.T) { tabLockstepMatch(t, c.flags) })
+	}
+}
+
+// tabLockstepMatch runs the match of TestTabPlaysLockstepWithNativeBot
+// with the lockstep flags given.
+func tabLockstepMatch(t *testing.T, flags []string) {
 	const ticks = 240
 	bin := buildProgram(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -52,7 +64,7 @@ func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
 	}
 	hexKey := strings.TrimSpace(string(key))
 	addr := freeUDPAddr(t)
-	match := []string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}
+	match := append([]string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}, flags...)
 
 	serveOut := &lockedBuffer{}
 	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0",
@@ -76,9 +88,19 @@ func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if !strings.Contains(page, url.QueryEscape("--model=lockstep")) {
+	if !strings.Contains(page, url.QueryEscape("--model=lockstep")) || (len(flags) > 0 && !strings.Contains(page, url.QueryEscape(flags[0]))) {
 		t.Fatalf("the page %s does not carry the server's match flags", page)
 	}
+
+	// The tab joins first and draws before the native player joins and
+	// the session starts.
+	b := browsertest.Start(t, ctx, 640, 360)
+	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s", ticks)))
+	// The tab draws its own world, from the simulation in the tab.
+	drawn := b.WaitState("the tab draws its world", func(s browsertest.PageState) bool {
+		return s.Rendered > 0 && len(s.Views) > 0 && s.Views[0].Cubes > 0
+	})
+	t.Logf("the tab drew frame %d: %d views, %d cubes in the first", drawn.Rendered, len(drawn.Views), drawn.Views[0].Cubes)
 
 	tok := filepath.Join(t.TempDir(), "token")
 	if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", "1", "--out", tok).CombinedOutput(); err != nil {
@@ -92,17 +114,6 @@ func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A small window: the tab's Go program shares the page's thread with
-	// the drawing, which is software WebGL (SwiftShader) here; a large
-	// one starves the simulation on a loaded machine until the server
-	// drops the tab for falling 2 s behind.
-	b := browsertest.Start(t, ctx, 320, 200)
-	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s", ticks)))
-	// The tab draws its own world, from the simulation in the tab.
-	drawn := b.WaitState("the tab draws its world", func(s browsertest.PageState) bool {
-		return s.Rendered > 0 && len(s.Views) > 0 && s.Views[0].Cubes > 0
-	})
-	t.Logf("the tab drew frame %d: %d views, %d cubes in the first", drawn.Rendered, len(drawn.Views), drawn.Views[0].Cubes)
 	var st tabPlayState
 	for st.State != "done" {
 		st, err = chromedp.Run(b.Context(), chromedp.Evaluate[tabPlayState](`globalThis.__tabState ?? {}`))
