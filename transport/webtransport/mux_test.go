@@ -319,3 +319,44 @@ func TestPushBounds(t *testing.T) {
 		t.Errorf("read %d bytes from %v (err %v), want 1 from %v", n, from, err, ses.addr)
 	}
 }
+
+// TestMaxSessions: with MaxSessions open, the next session is refused
+// (503) and counted; once one closes, a new one is accepted.
+func TestMaxSessions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux, err := NewMux(udp, Config{Addr: "127.0.0.1:0", MaxSessions: 1, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mux.Close()
+	first := dialSession(t, ctx, mux)
+	waitFor(t, ctx, func() string { return fmt.Sprintf("the first session accepted: %+v", mux.Stats()) }, func() bool {
+		return mux.Stats().SessionsAccepted == 1
+	})
+	info := mux.Info("127.0.0.1:1")
+	tr := &wt.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the refusal is what this dial checks
+		QUICConfig:      &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true},
+	}
+	defer tr.Close()
+	rsp, _, err := tr.Dial(ctx, info.URL, nil)
+	if err == nil || rsp == nil || rsp.StatusCode != 503 {
+		t.Fatalf("a second session: response %v, err %v; want 503", rsp, err)
+	}
+	if st := mux.Stats(); st.SessionsRefused != 1 || st.SessionsOpen != 1 {
+		t.Errorf("stats %+v: want one refused, one open", st)
+	}
+	first.CloseWithError(0, "")
+	waitFor(t, ctx, func() string { return fmt.Sprintf("the first session gone: %+v", mux.Stats()) }, func() bool {
+		return mux.Stats().SessionsOpen == 0
+	})
+	dialSession(t, ctx, mux)
+	waitFor(t, ctx, func() string { return fmt.Sprintf("a new session accepted: %+v", mux.Stats()) }, func() bool {
+		return mux.Stats().SessionsAccepted == 2
+	})
+}
