@@ -38,18 +38,57 @@ type tabPlayState struct {
 // checksums of the match equal. It runs plain lockstep and lockstep
 // with rollback.
 func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
+	const ticks = 240
 	for _, c := range []struct {
 		name  string
 		flags []string
 	}{{"delay", nil}, {"rollback", []string{"--rollback"}}} {
-		t.Run(c.name, func(t *testing.T) { tabLockstepMatch(t, c.flags) })
+		t.Run(c.name, func(t *testing.T) {
+			tab, native, serve := tabMatch(t, append([]string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}, c.flags...), ticks, ticks)
+			tabSum := checksumLine.FindStringSubmatch(tab)
+			nativeSum := checksumLine.FindStringSubmatch(native)
+			if tabSum == nil || nativeSum == nil {
+				t.Fatalf("a checksum line is missing: tab %q, native %q", tabSum, nativeSum)
+			}
+			if tabSum[1] != fmt.Sprint(ticks) || nativeSum[1] != fmt.Sprint(ticks) {
+				t.Errorf("checksums of ticks %s (tab) and %s (native), want %d", tabSum[1], nativeSum[1], ticks)
+			}
+			if tabSum[2] != nativeSum[2] {
+				t.Errorf("the tab ended with checksum %s, the native player with %s", tabSum[2], nativeSum[2])
+			}
+			if !strings.Contains(serve, "verified equal") || !strings.Contains(serve, "player 2") {
+				t.Errorf("the server's summary lacks the verified checksums or the second player")
+			}
+		})
 	}
 }
 
-// tabLockstepMatch runs the match of TestTabPlaysLockstepWithNativeBot
-// with the lockstep flags given.
-func tabLockstepMatch(t *testing.T, flags []string) {
-	const ticks = 240
+// mispredictedLine is the line of a predict player's summary that counts
+// its mispredictions.
+var mispredictedLine = regexp.MustCompile(`mispredicted\s+(\d+) of (\d+) ticks clear of contacts`)
+
+// TestTabPlaysPredictWithNativeBot: a tab plays a predict match (client
+// prediction against the server's authority, in the arena) against a
+// native `play --bot`, and reports its mispredictions.
+func TestTabPlaysPredictWithNativeBot(t *testing.T) {
+	// A predict match starts with its first player: the tab plays long
+	// enough for the native player, who joins once the tab drew, to play
+	// its ticks beside it.
+	tab, _, serve := tabMatch(t, []string{"--model", "predict", "--players", "2"}, 900, 240)
+	m := mispredictedLine.FindStringSubmatch(tab)
+	if m == nil || m[2] == "0" {
+		t.Fatalf("the tab's summary counts no predicted ticks:\n%s", tab)
+	}
+	if !strings.Contains(serve, "player 2") {
+		t.Errorf("the server's summary lacks the second player")
+	}
+}
+
+// tabMatch runs `serve --webtransport --web` with the match flags, a
+// headless chromium tab that joins first and draws its world, then one
+// native `play --bot`, which play tabTicks and ticks ticks. It returns
+// the summaries of the tab, the native player and the server.
+func tabMatch(t *testing.T, match []string, tabTicks, ticks int) (tab, native, serve string) {
 	bin := buildProgram(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -64,19 +103,18 @@ func tabLockstepMatch(t *testing.T, flags []string) {
 	}
 	hexKey := strings.TrimSpace(string(key))
 	addr := freeUDPAddr(t)
-	match := append([]string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}, flags...)
 
 	serveOut := &lockedBuffer{}
-	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0",
+	server := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0",
 		"--webtransport", "127.0.0.1:0", "--web", "127.0.0.1:0"}, match...)...)
-	serve.Stdout, serve.Stderr = serveOut, serveOut
-	if err := serve.Start(); err != nil {
+	server.Stdout, server.Stderr = serveOut, serveOut
+	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if serve.Process != nil {
-			serve.Process.Kill()
-			serve.Wait()
+		if server.Process != nil {
+			server.Process.Kill()
+			server.Wait()
 		}
 	}()
 	var page string
@@ -88,14 +126,14 @@ func tabLockstepMatch(t *testing.T, flags []string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if !strings.Contains(page, url.QueryEscape("--model=lockstep")) || (len(flags) > 0 && !strings.Contains(page, url.QueryEscape(flags[0]))) {
+	if !strings.Contains(page, url.QueryEscape("--model="+match[1])) {
 		t.Fatalf("the page %s does not carry the server's match flags", page)
 	}
 
 	// The tab joins first and draws before the native player joins and
 	// the session starts.
 	b := browsertest.Start(t, ctx, 640, 360)
-	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s", ticks)))
+	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s", tabTicks)))
 	// The tab draws its own world, from the simulation in the tab.
 	drawn := b.WaitState("the tab draws its world", func(s browsertest.PageState) bool {
 		return s.Rendered > 0 && len(s.Views) > 0 && s.Views[0].Cubes > 0
@@ -130,28 +168,14 @@ func tabLockstepMatch(t *testing.T, flags []string) {
 		t.Fatalf("play: %v\n%s", err, playOut.String())
 	}
 	t.Logf("native player:\n%s", playOut.String())
-
-	tabSum := checksumLine.FindStringSubmatch(st.Summary)
-	nativeSum := checksumLine.FindStringSubmatch(playOut.String())
-	if tabSum == nil || nativeSum == nil {
-		t.Fatalf("a checksum line is missing: tab %q, native %q", tabSum, nativeSum)
-	}
-	if tabSum[1] != fmt.Sprint(ticks) || nativeSum[1] != fmt.Sprint(ticks) {
-		t.Errorf("checksums of ticks %s (tab) and %s (native), want %d", tabSum[1], nativeSum[1], ticks)
-	}
-	if tabSum[2] != nativeSum[2] {
-		t.Errorf("the tab ended with checksum %s, the native player with %s", tabSum[2], nativeSum[2])
-	}
 	b.Close() // before the server goes: the tab would see its session lost
-	if err := serve.Process.Signal(os.Interrupt); err != nil {
+	if err := server.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	if err := serve.Wait(); err != nil {
+	if err := server.Wait(); err != nil {
 		t.Errorf("serve: %v\n%s", err, serveOut)
 	}
-	serve.Process = nil
+	server.Process = nil
 	t.Logf("server:\n%s", serveOut)
-	if !strings.Contains(serveOut.String(), "verified equal") || !strings.Contains(serveOut.String(), "player 2") {
-		t.Errorf("the server's summary lacks the verified checksums or the second player")
-	}
+	return st.Summary, playOut.String(), serveOut.String()
 }
