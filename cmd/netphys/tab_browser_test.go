@@ -179,3 +179,21 @@ func tabMatch(t *testing.T, match []string, tabTicks, ticks int) (tab, native, s
 	t.Logf("server:\n%s", serveOut)
 	return st.Summary, playOut.String(), serveOut.String()
 }
+
+// snapshotsLine is the line of an interp player's summary that counts
+// the snapshots it drew.
+var snapshotsLine = regexp.MustCompile(`snapshots\s+(\d+) drawn, (\d+) late`)
+
+// TestTabWatchesInterpMatch: a tab is a player of an interp match (the
+// server's snapshots interpolated) beside a native bot, in the 900-cube
+// world, and draws the snapshots it receives.
+func TestTabWatchesInterpMatch(t *testing.T) {
+	tab, _, serve := tabMatch(t, []string{"--model", "interp", "--players", "2"}, 900, 240)
+	m := snapshotsLine.FindStringSubmatch(tab)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("the tab drew no snapshot:\n%s", tab)
+	}
+	if !strings.Contains(serve, "player 2") {
+		t.Errorf("the server's summary lacks the second player")
+	}
+}
