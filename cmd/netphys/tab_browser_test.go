@@ -197,3 +197,18 @@ func TestTabWatchesInterpMatch(t *testing.T) {
 		t.Errorf("the server's summary lacks the second player")
 	}
 }
+
+// statesyncPackets is the line of a state sync summary that counts its
+// packets.
+var statesyncPackets = regexp.MustCompile(`packets\s+(\d+) sent, (\d+) received, (\d+) malformed`)
+
+// TestTabIsStatesyncGuest: a tab is a guest of a state sync match (the
+// server's host plays the first seat) beside a native bot guest, and
+// exchanges the model's packets with the host, none malformed.
+func TestTabIsStatesyncGuest(t *testing.T) {
+	tab, _, _ := tabMatch(t, []string{"--model", "statesync", "--players", "3"}, 900, 240)
+	m := statesyncPackets.FindStringSubmatch(tab)
+	if m == nil || m[1] == "0" || m[2] == "0" || m[3] != "0" {
+		t.Fatalf("the tab's state sync packets: %q, want some sent and received, none malformed:\n%s", m, tab)
+	}
+}
