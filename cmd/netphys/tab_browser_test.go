@@ -63,6 +63,31 @@ func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
 	}
 }
 
+// TestTabPlaysLockstepWithKeys: the tab's player is driven by the page's
+// keys (--bot=false): holding the right arrow in the tab pushes its cube
+// along +X in the tab's world, and the tab's and the native bot's
+// checksums at the end are equal, so the key's inputs went through
+// lockstep to the other player too.
+func TestTabPlaysLockstepWithKeys(t *testing.T) {
+	const ticks = 600
+	tab, native, _ := tabMatchWith(t, []string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}, ticks, ticks, "--bot=false",
+		func(b *browsertest.Browser) {
+			before := b.WaitState("the tab's session running", func(s browsertest.PageState) bool {
+				return len(s.Views) > 0 && s.Views[0].Player != nil
+			})
+			b.Press(browsertest.ArrowRight)
+			b.WaitState("the tab's cube pushed over 1 m along +X", func(s browsertest.PageState) bool {
+				return len(s.Views) > 0 && s.Views[0].Player != nil && s.Views[0].Player[0]-before.Views[0].Player[0] > 1
+			})
+			b.Release(browsertest.ArrowRight)
+		})
+	tabSum := checksumLine.FindStringSubmatch(tab)
+	nativeSum := checksumLine.FindStringSubmatch(native)
+	if tabSum == nil || nativeSum == nil || tabSum[2] != nativeSum[2] {
+		t.Errorf("checksums: tab %q, native %q; want both, equal", tabSum, nativeSum)
+	}
+}
+
 // mispredictedLine is the line of a predict player's summary that counts
 // its mispredictions.
 var mispredictedLine = regexp.MustCompile(`mispredicted\s+(\d+) of (\d+) ticks clear of contacts`)
@@ -89,6 +114,12 @@ func TestTabPlaysPredictWithNativeBot(t *testing.T) {
 // native `play --bot`, which play tabTicks and ticks ticks. It returns
 // the summaries of the tab, the native player and the server.
 func tabMatch(t *testing.T, match []string, tabTicks, ticks int) (tab, native, serve string) {
+	return tabMatchWith(t, match, tabTicks, ticks, "", nil)
+}
+
+// tabMatchWith is tabMatch with more flags for the tab (tabArgs) and
+// during, when not nil, run once the native player has started.
+func tabMatchWith(t *testing.T, match []string, tabTicks, ticks int, tabArgs string, during func(b *browsertest.Browser)) (tab, native, serve string) {
 	bin := buildProgram(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -133,7 +164,7 @@ func tabMatch(t *testing.T, match []string, tabTicks, ticks int) (tab, native, s
 	// The tab joins first and draws before the native player joins and
 	// the session starts.
 	b := browsertest.Start(t, ctx, 640, 360)
-	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s", tabTicks)))
+	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s %s", tabTicks, tabArgs)))
 	// The tab draws its own world, from the simulation in the tab.
 	drawn := b.WaitState("the tab draws its world", func(s browsertest.PageState) bool {
 		return s.Rendered > 0 && len(s.Views) > 0 && s.Views[0].Cubes > 0
@@ -150,6 +181,9 @@ func tabMatch(t *testing.T, match []string, tabTicks, ticks int) (tab, native, s
 	player.Stdout, player.Stderr = &playOut, &playOut
 	if err := player.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if during != nil {
+		during(b)
 	}
 
 	var st tabPlayState
