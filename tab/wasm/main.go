@@ -1,12 +1,13 @@
 //go:build js && wasm
 
 // Command wasm is the tab's program: a netcode player in the browser,
-// built for GOOS=js GOARCH=wasm and started by the page's bridge
-// (tab/static/bridge.js), which hands it the connect token and carries
-// its datagrams over WebTransport.
+// built for GOOS=js GOARCH=wasm and started in the tab's worker
+// (tab/static/worker.js), whose netphysBridge hands it the connect token
+// and carries its datagrams over WebTransport and the viewer's messages
+// to and from the page.
 //
-// It publishes what it does in globalThis.__tabState for the page and the
-// browser tests.
+// It publishes what it does in globalThis.__tabState, which the worker
+// mirrors to the page for the browser tests.
 package main
 
 import (
