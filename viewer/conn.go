@@ -18,7 +18,7 @@ import (
 // Whichever fails first stops the other through the context's cause, which
 // also picks the close code.
 type client struct {
-	conn  *websocket.Conn
+	conn  pageConn
 	wakes chan struct{} // capacity 1: "a newer frame may be there"
 	ctx   context.Context
 	stop  context.CancelCauseFunc
@@ -29,6 +29,15 @@ type client struct {
 	keysAt  time.Time // when it arrived
 	sent    FrameSeq  // newest frame sent (set before the write, so no ack can beat it)
 	acked   FrameSeq  // newest frame the page acknowledged
+}
+
+// pageConn is the page's end of a connection: a *websocket.Conn, or a
+// page in the same process (ServePage).
+type pageConn interface {
+	Read(ctx context.Context) (websocket.MessageType, []byte, error)
+	Write(ctx context.Context, typ websocket.MessageType, b []byte) error
+	Close(code websocket.StatusCode, reason string) error
+	CloseNow() error
 }
 
 // A protocolError is a page breaking the protocol; the connection closes
@@ -81,6 +90,11 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conn.SetReadLimit(MaxPageMessage)
+	s.serve(conn, r.RemoteAddr)
+}
+
+// serve runs one page's connection until it ends.
+func (s *Server) serve(conn pageConn, remote string) {
 	c := &client{conn: conn, wakes: make(chan struct{}, 1)}
 	c.ctx, c.stop = context.WithCancelCause(context.Background())
 	if err := s.add(c); err != nil {
@@ -88,7 +102,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.remove(c)
-	s.cfg.Logger.Debug("viewer: page connected", "remote", r.RemoteAddr)
+	s.cfg.Logger.Debug("viewer: page connected", "remote", remote)
 
 	readDone := make(chan struct{})
 	go func() {
@@ -99,10 +113,10 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	c.stop(cause)
 	c.close(cause)
 	<-readDone
-	s.cfg.Logger.Debug("viewer: page disconnected", "remote", r.RemoteAddr, "cause", cause)
+	s.cfg.Logger.Debug("viewer: page disconnected", "remote", remote, "cause", cause)
 	var pe *protocolError
 	if errors.As(cause, &pe) {
-		s.cfg.Logger.Warn("viewer: page broke the protocol", "remote", r.RemoteAddr, "err", pe.err)
+		s.cfg.Logger.Warn("viewer: page broke the protocol", "remote", remote, "err", pe.err)
 	}
 }
 

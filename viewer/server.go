@@ -3,8 +3,6 @@ package viewer
 import (
 	"embed"
 	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -112,11 +110,7 @@ func New(cfg Config) *Server {
 // Mount it at the root of its own http.Server or under a prefix with
 // http.StripPrefix; the page finds its WebSocket relative to its own URL.
 func (s *Server) Handler() http.Handler {
-	sub, err := fs.Sub(static, "static")
-	if err != nil {
-		panic(fmt.Sprintf("viewer: embedded assets: %v", err)) // "static" is embedded above
-	}
-	files := http.FileServerFS(sub)
+	files := http.FileServerFS(Assets())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws", s.serveWebSocket)
 	mux.Handle("GET /", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

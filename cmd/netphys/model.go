@@ -19,6 +19,8 @@ type serveOptions struct {
 	listen, httpAddr, metricsAddr, record string
 	report                                time.Duration
 	verbose                               bool
+	browser                               *browserFlags // nil: no browser players
+	matchArgs                             string        // the match flags given, for the browser's page
 }
 
 // serveModel is `netphys serve --model M` for a network model: the
@@ -45,8 +47,17 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	if err != nil {
 		return err
 	}
+	var pc transport.PacketConn = conn
+	if o.browser != nil {
+		var stop func()
+		if pc, stop, err = o.browser.start(ctx, conn, cfg.Netcode, o.matchArgs, func(s string) { fmt.Fprintln(out, s) }); err != nil {
+			conn.Close()
+			return err
+		}
+		defer stop()
+	}
 	sc := match.ServeConfig{Model: m, Sides: sides, Setup: setup,
-		Conn: conn, Server: udpdrive.ServerConfig{Transport: cfg}, Report: o.report, Status: out, Verbose: o.verbose}
+		Conn: pc, Server: udpdrive.ServerConfig{Transport: cfg}, Report: o.report, Status: out, Verbose: o.verbose}
 	sc.Refusals = &match.RefusalTally{}
 	// The lifecycle's hooks take the netcode server; the metrics also
 	// read the driver's refusals.
@@ -65,7 +76,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	if o.httpAddr != "" {
 		v, url, stop, err := startViewer(o.httpAddr)
 		if err != nil {
-			conn.Close()
+			pc.Close()
 			return err
 		}
 		defer stop()

@@ -41,7 +41,10 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 	echo := fs.Bool("echo", true, "send every payload back to its client")
 	report := fs.Duration("report", 10*time.Second, "log the counters this often (0: never)")
 	verbose := fs.Bool("verbose", false, "network models: log every player's figures each report, a line each (default: one line for the match)")
-	models := match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Builtin: []string{"echo"}})
+	var models *match.Flags
+	browser := declareBrowser(fs, func() {
+		models = match.DeclareFlags(fs, match.Defaults{Model: "echo", Players: 4, Builtin: []string{"echo"}})
+	})
 	httpAddr := fs.String("http", "", "serve the server side's viewer page on this `address` (network models only)")
 	record := fs.String("record", "", "write each match's replay to a file in this `directory` (lockstep's inputs, the other models' snapshots: play it back with netphys replay FILE)")
 	rooms := declareRooms(fs)
@@ -52,6 +55,12 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 			return err
 		}
 		if err := rooms.check(); err != nil {
+			return err
+		}
+		if rooms.on && *browser.webtransport != "" {
+			return fmt.Errorf("--webtransport: serve --rooms takes UDP players only for now; drop one of the two")
+		}
+		if err := browser.check(models.Model() != "echo"); err != nil {
 			return err
 		}
 		cfg := transport.DefaultServerConfig()
@@ -76,7 +85,8 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		}
 		if models.Model() != "echo" {
 			return serveModel(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,
-				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, lc.listened)
+				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose,
+				browser: browser, matchArgs: browser.matchArgs(fs)}, lc.listened)
 		}
 		var srv *transport.Server
 		// The server's goroutine may deliver a payload before ListenServer

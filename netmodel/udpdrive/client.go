@@ -22,6 +22,10 @@ type ClientConfig struct {
 	// Transport configures the netcode client. Its OnPayload is the
 	// driver's.
 	Transport transport.ClientConfig
+	// Conn, when set, is the datagram socket the client runs on (a
+	// browser tab's WebTransport carrier, say), which the Client then
+	// owns; nil: a UDP socket on an ephemeral port (transport.Dial).
+	Conn transport.PacketConn
 	// ConnectTimeout bounds the handshake in Dial. Default 10 s.
 	ConnectTimeout time.Duration
 	// StartWithin is how long a model that reports whether its session
@@ -107,7 +111,15 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 	if tc.Logger == nil {
 		tc.Logger = c.log
 	}
-	t, err := transport.Dial(token, tc)
+	var t *transport.Client
+	var err error
+	if cfg.Conn != nil {
+		if t, err = transport.NewClient(cfg.Conn, token, tc); err != nil {
+			cfg.Conn.Close()
+		}
+	} else {
+		t, err = transport.Dial(token, tc)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/netphys/netphys/internal/browsertest"
+)
+
+// tabURL is the line serve --web prints.
+var tabURL = regexp.MustCompile(`a browser tab plays at (http://\S+)`)
+
+// tabPlayState is the part of the tab's globalThis.__tabState a playing
+// tab fills.
+type tabPlayState struct {
+	State   string `json:"state"`
+	Summary string `json:"summary"`
+	Error   string `json:"error"`
+}
+
+// TestTabPlaysLockstepWithNativeBot is issue 26's first browser match:
+// `serve --model lockstep --players 2 --webtransport --web` with one
+// native `play --bot` process and one headless chromium tab, whose
+// lockstep client runs in wasm over WebTransport and whose world the
+// viewer draws from the simulation in the tab. Both stop at the same
+// tick and their checksums there are equal, and the server verified the
+// checksums of the match equal. It runs plain lockstep and lockstep
+// with rollback.
+func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
+	const ticks = 240
+	for _, c := range []struct {
+		name  string
+		flags []string
+	}{{"delay", nil}, {"rollback", []string{"--rollback"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			tab, native, serve := tabMatch(t, append([]string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}, c.flags...), ticks, ticks)
+			tabSum := checksumLine.FindStringSubmatch(tab)
+			nativeSum := checksumLine.FindStringSubmatch(native)
+			if tabSum == nil || nativeSum == nil {
+				t.Fatalf("a checksum line is missing: tab %q, native %q", tabSum, nativeSum)
+			}
+			if tabSum[1] != fmt.Sprint(ticks) || nativeSum[1] != fmt.Sprint(ticks) {
+				t.Errorf("checksums of ticks %s (tab) and %s (native), want %d", tabSum[1], nativeSum[1], ticks)
+			}
+			if tabSum[2] != nativeSum[2] {
+				t.Errorf("the tab ended with checksum %s, the native player with %s", tabSum[2], nativeSum[2])
+			}
+			if !strings.Contains(serve, "verified equal") || !strings.Contains(serve, "player 2") {
+				t.Errorf("the server's summary lacks the verified checksums or the second player")
+			}
+		})
+	}
+}
+
+// TestTabPlaysLockstepWithKeys: the tab's player is driven by the page's
+// keys (--bot=false): holding the right arrow in the tab pushes its cube
+// along +X in the tab's world, and the tab's and the native bot's
+// checksums at the end are equal, so the key's inputs went through
+// lockstep to the other player too.
+func TestTabPlaysLockstepWithKeys(t *testing.T) {
+	const ticks = 600
+	tab, native, _ := tabMatchWith(t, []string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}, ticks, ticks, "--bot=false",
+		func(b *browsertest.Browser) {
+			before := b.WaitState("the tab's session running", func(s browsertest.PageState) bool {
+				return len(s.Views) > 0 && s.Views[0].Player != nil
+			})
+			b.Press(browsertest.ArrowRight)
+			b.WaitState("the tab's cube pushed over 1 m along +X", func(s browsertest.PageState) bool {
+				return len(s.Views) > 0 && s.Views[0].Player != nil && s.Views[0].Player[0]-before.Views[0].Player[0] > 1
+			})
+			b.Release(browsertest.ArrowRight)
+		})
+	tabSum := checksumLine.FindStringSubmatch(tab)
+	nativeSum := checksumLine.FindStringSubmatch(native)
+	if tabSum == nil || nativeSum == nil || tabSum[2] != nativeSum[2] {
+		t.Errorf("checksums: tab %q, native %q; want both, equal", tabSum, nativeSum)
+	}
+}
+
+// mispredictedLine is the line of a predict player's summary that counts
+// its mispredictions.
+var mispredictedLine = regexp.MustCompile(`mispredicted\s+(\d+) of (\d+) ticks clear of contacts`)
+
+// TestTabPlaysPredictWithNativeBot: a tab plays a predict match (client
+// prediction against the server's authority, in the arena) against a
+// native `play --bot`, and reports its mispredictions.
+func TestTabPlaysPredictWithNativeBot(t *testing.T) {
+	// A predict match starts with its first player: the tab plays long
+	// enough for the native player, who joins once the tab drew, to play
+	// its ticks beside it.
+	tab, _, serve := tabMatch(t, []string{"--model", "predict", "--players", "2"}, 900, 240)
+	m := mispredictedLine.FindStringSubmatch(tab)
+	if m == nil || m[2] == "0" {
+		t.Fatalf("the tab's summary counts no predicted ticks:\n%s", tab)
+	}
+	if !strings.Contains(serve, "player 2") {
+		t.Errorf("the server's summary lacks the second player")
+	}
+}
+
+// tabMatch runs `serve --webtransport --web` with the match flags, a
+// headless chromium tab that joins first and draws its world, then one
+// native `play --bot`, which play tabTicks and ticks ticks. It returns
+// the summaries of the tab, the native player and the server.
+func tabMatch(t *testing.T, match []string, tabTicks, ticks int) (tab, native, serve string) {
+	return tabMatchWith(t, match, tabTicks, ticks, "", nil)
+}
+
+// tabMatchWith is tabMatch with more flags for the tab (tabArgs) and
+// during, when not nil, run once the native player has started.
+func tabMatchWith(t *testing.T, match []string, tabTicks, ticks int, tabArgs string, during func(b *browsertest.Browser)) (tab, native, serve string) {
+	bin := buildProgram(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	netphys := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
+		return cmd
+	}
+	key, err := netphys("token", "--new-key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexKey := strings.TrimSpace(string(key))
+	addr := freeUDPAddr(t)
+
+	serveOut := &lockedBuffer{}
+	server := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0",
+		"--webtransport", "127.0.0.1:0", "--web", "127.0.0.1:0"}, match...)...)
+	server.Stdout, server.Stderr = serveOut, serveOut
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if server.Process != nil {
+			server.Process.Kill()
+			server.Wait()
+		}
+	}()
+	var page string
+	for page == "" { // serve builds the tab's wasm program first
+		if m := tabURL.FindStringSubmatch(serveOut.String()); m != nil {
+			page = m[1]
+		} else if ctx.Err() != nil {
+			t.Fatalf("serve printed no page:\n%s", serveOut)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(page, url.QueryEscape("--model="+match[1])) {
+		t.Fatalf("the page %s does not carry the server's match flags", page)
+	}
+
+	// The tab joins first and draws before the native player joins and
+	// the session starts.
+	b := browsertest.Start(t, ctx, 640, 360)
+	b.Open(page + url.QueryEscape(fmt.Sprintf(" --ticks=%d --linger=1s %s", tabTicks, tabArgs)))
+	// The tab draws its own world, from the simulation in the tab.
+	drawn := b.WaitState("the tab draws its world", func(s browsertest.PageState) bool {
+		return s.Rendered > 0 && len(s.Views) > 0 && s.Views[0].Cubes > 0
+	})
+	t.Logf("the tab drew frame %d: %d views, %d cubes in the first", drawn.Rendered, len(drawn.Views), drawn.Views[0].Cubes)
+
+	tok := filepath.Join(t.TempDir(), "token")
+	if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", "1", "--out", tok).CombinedOutput(); err != nil {
+		t.Fatalf("token: %v\n%s", err, out)
+	}
+	var playOut bytes.Buffer
+	player := netphys(append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks),
+		"--linger", "1s", "--report", "0"}, match...)...)
+	player.Stdout, player.Stderr = &playOut, &playOut
+	if err := player.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if during != nil {
+		during(b)
+	}
+
+	var st tabPlayState
+	for st.State != "done" {
+		st, err = chromedp.Run(b.Context(), chromedp.Evaluate[tabPlayState](`globalThis.__tabState ?? {}`))
+		if err == nil && st.Error != "" {
+			t.Fatalf("the tab failed: %s\n%s", st.Error, st.Summary)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the tab did not finish: state %+v (err %v), page %q\nserver:\n%s", st, err, b.Text("#status"), serveOut)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("tab:\n%s", st.Summary)
+	if err := player.Wait(); err != nil {
+		t.Fatalf("play: %v\n%s", err, playOut.String())
+	}
+	t.Logf("native player:\n%s", playOut.String())
+	b.Close() // before the server goes: the tab would see its session lost
+	if err := server.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := server.Wait(); err != nil {
+		t.Errorf("serve: %v\n%s", err, serveOut)
+	}
+	server.Process = nil
+	t.Logf("server:\n%s", serveOut)
+	return st.Summary, playOut.String(), serveOut.String()
+}
+
+// snapshotsLine is the line of an interp player's summary that counts
+// the snapshots it drew.
+var snapshotsLine = regexp.MustCompile(`snapshots\s+(\d+) drawn, (\d+) late`)
+
+// TestTabWatchesInterpMatch: a tab is a player of an interp match (the
+// server's snapshots interpolated) beside a native bot, in the 900-cube
+// world, and draws the snapshots it receives.
+func TestTabWatchesInterpMatch(t *testing.T) {
+	tab, _, serve := tabMatch(t, []string{"--model", "interp", "--players", "2"}, 900, 240)
+	m := snapshotsLine.FindStringSubmatch(tab)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("the tab drew no snapshot:\n%s", tab)
+	}
+	if !strings.Contains(serve, "player 2") {
+		t.Errorf("the server's summary lacks the second player")
+	}
+}
+
+// statesyncPackets is the line of a state sync summary that counts its
+// packets.
+var statesyncPackets = regexp.MustCompile(`packets\s+(\d+) sent, (\d+) received, (\d+) malformed`)
+
+// TestTabIsStatesyncGuest: a tab is a guest of a state sync match (the
+// server's host plays the first seat) beside a native bot guest, and
+// exchanges the model's packets with the host, none malformed.
+func TestTabIsStatesyncGuest(t *testing.T) {
+	tab, _, _ := tabMatch(t, []string{"--model", "statesync", "--players", "3"}, 900, 240)
+	m := statesyncPackets.FindStringSubmatch(tab)
+	if m == nil || m[1] == "0" || m[2] == "0" || m[3] != "0" {
+		t.Fatalf("the tab's state sync packets: %q, want some sent and received, none malformed:\n%s", m, tab)
+	}
+}

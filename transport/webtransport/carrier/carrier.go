@@ -1,0 +1,154 @@
+// Package carrier is the client's side of a datagram carrier: a
+// transport.PacketConn whose datagrams travel over something that is not
+// a socket, such as a WebTransport session (a Go one in tests, the page's
+// through the JS bridge in a browser tab). The netcode client driver
+// (transport.NewClient) runs on it unchanged.
+//
+// It imports no network stack, so it builds for GOOS=js GOARCH=wasm.
+package carrier
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/netphys/netphys/transport/netcode"
+)
+
+// queueLen bounds the datagrams delivered and not yet read; more are
+// dropped and counted.
+const queueLen = 256
+
+// Conn is a transport.PacketConn whose only peer is the server: every
+// datagram written goes to send, whatever its address, and every datagram
+// delivered reads as coming from the server's address (the one its token
+// lists, which the netcode client checks).
+type Conn struct {
+	send   func([]byte) error
+	server netip.AddrPort
+	in     chan []byte
+	done   chan struct{}
+	timer  *time.Timer // the read deadline; used by the reader only
+
+	mu       sync.Mutex
+	deadline time.Time
+	closed   bool
+	dropped  uint64
+}
+
+// New returns a Conn that writes with send (which must not keep b) and
+// reads what Deliver is given, as from server.
+func New(send func(b []byte) error, server netip.AddrPort) *Conn {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &Conn{send: send, server: server, in: make(chan []byte, queueLen), done: make(chan struct{}), timer: t}
+}
+
+// Deliver hands the Conn one received datagram; it copies b. A datagram
+// that is empty or longer than netcode.MaxPacketBytes, or that finds the
+// queue full or the Conn closed, is dropped and counted (Dropped).
+func (c *Conn) Deliver(b []byte) {
+	if len(b) == 0 || len(b) > netcode.MaxPacketBytes {
+		c.drop()
+		return
+	}
+	select {
+	case <-c.done:
+		c.drop()
+	case c.in <- append([]byte(nil), b...):
+	default:
+		c.drop()
+	}
+}
+
+func (c *Conn) drop() {
+	c.mu.Lock()
+	c.dropped++
+	c.mu.Unlock()
+}
+
+// Dropped returns how many delivered datagrams were dropped.
+func (c *Conn) Dropped() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped
+}
+
+// timeoutError is what a read that reaches its deadline returns.
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "carrier: read deadline reached" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+var _ net.Error = timeoutError{}
+
+// ReadFromUDPAddrPort returns the next delivered datagram, until the read
+// deadline. One goroutine reads.
+func (c *Conn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
+	c.mu.Lock()
+	d := c.deadline
+	c.mu.Unlock()
+	var expired <-chan time.Time
+	if !d.IsZero() {
+		wait := time.Until(d)
+		if wait <= 0 {
+			select {
+			case p := <-c.in:
+				return copy(b, p), c.server, nil
+			default:
+				return 0, netip.AddrPort{}, timeoutError{}
+			}
+		}
+		c.timer.Reset(wait)
+		defer c.timer.Stop()
+		expired = c.timer.C
+	}
+	select {
+	case p := <-c.in:
+		return copy(b, p), c.server, nil
+	case <-expired:
+		return 0, netip.AddrPort{}, timeoutError{}
+	case <-c.done:
+		return 0, netip.AddrPort{}, net.ErrClosed
+	}
+}
+
+// WriteToUDPAddrPort sends b to the server; addr is the server's in every
+// datagram a netcode client writes.
+func (c *Conn) WriteToUDPAddrPort(b []byte, _ netip.AddrPort) (int, error) {
+	select {
+	case <-c.done:
+		return 0, net.ErrClosed
+	default:
+	}
+	if err := c.send(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// SetReadDeadline sets the deadline of the next reads.
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return nil
+}
+
+// LocalAddr is a placeholder: the carrier has no address of its own.
+func (c *Conn) LocalAddr() net.Addr { return &net.UDPAddr{IP: net.IPv4zero} }
+
+// Close ends pending and later reads and writes.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errors.New("carrier: closed twice")
+	}
+	c.closed = true
+	close(c.done)
+	return nil
+}
