@@ -19,9 +19,9 @@ import (
 	"syscall/js"
 	"time"
 
+	_ "github.com/netphys/netphys/internal/cubegames" // netphys's games, registered with the runtime
 	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
-	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/webtransport/carrier"
@@ -164,7 +164,7 @@ func echo(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 // world on the page through the viewer, and publishes its summary.
 func play(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) error {
 	fs := flag.NewFlagSet("tab", flag.ContinueOnError)
-	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4, Layout: scene.Cubes900, ModelLayout: scene.Cubes900})
+	models := match.DeclareFlags(fs, match.Defaults{Model: "lockstep", Players: 4})
 	bot := fs.Bool("bot", true, "a bot plays; false: the page's keys and mouse")
 	ticks := fs.Int("ticks", 0, "end the match after this many simulation ticks (0: never)")
 	linger := fs.Duration("linger", 2*time.Second, "keep sending this long after the match ends")
