@@ -29,7 +29,7 @@ type World interface {
 	// WorldTick is the tick the host's world is at.
 	WorldTick() int64
 	// CaptureWorld writes the state of every object spectators draw.
-	CaptureWorld(dst []wire.CubeState)
+	CaptureWorld(dst []wire.BodyState)
 }
 
 // SpectatorConfig is the interp configuration spectators of a world

@@ -286,17 +286,16 @@ func (a *Arena) Load(src predict.State) error {
 func (a *Arena) state(id physics.BodyID) physics.BodyState { return bodyState(a.World, id) }
 
 // Body implements predict.Game.
-func (a *Arena) Body(i int) wire.CubeState {
-	s := a.state(a.bodies[i])
-	return wire.CubeState{Position: s.Position, Orientation: s.Rotation, LinearVelocity: s.LinearVelocity, AngularVelocity: s.AngularVelocity, AtRest: s.AtRest}
+func (a *Arena) Body(i int) wire.BodyState {
+	return wire.BodyState(a.state(a.bodies[i]))
 }
 
 // SetBody implements predict.Game.
-func (a *Arena) SetBody(i int, s wire.CubeState) error {
+func (a *Arena) SetBody(i int, s wire.BodyState) error {
 	if i < 0 || i >= len(a.bodies) {
 		return fmt.Errorf("%w: body %d of %d", physics.ErrInvalidBody, i, len(a.bodies))
 	}
-	st := physics.BodyState{Position: s.Position, Rotation: s.Orientation, AtRest: s.AtRest}
+	st := physics.BodyState{Position: s.Position, Rotation: s.Rotation, AtRest: s.AtRest}
 	if !s.AtRest {
 		st.LinearVelocity, st.AngularVelocity = s.LinearVelocity, s.AngularVelocity
 	}
@@ -414,7 +413,7 @@ func (a *Arena) Aim(p int, in ArenaInput) (origin, dir vecmath.Vec3) {
 // never move, so the present world answers for them), against the other
 // players' capsules at the given states. A shot during the player's
 // cooldown (FireInterval) is refused.
-func (a *Arena) Shot(p int, in ArenaInput, targets []wire.CubeState, present []bool) (int, predict.ShotOutcome) {
+func (a *Arena) Shot(p int, in ArenaInput, targets []wire.BodyState, present []bool) (int, predict.ShotOutcome) {
 	if a.cooldown[p] > 0 {
 		return 0, predict.ShotRefused
 	}

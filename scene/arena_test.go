@@ -36,8 +36,8 @@ func TestArenaCharactersWalkJumpAndStayUpright(t *testing.T) {
 	if d := b.Position.X - start.X; d < 4.5 || d > 6.1 {
 		t.Fatalf("walked %v m in a second at 6 m/s", d)
 	}
-	if b.Orientation != vecmath.QuatIdentity {
-		t.Fatalf("character tilted: %v", b.Orientation)
+	if b.Rotation != vecmath.QuatIdentity {
+		t.Fatalf("character tilted: %v", b.Rotation)
 	}
 	in[0], _ = MakeArenaInput(0, 0, 0, 0, true, false)
 	top := 0.0
@@ -79,7 +79,7 @@ func TestArenaIsDeterministic(t *testing.T) {
 
 func TestArenaShotHitsTheTargetAndNotThroughWalls(t *testing.T) {
 	a := newTestArena(t, 2)
-	targets := []wire.CubeState{a.Body(0), a.Body(1)}
+	targets := []wire.BodyState{a.Body(0), a.Body(1)}
 	present := []bool{true, true}
 	aimAt := func(from, to vecmath.Vec3) ArenaInput {
 		d := to.Sub(from.Add(vecmath.V3(0, a.cfg.EyeHeight, 0)))
@@ -93,7 +93,7 @@ func TestArenaShotHitsTheTargetAndNotThroughWalls(t *testing.T) {
 	// Behind a pillar: move the target to the far side of one.
 	h := a.cfg.Half
 	targets[1].Position = vecmath.V3(h/2+2.5, 1, h/2+2.5)
-	a.SetBody(0, wire.CubeState{Position: vecmath.V3(h/2-3, 0.9, h/2-3), Orientation: vecmath.QuatIdentity})
+	a.SetBody(0, wire.BodyState{Position: vecmath.V3(h/2-3, 0.9, h/2-3), Rotation: vecmath.QuatIdentity})
 	in = aimAt(a.Body(0).Position, targets[1].Position)
 	if _, hit := a.Shot(0, in, targets, present); hit != predict.ShotMissed {
 		t.Fatal("shot through a pillar")

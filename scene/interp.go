@@ -12,11 +12,11 @@ import (
 // order: the player first, then Cubes. dst must hold len(Cubes)+1.
 func (s *Scene) Capture(dst []snapshot.Cube) {
 	st := s.State(s.Player)
-	dst[0] = snapshot.Cube{Position: st.Position, Orientation: st.Rotation, LinearVelocity: st.LinearVelocity}
+	dst[0] = snapshot.Cube{Position: st.Position, Rotation: st.Rotation, LinearVelocity: st.LinearVelocity}
 	for i, id := range s.Cubes {
 		st := s.State(id)
 		dst[i+1] = snapshot.Cube{
-			Position: st.Position, Orientation: st.Rotation,
+			Position: st.Position, Rotation: st.Rotation,
 			LinearVelocity: st.LinearVelocity, Interacting: s.interacting[i],
 		}
 	}

@@ -35,7 +35,7 @@ func TestInterpGame(t *testing.T) {
 	}
 	dst := make([]snapshot.Cube, g.Objects())
 	g.Capture(dst)
-	if p := g.Scene.State(g.Scene.Player); dst[0].Position != p.Position || dst[0].Orientation != p.Rotation {
+	if p := g.Scene.State(g.Scene.Player); dst[0].Position != p.Position || dst[0].Rotation != p.Rotation {
 		t.Errorf("object 0 is %+v, the player %+v", dst[0], p)
 	}
 	if c := g.Scene.State(g.Scene.Cubes[3]); dst[4].Position != c.Position {

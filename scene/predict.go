@@ -65,7 +65,7 @@ func (p *Predictor) Predict(dst []snapshot.Cube, ref snapshot.Reference, inputs 
 	}
 	for i, id := range p.bodies {
 		st := s.State(id)
-		dst[i] = snapshot.Cube{Position: st.Position, Orientation: st.Rotation}
+		dst[i] = snapshot.Cube{Position: st.Position, Rotation: st.Rotation}
 	}
 	return nil
 }
@@ -74,13 +74,13 @@ func (p *Predictor) Predict(dst []snapshot.Cube, ref snapshot.Reference, inputs 
 // span seconds earlier: at rest if it did not move, else moving at the
 // mean linear and angular velocity from prev to base.
 func restingOrMoving(base, prev snapshot.Cube, span float64) physics.BodyState {
-	st := physics.BodyState{Position: base.Position, Rotation: base.Orientation}
-	if base.Position == prev.Position && base.Orientation == prev.Orientation {
+	st := physics.BodyState{Position: base.Position, Rotation: base.Rotation}
+	if base.Position == prev.Position && base.Rotation == prev.Rotation {
 		st.AtRest = true
 		return st
 	}
 	st.LinearVelocity = base.Position.Sub(prev.Position).Scale(1 / span)
-	d := base.Orientation.Mul(prev.Orientation.Conj())
+	d := base.Rotation.Mul(prev.Rotation.Conj())
 	if d.W < 0 {
 		d = d.Neg() // the short way round
 	}

@@ -26,7 +26,7 @@ func capturePlay(t testing.TB, ticks int) [][]snapshot.Cube {
 		cubes := make([]snapshot.Cube, 0, len(s.Cubes)+1)
 		for _, id := range append([]physics.BodyID{s.Player}, s.Cubes...) {
 			st := s.State(id)
-			cubes = append(cubes, snapshot.Cube{Position: st.Position, Orientation: st.Rotation})
+			cubes = append(cubes, snapshot.Cube{Position: st.Position, Rotation: st.Rotation})
 		}
 		out = append(out, cubes)
 	}
@@ -146,7 +146,7 @@ func TestPredictorGolden(t *testing.T) {
 		}
 		h := fnv.New64a()
 		for _, c := range dst {
-			for _, f := range []float64{c.Position.X, c.Position.Y, c.Position.Z, c.Orientation.X, c.Orientation.Y, c.Orientation.Z, c.Orientation.W} {
+			for _, f := range []float64{c.Position.X, c.Position.Y, c.Position.Z, c.Rotation.X, c.Rotation.Y, c.Rotation.Z, c.Rotation.W} {
 				binary.Write(h, binary.LittleEndian, math.Float64bits(f))
 			}
 		}

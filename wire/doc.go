@@ -31,7 +31,7 @@
 //     bounded by the caller's maximum and grow only with bytes present).
 //   - Quantization is deterministic, bit-identical on every platform: the
 //     sender can apply FloatRange.Quantize, Bounds.Quantize,
-//     QuantizeQuatValue or CubeState.Quantize to its own simulation and
+//     QuantizeQuatValue or BodyState.Quantize to its own simulation and
 //     continue from exactly what the receiver decodes ("quantize on both
 //     sides"). Quantizing a quantized value is the identity.
 //   - Write-mode Serialize calls never modify the value they are given;

@@ -51,12 +51,12 @@ func Example() {
 	// 1234 true 0.703125
 }
 
-// The state-synchronization article's CubeState, at rest and moving.
-func ExampleCubeState() {
+// The state-synchronization article's cube state, at rest and moving.
+func ExampleBodyState() {
 	spec := wire.DefaultStateSpec()
-	c := wire.CubeState{
+	c := wire.BodyState{
 		Position:        vecmath.V3(3.2, 0.5, -7.25),
-		Orientation:     vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 1),
+		Rotation:        vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 1),
 		LinearVelocity:  vecmath.V3(1.5, 0, 0),
 		AngularVelocity: vecmath.V3(0, 0, -3),
 	}

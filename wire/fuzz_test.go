@@ -180,13 +180,13 @@ func encodeRCSeed(f *testing.F, n int, p float64) []byte {
 	return encodeRC(f, msg)
 }
 
-// FuzzCubeState decodes arbitrary bytes as a CubeState; a decoded state
+// FuzzBodyState decodes arbitrary bytes as a BodyState; a decoded state
 // is already quantized and re-encodes to the same bits.
-func FuzzCubeState(f *testing.F) {
+func FuzzBodyState(f *testing.F) {
 	spec := DefaultStateSpec()
-	for _, c := range []CubeState{
-		{Position: vecmath.V3(1, 2, 3), Orientation: vecmath.QuatIdentity, AtRest: true},
-		{Position: vecmath.V3(-256, -16, -256), Orientation: vecmath.Quat{X: 0.5, Y: 0.5, Z: 0.5, W: 0.5},
+	for _, c := range []BodyState{
+		{Position: vecmath.V3(1, 2, 3), Rotation: vecmath.QuatIdentity, AtRest: true},
+		{Position: vecmath.V3(-256, -16, -256), Rotation: vecmath.Quat{X: 0.5, Y: 0.5, Z: 0.5, W: 0.5},
 			LinearVelocity: vecmath.V3(-64, 63, 0), AngularVelocity: vecmath.V3(31, -32, 0.1)},
 	} {
 		w := NewWriter(make([]byte, 64))
@@ -196,7 +196,7 @@ func FuzzCubeState(f *testing.F) {
 		f.Add(bytes.Clone(w.Bytes()))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var c CubeState
+		var c BodyState
 		r := NewReader(b)
 		if err := c.Serialize(r, spec); err != nil {
 			return

@@ -17,7 +17,7 @@ type StateSpec struct {
 }
 
 // DefaultStateSpec returns the encoding of the state-synchronization
-// article's CubeState, sized for netphys's demo world:
+// article's cube state, sized for netphys's demo world:
 //
 //   - position: x, z in [-256, 256) m, y in [-16, 240) m, 4096 values
 //     per metre (0.24 mm): 21 + 20 + 21 bits;
@@ -52,11 +52,17 @@ func symmetricBounds(limit, res float64) Bounds {
 	}
 }
 
-// CubeState is the state-synchronization state of one body. A body at rest
-// sends no velocities; they decode as zero.
-type CubeState struct {
+// BodyState is the state of one body on the wire, the one body state every
+// network model sends (statesync's objects, predict's bodies, interp's
+// states of any spec, the state-sync demo's cubes). A body at rest sends
+// no velocities; they decode as zero.
+//
+// Its fields are physics.BodyState's, in the same order, so each converts
+// to the other with a plain conversion: wire.BodyState(s) of a physics
+// state, physics.BodyState(b) of a wire state.
+type BodyState struct {
 	Position        vecmath.Vec3 // metres
-	Orientation     vecmath.Quat // unit
+	Rotation        vecmath.Quat // unit
 	LinearVelocity  vecmath.Vec3 // m/s, ignored when AtRest
 	AngularVelocity vecmath.Vec3 // rad/s, ignored when AtRest
 	AtRest          bool
@@ -71,11 +77,11 @@ type CubeState struct {
 //
 // Values outside the spec's bounds are ErrRange: clamp velocities in the
 // simulation (as the article's engine does) rather than on the wire.
-func (c *CubeState) Serialize(s Stream, spec StateSpec) error {
+func (c *BodyState) Serialize(s Stream, spec StateSpec) error {
 	if err := SerializeVec3(s, &c.Position, spec.Position); err != nil {
 		return fmt.Errorf("wire: position: %w", err)
 	}
-	if err := SerializeQuat(s, &c.Orientation, spec.OrientationBits); err != nil {
+	if err := SerializeQuat(s, &c.Rotation, spec.OrientationBits); err != nil {
 		return fmt.Errorf("wire: orientation: %w", err)
 	}
 	if err := SerializeBool(s, &c.AtRest); err != nil {
@@ -97,7 +103,7 @@ func (c *CubeState) Serialize(s Stream, spec StateSpec) error {
 }
 
 // Bits returns the encoded size of c in bits.
-func (c CubeState) Bits(spec StateSpec) int {
+func (c BodyState) Bits(spec StateSpec) int {
 	n := spec.Position.Bits() + 2 + 3*spec.OrientationBits + 1
 	if !c.AtRest {
 		n += spec.LinearVelocity.Bits() + spec.AngularVelocity.Bits()
@@ -109,13 +115,13 @@ func (c CubeState) Bits(spec StateSpec) int {
 // sender applies it to its own body before the next step, so both sides
 // extrapolate from the same numbers. Quantizing a quantized state returns
 // it unchanged (and it encodes to the same bits).
-func (c CubeState) Quantize(spec StateSpec) (CubeState, error) {
+func (c BodyState) Quantize(spec StateSpec) (BodyState, error) {
 	var err error
-	q := CubeState{AtRest: c.AtRest}
+	q := BodyState{AtRest: c.AtRest}
 	if q.Position, err = spec.Position.Quantize(c.Position); err != nil {
 		return q, fmt.Errorf("wire: position: %w", err)
 	}
-	if q.Orientation, err = QuantizeQuatValue(c.Orientation, spec.OrientationBits); err != nil {
+	if q.Rotation, err = QuantizeQuatValue(c.Rotation, spec.OrientationBits); err != nil {
 		return q, fmt.Errorf("wire: orientation: %w", err)
 	}
 	if c.AtRest {
@@ -132,6 +138,6 @@ func (c CubeState) Quantize(spec StateSpec) (CubeState, error) {
 
 // QuantizeBody is Quantize for a body's state given as vecmath values: it
 // returns the position, rotation and velocities the receiver will decode.
-func (spec StateSpec) QuantizeBody(pos vecmath.Vec3, rot vecmath.Quat, lin, ang vecmath.Vec3, atRest bool) (CubeState, error) {
-	return CubeState{Position: pos, Orientation: rot, LinearVelocity: lin, AngularVelocity: ang, AtRest: atRest}.Quantize(spec)
+func (spec StateSpec) QuantizeBody(pos vecmath.Vec3, rot vecmath.Quat, lin, ang vecmath.Vec3, atRest bool) (BodyState, error) {
+	return BodyState{Position: pos, Rotation: rot, LinearVelocity: lin, AngularVelocity: ang, AtRest: atRest}.Quantize(spec)
 }

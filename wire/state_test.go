@@ -9,22 +9,22 @@ import (
 	"github.com/netphys/netphys/vecmath"
 )
 
-func randomCubeState(rng *rand.Rand) CubeState {
+func randomBodyState(rng *rand.Rand) BodyState {
 	f := func(lim float64) float64 { return (rng.Float64()*2 - 1) * lim }
-	return CubeState{
+	return BodyState{
 		Position:        vecmath.V3(f(255), 100+f(100), f(255)),
-		Orientation:     randomQuat(rng),
+		Rotation:        randomQuat(rng),
 		LinearVelocity:  vecmath.V3(f(60), f(60), f(60)),
 		AngularVelocity: vecmath.V3(f(30), f(30), f(30)),
 		AtRest:          rng.IntN(3) == 0,
 	}
 }
 
-func TestCubeStateQuantizeBothSides(t *testing.T) {
+func TestBodyStateQuantizeBothSides(t *testing.T) {
 	spec := DefaultStateSpec()
 	rng := rand.New(rand.NewPCG(13, 14))
 	for range 3000 {
-		c := randomCubeState(rng)
+		c := randomBodyState(rng)
 		q, err := c.Quantize(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func TestCubeStateQuantizeBothSides(t *testing.T) {
 		if w.BitsWritten() != c.Bits(spec) {
 			t.Fatalf("wrote %d bits, Bits says %d", w.BitsWritten(), c.Bits(spec))
 		}
-		var got CubeState
+		var got BodyState
 		if err := got.Serialize(NewReader(w.Bytes()), spec); err != nil {
 			t.Fatal(err)
 		}
@@ -59,9 +59,9 @@ func TestCubeStateQuantizeBothSides(t *testing.T) {
 	}
 }
 
-func TestCubeStateRejectsOutOfBounds(t *testing.T) {
+func TestBodyStateRejectsOutOfBounds(t *testing.T) {
 	spec := DefaultStateSpec()
-	c := CubeState{Position: vecmath.V3(0, 1, 0), Orientation: vecmath.QuatIdentity, LinearVelocity: vecmath.V3(64, 0, 0)}
+	c := BodyState{Position: vecmath.V3(0, 1, 0), Rotation: vecmath.QuatIdentity, LinearVelocity: vecmath.V3(64, 0, 0)}
 	if _, err := c.Quantize(spec); !errors.Is(err, ErrRange) {
 		t.Errorf("64 m/s: err = %v, want ErrRange", err)
 	}
@@ -75,17 +75,17 @@ func TestCubeStateRejectsOutOfBounds(t *testing.T) {
 	}
 }
 
-func TestCubeStateTruncated(t *testing.T) {
+func TestBodyStateTruncated(t *testing.T) {
 	spec := DefaultStateSpec()
 	rng := rand.New(rand.NewPCG(15, 16))
 	for range 20 {
-		c := randomCubeState(rng)
+		c := randomBodyState(rng)
 		w := NewWriter(make([]byte, 64))
 		if err := c.Serialize(w, spec); err != nil {
 			t.Fatal(err)
 		}
 		for n := range len(w.Bytes()) {
-			var got CubeState
+			var got BodyState
 			if err := got.Serialize(NewReader(w.Bytes()[:n]), spec); !errors.Is(err, ErrTruncated) {
 				t.Fatalf("cut to %d bytes: err = %v", n, err)
 			}

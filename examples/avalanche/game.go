@@ -119,7 +119,7 @@ func (g *Avalanche) Resets(dst []bool) { copy(dst, g.dropped[g.ticks%historyLen]
 func (g *Avalanche) Capture(dst []snapshot.Cube) {
 	for i, id := range g.boxes {
 		s, _ := g.world.State(id)
-		dst[i] = snapshot.Cube{Position: s.Position, Orientation: s.Rotation, Interacting: !s.AtRest}
+		dst[i] = snapshot.Cube{Position: s.Position, Rotation: s.Rotation, Interacting: !s.AtRest}
 	}
 }
 

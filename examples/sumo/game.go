@@ -73,7 +73,7 @@ type KO struct {
 // craft is one hovercraft: its body is what the network carries, the
 // rest only the game keeps.
 type craft struct {
-	Body     wire.CubeState
+	Body     wire.BodyState
 	In       bool  // a player has it (predict.Joiner)
 	Recharge int32 // ticks until the boost is ready
 	BumpedBy int8  // the craft that bumped it last, or noCraft
@@ -112,7 +112,7 @@ func (g *Sumo) home(p int) {
 	pos := [slots]vecmath.Vec3{vecmath.V3(0, 0, 6), vecmath.V3(0, 0, -6), vecmath.V3(6, 0, 0), vecmath.V3(-6, 0, 0)}
 	yaw := [slots]float64{math.Pi, 0, -math.Pi / 2, math.Pi / 2}
 	c := &g.Craft[p]
-	c.Body = wire.CubeState{Position: pos[p], Orientation: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), yaw[p]), AtRest: true}
+	c.Body = wire.BodyState{Position: pos[p], Rotation: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), yaw[p]), AtRest: true}
 	c.Recharge, c.BumpedBy, c.BumpAge = 0, noCraft, 0
 }
 
@@ -144,8 +144,8 @@ func (g *Sumo) Load(src predict.State) error {
 
 // Body and SetBody are what the network carries of craft i; the model
 // sets only states it quantized with Spec.
-func (g *Sumo) Body(i int) wire.CubeState { return g.Craft[i].Body }
-func (g *Sumo) SetBody(i int, s wire.CubeState) error {
+func (g *Sumo) Body(i int) wire.BodyState { return g.Craft[i].Body }
+func (g *Sumo) SetBody(i int, s wire.BodyState) error {
 	g.Craft[i].Body = s
 	return nil
 }
@@ -200,9 +200,9 @@ func (g *Sumo) Step(in []Stick) {
 // drive applies one tick of a craft's controls and moves it.
 func (g *Sumo) drive(c *craft, s Stick) {
 	b := &c.Body
-	yaw := 2 * vecmath.Atan2(b.Orientation.Y, b.Orientation.W)
+	yaw := 2 * vecmath.Atan2(b.Rotation.Y, b.Rotation.W)
 	yaw += float64(float64(s.Turn) * (turnRate * dt))
-	b.Orientation = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), yaw)
+	b.Rotation = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), yaw)
 	sin, cos := vecmath.SinCos(yaw)
 	ahead := vecmath.V3(sin, 0, cos)
 	v := b.LinearVelocity.MulAdd(float64(s.Thrust)*(thrust*dt), ahead)
@@ -295,7 +295,7 @@ func Bot(v *predict.View, bias float64) Stick {
 	}
 	to := target.Sub(own)
 	want := vecmath.Atan2(to.X, to.Z) + bias
-	yaw := 2 * vecmath.Atan2(v.Own.Orientation.Y, v.Own.Orientation.W)
+	yaw := 2 * vecmath.Atan2(v.Own.Rotation.Y, v.Own.Rotation.W)
 	off := want - yaw
 	for off > math.Pi {
 		off -= 2 * math.Pi

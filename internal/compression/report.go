@@ -130,7 +130,7 @@ func (s *stageStats) addError(truth []snapshot.Cube, got *snapshot.Snapshot) {
 	for i := range truth {
 		t, g := &truth[i], &got.Cubes[i]
 		s.maxPos = math.Max(s.maxPos, t.Position.Sub(g.Position).Length())
-		s.maxRot = math.Max(s.maxRot, t.Orientation.Angle(g.Orientation))
+		s.maxRot = math.Max(s.maxRot, t.Rotation.Angle(g.Rotation))
 	}
 }
 

@@ -176,7 +176,7 @@ func interpCubes(view []snapshot.Cube, cfg scene.Config, dst []viewer.Cube) []vi
 		dst = append(dst, viewer.Cube{
 			ID:          id,
 			Position:    [3]float32{float32(c.Position.X), float32(c.Position.Y), float32(c.Position.Z)},
-			Rotation:    [4]float32{float32(c.Orientation.X), float32(c.Orientation.Y), float32(c.Orientation.Z), float32(c.Orientation.W)},
+			Rotation:    [4]float32{float32(c.Rotation.X), float32(c.Rotation.Y), float32(c.Rotation.Z), float32(c.Rotation.W)},
 			HalfExtents: [3]float32{half, half, half},
 			Interacting: c.Interacting, Player: player,
 		})

@@ -92,7 +92,7 @@ type predictHost struct {
 	hits    []predict.Hit
 	kills   uint64 // committed hits
 	cubes   []viewer.Cube
-	bodies  []wire.CubeState
+	bodies  []wire.BodyState
 	present []bool
 	rate    rate
 }
@@ -187,7 +187,7 @@ type predictPlayer struct {
 	bot    *scene.Bot
 	keys   *match.Keys // nil: the bot plays
 	cubes  []viewer.Cube
-	bodies []wire.CubeState
+	bodies []wire.BodyState
 	rate   rate
 }
 
@@ -299,13 +299,13 @@ func (p *predictPlayer) Done() bool { return p.ticks > 0 && p.Stats().Ticks >= u
 // arenaView draws the arena for the viewer: capsules as boxes of their
 // size, player me last (the page's camera follows the last player), then
 // the cubes; parked players are not drawn.
-func arenaView(name string, cfg scene.ArenaConfig, bodies []wire.CubeState, present []bool, me int, dst []viewer.Cube) viewer.View {
+func arenaView(name string, cfg scene.ArenaConfig, bodies []wire.BodyState, present []bool, me int, dst []viewer.Cube) viewer.View {
 	cubes := dst[:0]
-	add := func(id int, s wire.CubeState, half vecmath.Vec3, player bool) {
+	add := func(id int, s wire.BodyState, half vecmath.Vec3, player bool) {
 		cubes = append(cubes, viewer.Cube{
 			ID:          uint32(id),
 			Position:    [3]float32{float32(s.Position.X), float32(s.Position.Y), float32(s.Position.Z)},
-			Rotation:    [4]float32{float32(s.Orientation.X), float32(s.Orientation.Y), float32(s.Orientation.Z), float32(s.Orientation.W)},
+			Rotation:    [4]float32{float32(s.Rotation.X), float32(s.Rotation.Y), float32(s.Rotation.Z), float32(s.Rotation.W)},
 			HalfExtents: [3]float32{float32(half.X), float32(half.Y), float32(half.Z)},
 			Player:      player, AtRest: s.AtRest,
 		})

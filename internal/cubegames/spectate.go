@@ -52,7 +52,7 @@ func (p *spectator) Views(dst []viewer.View) []viewer.View {
 
 func (h *predictHost) WorldTick() int64 { return int64(h.Tick()) }
 
-func (h *predictHost) CaptureWorld(dst []wire.CubeState) {
+func (h *predictHost) CaptureWorld(dst []wire.BodyState) {
 	for i := range dst {
 		dst[i] = h.arena.Body(i)
 	}
@@ -64,12 +64,12 @@ const arenaParkedAbove = 45
 
 // arenaDrawer draws the arena's bodies from snapshots.
 func arenaDrawer(cfg scene.ArenaConfig) func([]snapshot.Cube, []viewer.Cube) []viewer.Cube {
-	var bodies []wire.CubeState
+	var bodies []wire.BodyState
 	var present []bool
 	return func(view []snapshot.Cube, dst []viewer.Cube) []viewer.Cube {
 		bodies, present = bodies[:0], present[:0]
 		for i, c := range view {
-			bodies = append(bodies, wire.CubeState{Position: c.Position, Orientation: c.Orientation, AtRest: !c.Interacting})
+			bodies = append(bodies, wire.BodyState{Position: c.Position, Rotation: c.Rotation, AtRest: !c.Interacting})
 			if i < cfg.Players {
 				present = append(present, c.Position.Y < arenaParkedAbove)
 			}
@@ -89,16 +89,16 @@ func vrObjects(w *scene.VR) int { return len(w.Cubes) + 3*scene.VRPlayers }
 
 func (h *statesyncHost) WorldTick() int64 { return int64(h.Tick()) }
 
-func (h *statesyncHost) CaptureWorld(dst []wire.CubeState) {
+func (h *statesyncHost) CaptureWorld(dst []wire.BodyState) {
 	w := h.world
 	for i := range w.Cubes {
 		s := w.Object(i)
-		dst[i] = wire.CubeState{Position: s.Position, Orientation: s.Rotation, LinearVelocity: s.LinearVelocity, AtRest: s.AtRest}
+		dst[i] = wire.BodyState{Position: s.Position, Rotation: s.Rotation, LinearVelocity: s.LinearVelocity, AtRest: s.AtRest}
 	}
 	for p := range scene.VRPlayers {
 		a := w.Avatar(statesync.Player(p))
 		for part, t := range []vecmath.Transform{a.Hands[0], a.Hands[1], a.Head} {
-			s := wire.CubeState{Position: vrAbsent, Orientation: vecmath.QuatIdentity, AtRest: true}
+			s := wire.BodyState{Position: vrAbsent, Rotation: vecmath.QuatIdentity, AtRest: true}
 			if w.Present(p) {
 				s.Position, s.AtRest = t.Pos, false
 			}
@@ -116,7 +116,7 @@ func vrDrawer(cfg scene.VRConfig, cubes int) func([]snapshot.Cube, []viewer.Cube
 			vc := viewer.Cube{
 				ID:          uint32(i),
 				Position:    vec32(c.Position),
-				Rotation:    [4]float32{float32(c.Orientation.X), float32(c.Orientation.Y), float32(c.Orientation.Z), float32(c.Orientation.W)},
+				Rotation:    [4]float32{float32(c.Rotation.X), float32(c.Rotation.Y), float32(c.Rotation.Z), float32(c.Rotation.W)},
 				HalfExtents: [3]float32{half, half, half},
 			}
 			if i >= cubes {

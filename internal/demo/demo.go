@@ -285,12 +285,8 @@ func (r *run) sendState(now time.Time) error {
 	for i := range r.states {
 		st := r.authority.State(bodyOf(r.authority, i))
 		r.states[i] = EntityState{
-			Index: i,
-			State: clampState(wire.CubeState{
-				Position: st.Position, Orientation: st.Rotation,
-				LinearVelocity: st.LinearVelocity, AngularVelocity: st.AngularVelocity,
-				AtRest: st.AtRest,
-			}),
+			Index:       i,
+			State:       clampState(wire.BodyState(st)),
 			Interacting: i > 0 && r.authority.Interacting(i-1),
 		}
 	}
@@ -315,10 +311,7 @@ func (r *run) applyState(payload []byte) {
 		}
 		r.lastTick[e.Index] = r.msg.Tick
 		st := e.State
-		err := r.remote.World.SetState(bodyOf(r.remote, e.Index), physics.BodyState{
-			Position: st.Position, Rotation: st.Orientation,
-			LinearVelocity: st.LinearVelocity, AngularVelocity: st.AngularVelocity, AtRest: st.AtRest,
-		})
+		err := r.remote.World.SetState(bodyOf(r.remote, e.Index), physics.BodyState(st))
 		if err != nil {
 			continue
 		}

@@ -17,7 +17,7 @@ var ErrMessage = errors.New("demo: bad state message")
 // EntityState is one entity's state in a StateMessage.
 type EntityState struct {
 	Index       int // 0 the player, i+1 cube i
-	State       wire.CubeState
+	State       wire.BodyState
 	Interacting bool
 }
 
@@ -25,10 +25,10 @@ type EntityState struct {
 // sampled at one authority tick. Layout (wire bit packer, LSB first):
 //
 //	+-----------+-------------------+-------------------+------------------------------+
-//	| tick (32) | first (12 bits)   | count-1 (12 bits) | count × (CubeState, interact)|
+//	| tick (32) | first (12 bits)   | count-1 (12 bits) | count × (BodyState, interact)|
 //	+-----------+-------------------+-------------------+------------------------------+
 //
-// CubeState is wire.DefaultStateSpec's encoding: 111 bits at rest, 207 moving,
+// BodyState is wire.DefaultStateSpec's encoding: 111 bits at rest, 207 moving,
 // with the interacting bit.
 type StateMessage struct {
 	Tick     uint32
@@ -95,7 +95,7 @@ func entityBits(e *EntityState) int { return e.State.Bits(stateSpec) + 1 }
 // clampState brings a simulated state inside the wire's bounds. A body
 // thrown out of the world, or spinning faster than the spec allows, is
 // clamped rather than dropped: the remote copy still hears of it.
-func clampState(c wire.CubeState) wire.CubeState {
+func clampState(c wire.BodyState) wire.BodyState {
 	c.Position = stateSpec.Position.Clamp(c.Position)
 	c.LinearVelocity = stateSpec.LinearVelocity.Clamp(c.LinearVelocity)
 	c.AngularVelocity = stateSpec.AngularVelocity.Clamp(c.AngularVelocity)

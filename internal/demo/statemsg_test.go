@@ -12,10 +12,10 @@ import (
 func sampleStates(n int) []EntityState {
 	states := make([]EntityState, n)
 	for i := range states {
-		st := wire.CubeState{
-			Position:    vecmath.V3(float64(i)/4-10, 0.5+float64(i%3), float64(-i)/8),
-			Orientation: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), float64(i)/7),
-			AtRest:      i%2 == 0,
+		st := wire.BodyState{
+			Position: vecmath.V3(float64(i)/4-10, 0.5+float64(i%3), float64(-i)/8),
+			Rotation: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), float64(i)/7),
+			AtRest:   i%2 == 0,
 		}
 		if !st.AtRest {
 			st.LinearVelocity = vecmath.V3(1, -2, float64(i)/100)
@@ -88,9 +88,9 @@ func TestStateMessageTruncatedIsAnError(t *testing.T) {
 }
 
 func TestClampStateKeepsEncodable(t *testing.T) {
-	wild := wire.CubeState{
+	wild := wire.BodyState{
 		Position:        vecmath.V3(1e6, -1e6, 3),
-		Orientation:     vecmath.QuatIdentity,
+		Rotation:        vecmath.QuatIdentity,
 		LinearVelocity:  vecmath.V3(500, 0, -500),
 		AngularVelocity: vecmath.V3(0, 1e3, 0),
 	}

@@ -281,7 +281,7 @@ func FuzzClientReceive(f *testing.F) {
 		}
 		if view, _, ok := c.View(); ok {
 			for i, v := range view {
-				if !v.Position.IsFinite() || !v.Orientation.IsFinite() {
+				if !v.Position.IsFinite() || !v.Rotation.IsFinite() {
 					t.Fatalf("object %d drawn at %+v", i, v)
 				}
 			}

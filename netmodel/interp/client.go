@@ -377,7 +377,7 @@ func (c *Client) blend(now time.Time, extrapolating bool, latest *keyframe) {
 		// offsets from the previous frame, saved below.
 		for i := range c.view {
 			c.blendPos[i] = c.blendPos[i].Sub(c.view[i].Position)
-			c.blendRot[i] = c.blendRot[i].Mul(c.view[i].Orientation.Conj())
+			c.blendRot[i] = c.blendRot[i].Mul(c.view[i].Rotation.Conj())
 		}
 		c.blendFrom, c.blendFor = t, c.cfg.BlendTime.Seconds()
 	} else if extrapolating {
@@ -395,13 +395,13 @@ func (c *Client) blend(now time.Time, extrapolating bool, latest *keyframe) {
 				}
 				v := &c.view[i]
 				v.Position = v.Position.Add(c.blendPos[i].Scale(w))
-				v.Orientation = nlerp(vecmath.QuatIdentity, c.blendRot[i], w).Mul(v.Orientation).Normalize()
+				v.Rotation = nlerp(vecmath.QuatIdentity, c.blendRot[i], w).Mul(v.Rotation).Normalize()
 			}
 		}
 	}
 	if extrapolating {
 		for i := range c.view {
-			c.blendPos[i], c.blendRot[i] = c.view[i].Position, c.view[i].Orientation
+			c.blendPos[i], c.blendRot[i] = c.view[i].Position, c.view[i].Rotation
 		}
 	}
 }

@@ -31,8 +31,8 @@ func (g *puckGame) Step() uint32 {
 }
 
 func (g *puckGame) Capture(dst []snapshot.Cube) {
-	dst[0] = snapshot.Cube{Position: vecmath.V3(g.x, 0.1, 0), Orientation: vecmath.QuatIdentity}
-	dst[1] = snapshot.Cube{Position: vecmath.V3(4, 0.5, 0), Orientation: vecmath.QuatIdentity}
+	dst[0] = snapshot.Cube{Position: vecmath.V3(g.x, 0.1, 0), Rotation: vecmath.QuatIdentity}
+	dst[1] = snapshot.Cube{Position: vecmath.V3(4, 0.5, 0), Rotation: vecmath.QuatIdentity}
 }
 
 func (g *puckGame) Resets(dst []bool) { dst[0] = g.served }

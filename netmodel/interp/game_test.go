@@ -33,7 +33,7 @@ func orbitState(n int, t float64, dst []snapshot.Cube) {
 		}
 		dst[i] = snapshot.Cube{
 			Position:    vecmath.V3(float64(r*c), y, float64(r*s)),
-			Orientation: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), float64(-w*sec)),
+			Rotation:    vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), float64(-w*sec)),
 			Interacting: i%2 == 0,
 		}
 	}

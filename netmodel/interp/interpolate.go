@@ -23,7 +23,7 @@ func (k *keyframe) resetAfter(i int, t float64) bool {
 func lerpCube(a, b *snapshot.Cube, u float64) snapshot.Cube {
 	return snapshot.Cube{
 		Position:    a.Position.Lerp(b.Position, u),
-		Orientation: nlerp(a.Orientation, b.Orientation, u),
+		Rotation:    nlerp(a.Rotation, b.Rotation, u),
 		Interacting: a.Interacting,
 	}
 }
@@ -87,12 +87,12 @@ func velocity(from, to *keyframe, i int, a, b *keyframe) vecmath.Vec3 {
 func extrapolateCube(a, b *keyframe, i int, ahead float64) snapshot.Cube {
 	ca, cb := &a.cubes[i], &b.cubes[i]
 	out := *cb
-	if ca.Position == cb.Position && ca.Orientation == cb.Orientation {
+	if ca.Position == cb.Position && ca.Rotation == cb.Rotation {
 		return out
 	}
 	k := ahead / (b.t - a.t)
 	out.Position = cb.Position.Add(cb.Position.Sub(ca.Position).Scale(k))
-	out.Orientation = continueRotation(ca.Orientation, cb.Orientation, k)
+	out.Rotation = continueRotation(ca.Rotation, cb.Rotation, k)
 	return out
 }
 

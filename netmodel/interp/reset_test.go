@@ -31,7 +31,7 @@ func puck(tick int64) vecmath.Vec3 {
 
 func (g *teleports) Capture(dst []snapshot.Cube) {
 	g.orbits.Capture(dst)
-	dst[0] = snapshot.Cube{Position: puck(g.tick), Orientation: vecmath.QuatIdentity}
+	dst[0] = snapshot.Cube{Position: puck(g.tick), Rotation: vecmath.QuatIdentity}
 }
 
 func (g *teleports) Resets(dst []bool) { dst[0] = g.tick%jumpEvery == 0 }

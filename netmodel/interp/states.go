@@ -5,7 +5,7 @@ import (
 	"github.com/netphys/netphys/wire/snapshot"
 )
 
-// StateGame is a game whose objects' state is a wire.CubeState quantized
+// StateGame is a game whose objects' state is a wire.BodyState quantized
 // by its own wire.StateSpec, the form the state-sync and prediction
 // models use, rather than a snapshot.Cube within the codec's default
 // bounds: an arena with a floor below zero, a world larger than the cube
@@ -19,7 +19,7 @@ type StateGame interface {
 	Spec() wire.StateSpec
 	// CaptureStates writes every object's state into dst (Objects()
 	// long).
-	CaptureStates(dst []wire.CubeState)
+	CaptureStates(dst []wire.BodyState)
 }
 
 // ForStates returns cfg with its codec quantizing positions and
@@ -37,7 +37,7 @@ func ForStates(cfg Config, g StateGame) (Config, Game) {
 	if cfg.SentVelocity {
 		cfg.Codec.Config.Velocity = spec.LinearVelocity
 	}
-	sg := &stateGame{g: g, states: make([]wire.CubeState, g.Objects())}
+	sg := &stateGame{g: g, states: make([]wire.BodyState, g.Objects())}
 	if r, ok := g.(Resetter); ok {
 		return cfg, &resettingStateGame{sg, r}
 	}
@@ -46,7 +46,7 @@ func ForStates(cfg Config, g StateGame) (Config, Game) {
 
 type stateGame struct {
 	g      StateGame
-	states []wire.CubeState
+	states []wire.BodyState
 }
 
 func (s *stateGame) Objects() int { return s.g.Objects() }
@@ -56,7 +56,7 @@ func (s *stateGame) Capture(dst []snapshot.Cube) {
 	s.g.CaptureStates(s.states)
 	for i := range dst {
 		st := &s.states[i]
-		dst[i] = snapshot.Cube{Position: st.Position, Orientation: st.Orientation, Interacting: !st.AtRest}
+		dst[i] = snapshot.Cube{Position: st.Position, Rotation: st.Rotation, Interacting: !st.AtRest}
 		if !st.AtRest {
 			dst[i].LinearVelocity = st.LinearVelocity
 		}

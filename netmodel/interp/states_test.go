@@ -36,16 +36,16 @@ func fieldAt(i int, t float64) vecmath.Vec3 {
 	return vecmath.V3(250, 1, 250)
 }
 
-func (f *field) CaptureStates(dst []wire.CubeState) {
+func (f *field) CaptureStates(dst []wire.BodyState) {
 	for i := range dst {
-		dst[i] = wire.CubeState{Position: fieldAt(i, float64(f.tick)), Orientation: vecmath.QuatIdentity, AtRest: i == 2}
+		dst[i] = wire.BodyState{Position: fieldAt(i, float64(f.tick)), Rotation: vecmath.QuatIdentity, AtRest: i == 2}
 		if i == 0 {
 			dst[i].LinearVelocity = vecmath.V3(20, 0, 0)
 		}
 	}
 }
 
-// TestStateSpecGame: a game of wire.CubeState in its own spec (the
+// TestStateSpecGame: a game of wire.BodyState in its own spec (the
 // state-sync default, and an arena's coarser one) runs through ForStates:
 // nothing is clamped to the cube world's bounds, every decoded snapshot
 // is the server's, and the gliding objects are drawn within the spec's

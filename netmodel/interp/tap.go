@@ -36,13 +36,13 @@ type Tap struct {
 type tapSource struct {
 	spec    wire.StateSpec
 	objects int
-	capture func(dst []wire.CubeState)
+	capture func(dst []wire.BodyState)
 }
 
 func (s *tapSource) Objects() int                       { return s.objects }
 func (s *tapSource) Step() uint32                       { return 0 }
 func (s *tapSource) Spec() wire.StateSpec               { return s.spec }
-func (s *tapSource) CaptureStates(dst []wire.CubeState) { s.capture(dst) }
+func (s *tapSource) CaptureStates(dst []wire.BodyState) { s.capture(dst) }
 
 // NewTap returns a tap of a world of objects objects whose states are
 // quantized by spec (ForStates codes them), at the host's tick 0 at
@@ -98,7 +98,7 @@ func (t *Tap) Receive(slot int, datagram []byte) error {
 // capture the host's world with capture (called only when one is due)
 // and go to every spectator through send. A tick behind the last is an
 // error: a host's ticks only go forward.
-func (t *Tap) Update(tick int64, capture func(dst []wire.CubeState), send func(slot int, datagram []byte)) error {
+func (t *Tap) Update(tick int64, capture func(dst []wire.BodyState), send func(slot int, datagram []byte)) error {
 	if tick < t.tick {
 		return fmt.Errorf("%w: the host's tick %d after %d", ErrConfig, tick, t.tick)
 	}

@@ -36,10 +36,10 @@ func TestTapShowsTheHostsWorld(t *testing.T) {
 	}
 	truth := make([]snapshot.Cube, objects)
 	var hostTick int64
-	capture := func(dst []wire.CubeState) {
+	capture := func(dst []wire.BodyState) {
 		orbitState(objects, float64(hostTick), truth)
 		for i, c := range truth {
-			dst[i] = wire.CubeState{Position: c.Position, Orientation: c.Orientation, AtRest: !c.Interacting}
+			dst[i] = wire.BodyState{Position: c.Position, Rotation: c.Rotation, AtRest: !c.Interacting}
 		}
 	}
 	landed := map[interp.Number]bool{}

@@ -64,8 +64,8 @@ type ClientStats struct {
 type View struct {
 	Tick    Tick           // the server tick the others are shown at
 	You     int            // the client's player: its index in Bodies and Present
-	Own     wire.CubeState // the predicted own player
-	Bodies  []wire.CubeState
+	Own     wire.BodyState // the predicted own player
+	Bodies  []wire.BodyState
 	Present []bool
 }
 
@@ -85,7 +85,7 @@ type Control[I any] func(t Tick, v *View) I
 type predFrame[I any] struct {
 	tick     Tick
 	state    State
-	bodies   []wire.CubeState // quantized, at the tick
+	bodies   []wire.BodyState // quantized, at the tick
 	input    I                // own input for the tick
 	touching bool             // own player touched a dynamic body stepping into the tick
 	base     Tick             // the server state the prediction started from
@@ -97,7 +97,7 @@ type stateFrame[I any] struct {
 	tick    Tick
 	valid   bool
 	players []playerInfo[I]
-	bodies  []wire.CubeState
+	bodies  []wire.BodyState
 }
 
 // sentPacket remembers the newest input tick a packet carried.
@@ -151,7 +151,7 @@ type Client[I comparable, PI Input[I]] struct {
 	pending     bool // a reconcile is due for newest
 	inputs      []I
 	view        View
-	shownBefore []wire.CubeState // the view of the tick before, for Rendered
+	shownBefore []wire.BodyState // the view of the tick before, for Rendered
 	offset      vecmath.Vec3     // visual correction still to decay
 	seen        []SeenHit
 	hits        uint16 // the newest state's count of committed hits (modulo 2^16)
@@ -179,7 +179,7 @@ func NewClient[I comparable, PI Input[I]](cfg Config, game Game[I], control Cont
 		control: control, speed: 1, last: now,
 		sent: make([]sentPacket, cfg.Reliable.SentPacketsBufferSize), gaps: make([]int, cfg.ticks(cfg.LeadWindow)),
 		remote: make([]I, players), present: make([]bool, players), basePresent: make([]bool, players), inputs: make([]I, players),
-		view: View{Bodies: make([]wire.CubeState, bodies), Present: make([]bool, players)},
+		view: View{Bodies: make([]wire.BodyState, bodies), Present: make([]bool, players)},
 		buf:  make([]byte, cfg.Reliable.MaxPacketSize),
 	}
 	c.pkt = newStatePacket[I, PI](players, bodies, c.caps.relayer, c.caps.shooter != nil)
@@ -191,11 +191,11 @@ func NewClient[I comparable, PI Input[I]](cfg Config, game Game[I], control Cont
 	c.pred = make([]predFrame[I], c.window+1)
 	for i := range c.pred {
 		c.pred[i] = predFrame[I]{tick: Tick(i) + 1, // never its own slot's tick
-			state: game.NewState(), bodies: make([]wire.CubeState, bodies)}
+			state: game.NewState(), bodies: make([]wire.BodyState, bodies)}
 	}
 	c.states = make([]stateFrame[I], c.window+1)
 	for i := range c.states {
-		c.states[i] = stateFrame[I]{players: make([]playerInfo[I], players), bodies: make([]wire.CubeState, bodies)}
+		c.states[i] = stateFrame[I]{players: make([]playerInfo[I], players), bodies: make([]wire.BodyState, bodies)}
 	}
 	return c, nil
 }
@@ -299,7 +299,7 @@ func (c *Client[I, PI]) confirm(hits uint16) {
 
 // baseline finds a state the server may code a packet against: one the
 // client received (and so acknowledged).
-func (c *Client[I, PI]) baseline(t Tick) ([]wire.CubeState, []bool, bool) {
+func (c *Client[I, PI]) baseline(t Tick) ([]wire.BodyState, []bool, bool) {
 	sf := c.stateAt(t)
 	if !sf.valid || sf.tick != t {
 		return nil, nil, false

@@ -35,7 +35,7 @@ func (d *Drive) Serialize(s wire.Stream) error {
 // A kart's heading is its body's orientation, so it is on the wire and
 // quantized like the rest of its state.
 type karts struct {
-	bodies []wire.CubeState
+	bodies []wire.BodyState
 }
 
 const (
@@ -46,9 +46,9 @@ const (
 )
 
 func newKarts(players int) *karts {
-	k := &karts{bodies: make([]wire.CubeState, players)}
+	k := &karts{bodies: make([]wire.BodyState, players)}
 	for p := range k.bodies {
-		k.bodies[p] = wire.CubeState{Position: vecmath.V3(float64(4*p), 0, 0), Orientation: vecmath.QuatIdentity, AtRest: true}
+		k.bodies[p] = wire.BodyState{Position: vecmath.V3(float64(4*p), 0, 0), Rotation: vecmath.QuatIdentity, AtRest: true}
 	}
 	return k
 }
@@ -64,17 +64,17 @@ func (k *karts) Spec() wire.StateSpec {
 	}
 }
 
-func (k *karts) NewState() predict.State { return &[]wire.CubeState{} }
+func (k *karts) NewState() predict.State { return &[]wire.BodyState{} }
 func (k *karts) Save(dst predict.State) {
-	d := dst.(*[]wire.CubeState)
+	d := dst.(*[]wire.BodyState)
 	*d = append((*d)[:0], k.bodies...)
 }
 func (k *karts) Load(src predict.State) error {
-	copy(k.bodies, *src.(*[]wire.CubeState))
+	copy(k.bodies, *src.(*[]wire.BodyState))
 	return nil
 }
-func (k *karts) Body(i int) wire.CubeState { return k.bodies[i] }
-func (k *karts) SetBody(i int, s wire.CubeState) error {
+func (k *karts) Body(i int) wire.BodyState { return k.bodies[i] }
+func (k *karts) SetBody(i int, s wire.BodyState) error {
 	k.bodies[i] = s
 	return nil
 }
@@ -84,12 +84,12 @@ func (k *karts) SetBody(i int, s wire.CubeState) error {
 func (k *karts) Step(in []Drive) {
 	for p, d := range in {
 		b := &k.bodies[p]
-		q := b.Orientation
+		q := b.Rotation
 		yaw := 2 * vecmath.Atan2(q.Y, q.W)
 		// float64(a*b) + c, never a*b + c: a fused multiply-add would
 		// round differently on another machine (docs/design.md §2).
 		yaw += float64(float64(d.Steer) * (maxTurn * kartDT / 100))
-		b.Orientation = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), yaw)
+		b.Rotation = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), yaw)
 		s, c := vecmath.SinCos(yaw)
 		speed := float64(d.Throttle) * (topSpeed / 1000)
 		b.LinearVelocity = vecmath.V3(float64(s*speed), 0, float64(c*speed))

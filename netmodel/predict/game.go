@@ -42,8 +42,8 @@ type Game[I any] interface {
 
 	// Body returns body i's state; SetBody overwrites it (the model only
 	// sets states it quantized with Spec).
-	Body(i int) wire.CubeState
-	SetBody(i int, s wire.CubeState) error
+	Body(i int) wire.BodyState
+	SetBody(i int, s wire.BodyState) error
 
 	// Step advances the game by one fixed tick with in[p] the input of
 	// player p (len(in) == Players()). A player without a client, or
@@ -77,7 +77,7 @@ type Shooter[I any] interface {
 	// saying no (a rate of fire, say): counted, never a hit. Shot must not
 	// change the game: what a shot does to the state (a cooldown) is
 	// Step's business, since re-simulations step without calling Shot.
-	Shot(p int, in I, targets []wire.CubeState, present []bool) (target int, outcome ShotOutcome)
+	Shot(p int, in I, targets []wire.BodyState, present []bool) (target int, outcome ShotOutcome)
 }
 
 // ShotOutcome is what Shooter.Shot decided.

@@ -101,7 +101,7 @@ type playerInfo[I any] struct {
 //	| tick | you | epoch | lead | hits | base | players            | bodies          |
 //	| 32   | 5   | 4     | 12   | 16,  | 1 or | present, relayed   | 1 bit "as in    |
 //	|      |     |       |      | if a | 1+9  | input, touching    | base", else the |
-//	|      |     |       |      | Shoo-|      | (1 bit if absent)  | CubeState       |
+//	|      |     |       |      | Shoo-|      | (1 bit if absent)  | BodyState       |
 //	|      |     |       |      | ter  |      |                    |                 |
 //	+------+-----+-------+------+------+------+--------------------+-----------------+
 //
@@ -125,7 +125,7 @@ type statePacket[I comparable, PI Input[I]] struct {
 	hasBase bool
 	base    Tick // ticks before tick, 1..maxBaseAge
 	players []playerInfo[I]
-	bodies  []wire.CubeState
+	bodies  []wire.BodyState
 	relayer Relayer[I] // nil: the whole input
 }
 
@@ -135,10 +135,10 @@ const maxBaseAge = 4 * MaxInputs
 // baseline returns the bodies of the state of tick t and which players
 // were present in it, or false: the sender's copy when writing, the
 // receiver's when reading.
-type baseline func(t Tick) (bodies []wire.CubeState, present []bool, ok bool)
+type baseline func(t Tick) (bodies []wire.BodyState, present []bool, ok bool)
 
 func newStatePacket[I comparable, PI Input[I]](players, bodies int, relayer Relayer[I], shooter bool) *statePacket[I, PI] {
-	return &statePacket[I, PI]{players: make([]playerInfo[I], players), bodies: make([]wire.CubeState, bodies), relayer: relayer, shooter: shooter}
+	return &statePacket[I, PI]{players: make([]playerInfo[I], players), bodies: make([]wire.BodyState, bodies), relayer: relayer, shooter: shooter}
 }
 
 // Serialize codes the packet; base finds the baseline's bodies, when the
@@ -167,7 +167,7 @@ func (p *statePacket[I, PI]) Serialize(s wire.Stream, spec wire.StateSpec, base 
 	if err := wire.SerializeBool(s, &p.hasBase); err != nil {
 		return err
 	}
-	var ref []wire.CubeState
+	var ref []wire.BodyState
 	var refPresent []bool
 	if p.hasBase {
 		if err := wire.SerializeInt(s, &p.base, 1, maxBaseAge); err != nil {

@@ -124,11 +124,11 @@ func FuzzInputPacket(f *testing.F) {
 // fixedBase is the baseline of the state-packet tests: one state, the
 // same for every tick.
 type fixedBase struct {
-	bodies  []wire.CubeState
+	bodies  []wire.BodyState
 	present []bool
 }
 
-func (b *fixedBase) lookup(Tick) ([]wire.CubeState, []bool, bool) { return b.bodies, b.present, true }
+func (b *fixedBase) lookup(Tick) ([]wire.BodyState, []bool, bool) { return b.bodies, b.present, true }
 
 func newFixedBase(r *rand.Rand, g *tinyGame) *fixedBase {
 	p := randomStatePacket(r, g, nil)
@@ -159,9 +159,9 @@ func randomStatePacket(r *rand.Rand, g *tinyGame, base *fixedBase) *statePacket[
 			continue
 		}
 		axis, _ := vecmath.V3(r.Float64(), 1, r.Float64()).Normalize()
-		s := wire.CubeState{
+		s := wire.BodyState{
 			Position:       vecmath.V3(r.Float64()*100-50, r.Float64()*20, r.Float64()*100-50),
-			Orientation:    vecmath.QuatAxisAngle(axis, r.Float64()*6),
+			Rotation:       vecmath.QuatAxisAngle(axis, r.Float64()*6),
 			LinearVelocity: vecmath.V3(r.Float64()*10, -r.Float64()*10, 0),
 			AtRest:         r.IntN(3) == 0,
 		}

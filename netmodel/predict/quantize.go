@@ -17,7 +17,7 @@ var ErrOutOfSpec = errors.New("predict: body outside the game's spec")
 // body outside the spec is counted in *escaped and handed to the game's
 // Escaper, if it has one, which must put it back; one still outside is
 // ErrOutOfSpec.
-func settle[I any](g Game[I], c *caps[I], spec wire.StateSpec, dst []wire.CubeState, escaped *uint64) error {
+func settle[I any](g Game[I], c *caps[I], spec wire.StateSpec, dst []wire.BodyState, escaped *uint64) error {
 	for i := range dst {
 		q, err := g.Body(i).Quantize(spec)
 		if err != nil {
@@ -41,7 +41,7 @@ func settle[I any](g Game[I], c *caps[I], spec wire.StateSpec, dst []wire.CubeSt
 // posError returns the largest difference along one axis between two
 // positions, in units of the spec's position resolution: more than 1 is
 // a misprediction.
-func posError(spec wire.StateSpec, a, b wire.CubeState) float64 {
+func posError(spec wire.StateSpec, a, b wire.BodyState) float64 {
 	d := a.Position.Sub(b.Position).Abs()
 	return max(d.X, d.Y, d.Z) / spec.Position.Res
 }

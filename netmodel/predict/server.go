@@ -93,7 +93,7 @@ type frame[I any] struct {
 	state State
 	// bodies are the quantized states at the tick: what the clients are
 	// sent, and what lag-compensated shots aim at.
-	bodies   []wire.CubeState
+	bodies   []wire.BodyState
 	present  []bool
 	touching []bool
 	spawn    []bool // presence changes made when the world entered the tick
@@ -207,7 +207,7 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 		f := &s.ring[i]
 		f.tick = Tick(i) + 1 // never the tick of its own slot: stale until claimed
 		f.state = game.NewState()
-		f.bodies = make([]wire.CubeState, bodies)
+		f.bodies = make([]wire.BodyState, bodies)
 		f.present, f.touching = make([]bool, players), make([]bool, players)
 		f.spawn, f.park = make([]bool, players), make([]bool, players)
 		f.inputs, f.received, f.tooLate = make([]I, players), make([]bool, players), make([]bool, players)
@@ -793,7 +793,7 @@ func (s *Server[I, PI]) sendState(now time.Time, player int, p *peer, send func(
 		}
 	}
 	s.writer.Reset(s.buf)
-	err := m.Serialize(&s.writer, s.spec, func(Tick) ([]wire.CubeState, []bool, bool) {
+	err := m.Serialize(&s.writer, s.spec, func(Tick) ([]wire.BodyState, []bool, bool) {
 		return base.bodies, base.present, base != nil
 	})
 	if err != nil {

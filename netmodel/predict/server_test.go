@@ -322,7 +322,7 @@ type escapingGame struct{ *watchedGame }
 
 func (g escapingGame) Escaped(i int, err error) {
 	g.escaped = append(g.escaped, i)
-	g.s.bodies[i] = wire.CubeState{Orientation: vecmath.QuatIdentity, AtRest: true}
+	g.s.bodies[i] = wire.BodyState{Rotation: vecmath.QuatIdentity, AtRest: true}
 }
 
 func TestTheGameKnowsWhichStepsAreResimulated(t *testing.T) {

@@ -19,7 +19,7 @@ type tinyGame struct {
 }
 
 type tinyState struct {
-	bodies   []wire.CubeState // players, then the ball
+	bodies   []wire.BodyState // players, then the ball
 	present  []bool
 	touching []bool
 }
@@ -33,9 +33,9 @@ const (
 
 func newTinyGame(players int) *tinyGame {
 	g := &tinyGame{players: players}
-	g.s = tinyState{bodies: make([]wire.CubeState, players+1), present: make([]bool, players), touching: make([]bool, players)}
+	g.s = tinyState{bodies: make([]wire.BodyState, players+1), present: make([]bool, players), touching: make([]bool, players)}
 	for i := range g.s.bodies {
-		g.s.bodies[i] = wire.CubeState{Orientation: vecmath.QuatIdentity, AtRest: true}
+		g.s.bodies[i] = wire.BodyState{Rotation: vecmath.QuatIdentity, AtRest: true}
 		if i < players {
 			g.Park(i)
 		} else {
@@ -71,18 +71,18 @@ func (g *tinyGame) Load(src State) error {
 	g.s.touching = append(g.s.touching[:0], s.touching...)
 	return nil
 }
-func (g *tinyGame) Body(i int) wire.CubeState { return g.s.bodies[i] }
-func (g *tinyGame) SetBody(i int, s wire.CubeState) error {
+func (g *tinyGame) Body(i int) wire.BodyState { return g.s.bodies[i] }
+func (g *tinyGame) SetBody(i int, s wire.BodyState) error {
 	g.s.bodies[i] = s
 	return nil
 }
 func (g *tinyGame) Spawn(p int) {
 	g.s.present[p] = true
-	g.s.bodies[p] = wire.CubeState{Position: vecmath.V3(float64(2*p), 0, 0), Orientation: vecmath.QuatIdentity, AtRest: true}
+	g.s.bodies[p] = wire.BodyState{Position: vecmath.V3(float64(2*p), 0, 0), Rotation: vecmath.QuatIdentity, AtRest: true}
 }
 func (g *tinyGame) Park(p int) {
 	g.s.present[p] = false
-	g.s.bodies[p] = wire.CubeState{Position: vecmath.V3(float64(2*p), -10, 0), Orientation: vecmath.QuatIdentity, AtRest: true}
+	g.s.bodies[p] = wire.BodyState{Position: vecmath.V3(float64(2*p), -10, 0), Rotation: vecmath.QuatIdentity, AtRest: true}
 }
 func (g *tinyGame) Touching(p int) bool { return g.s.touching[p] }
 
@@ -117,7 +117,7 @@ func (g *tinyGame) Step(in []tinyInput) {
 
 // Shot hits the nearest other present player whose sphere the aim ray
 // passes through, within 50 m.
-func (g *tinyGame) Shot(p int, in tinyInput, targets []wire.CubeState, present []bool) (int, ShotOutcome) {
+func (g *tinyGame) Shot(p int, in tinyInput, targets []wire.BodyState, present []bool) (int, ShotOutcome) {
 	sy, cy := vecmath.SinCos(in.yawRadians())
 	sp, cp := vecmath.SinCos(in.pitchRadians())
 	dir := vecmath.V3(float64(cp*sy), sp, float64(cp*cy))

@@ -55,9 +55,9 @@ func (c *Client[I, PI]) fillView(a, b *stateFrame[I], x float64) {
 			c.view.Bodies[i] = sa
 			continue
 		}
-		c.view.Bodies[i] = wire.CubeState{
+		c.view.Bodies[i] = wire.BodyState{
 			Position:        sa.Position.Lerp(sb.Position, x),
-			Orientation:     sa.Orientation.Nlerp(sb.Orientation, x),
+			Rotation:        sa.Rotation.Nlerp(sb.Rotation, x),
 			LinearVelocity:  sa.LinearVelocity.Lerp(sb.LinearVelocity, x),
 			AngularVelocity: sa.AngularVelocity.Lerp(sb.AngularVelocity, x),
 			AtRest:          sa.AtRest && sb.AtRest,
@@ -74,7 +74,7 @@ func (c *Client[I, PI]) Shown() *View { return &c.view }
 // last two ticks: the others between the last two views, its own player
 // between its last two predictions, minus the correction still being
 // smoothed away.
-func (c *Client[I, PI]) Rendered(dst []wire.CubeState) []wire.CubeState {
+func (c *Client[I, PI]) Rendered(dst []wire.BodyState) []wire.BodyState {
 	dst = append(dst[:0], c.view.Bodies...)
 	if !c.started {
 		return dst
@@ -84,7 +84,7 @@ func (c *Client[I, PI]) Rendered(dst []wire.CubeState) []wire.CubeState {
 		for i := range dst {
 			a, b := &c.shownBefore[i], &c.view.Bodies[i]
 			dst[i].Position = a.Position.Lerp(b.Position, x)
-			dst[i].Orientation = a.Orientation.Nlerp(b.Orientation, x)
+			dst[i].Rotation = a.Rotation.Nlerp(b.Rotation, x)
 		}
 	}
 	prev, cur := c.predAt(c.tick-1), c.predAt(c.tick)

@@ -14,13 +14,13 @@ func Example() {
 		s := &snapshot.Snapshot{Cubes: make([]snapshot.Cube, 100)}
 		for i := range s.Cubes {
 			s.Cubes[i] = snapshot.Cube{
-				Position:    vecmath.V3(float64(i%10)*2, 0.5, float64(i/10)*2),
-				Orientation: vecmath.QuatIdentity,
+				Position: vecmath.V3(float64(i%10)*2, 0.5, float64(i/10)*2),
+				Rotation: vecmath.QuatIdentity,
 			}
 		}
 		// Cube 7 rolls along x at 3 m/s, turning about z.
 		s.Cubes[7].Position.X += 3 * t
-		s.Cubes[7].Orientation = vecmath.QuatAxisAngle(vecmath.V3(0, 0, -1), 6*t)
+		s.Cubes[7].Rotation = vecmath.QuatAxisAngle(vecmath.V3(0, 0, -1), 6*t)
 		s.Cubes[7].Interacting = true
 		return s
 	}

@@ -35,15 +35,15 @@ func (c Codec) serializeFloats(s wire.Stream, snap *Snapshot) error {
 			return fmt.Errorf("snapshot: cube %d: %w", i, err)
 		}
 		if c.Stage == Uncompressed {
-			q := [4]float32{float32(cube.Orientation.X), float32(cube.Orientation.Y),
-				float32(cube.Orientation.Z), float32(cube.Orientation.W)}
+			q := [4]float32{float32(cube.Rotation.X), float32(cube.Rotation.Y),
+				float32(cube.Rotation.Z), float32(cube.Rotation.W)}
 			for j := range q {
 				if err := wire.SerializeFloat32(s, &q[j]); err != nil {
 					return fmt.Errorf("snapshot: cube %d: %w", i, err)
 				}
 			}
-			cube.Orientation = vecmath.Quat{X: float64(q[0]), Y: float64(q[1]), Z: float64(q[2]), W: float64(q[3])}
-		} else if err := wire.SerializeQuat(s, &cube.Orientation, c.Config.OrientationBits); err != nil {
+			cube.Rotation = vecmath.Quat{X: float64(q[0]), Y: float64(q[1]), Z: float64(q[2]), W: float64(q[3])}
+		} else if err := wire.SerializeQuat(s, &cube.Rotation, c.Config.OrientationBits); err != nil {
 			return fmt.Errorf("snapshot: cube %d: %w", i, err)
 		}
 		if err := serializeVec32(s, &cube.LinearVelocity); err != nil {
@@ -63,13 +63,13 @@ func (c Codec) serializeFloats(s wire.Stream, snap *Snapshot) error {
 func (c Codec) quantizeFloats(cube Cube) (Cube, error) {
 	out := Cube{Position: f32Vec(cube.Position), LinearVelocity: f32Vec(cube.LinearVelocity), Interacting: cube.Interacting}
 	if c.Stage == Uncompressed {
-		q := cube.Orientation
-		out.Orientation = vecmath.Quat{X: float64(float32(q.X)), Y: float64(float32(q.Y)),
+		q := cube.Rotation
+		out.Rotation = vecmath.Quat{X: float64(float32(q.X)), Y: float64(float32(q.Y)),
 			Z: float64(float32(q.Z)), W: float64(float32(q.W))}
 		return out, nil
 	}
 	var err error
-	out.Orientation, err = wire.QuantizeQuatValue(cube.Orientation, c.Config.OrientationBits)
+	out.Rotation, err = wire.QuantizeQuatValue(cube.Rotation, c.Config.OrientationBits)
 	return out, err
 }
 

@@ -44,7 +44,7 @@ func goldenRun(t testing.TB) uint64 {
 				pos[i] = pos[i].MulAdd(1.0/60, vel[i])
 				rot[i] = rot[i].Integrate(ang[i], 1.0/60)
 			}
-			s.Cubes[i] = Cube{Position: pos[i], Orientation: rot[i], LinearVelocity: vel[i], Interacting: i%3 != 0}
+			s.Cubes[i] = Cube{Position: pos[i], Rotation: rot[i], LinearVelocity: vel[i], Interacting: i%3 != 0}
 		}
 		seq[tick] = s
 	}
@@ -68,7 +68,7 @@ func goldenRun(t testing.TB) uint64 {
 			}
 			for _, cb := range got.Cubes {
 				for _, f := range []float64{cb.Position.X, cb.Position.Y, cb.Position.Z,
-					cb.Orientation.X, cb.Orientation.Y, cb.Orientation.Z, cb.Orientation.W} {
+					cb.Rotation.X, cb.Rotation.Y, cb.Rotation.Z, cb.Rotation.W} {
 					var b [8]byte
 					for k := range b {
 						b[k] = byte(math.Float64bits(f) >> (8 * k))

@@ -24,7 +24,7 @@ func (cfg Config) quantize(c Cube) (quantizedCube, error) {
 	if err != nil {
 		return quantizedCube{}, fmt.Errorf("snapshot: position: %w", err)
 	}
-	rot, err := wire.QuantizeQuat(c.Orientation, cfg.OrientationBits)
+	rot, err := wire.QuantizeQuat(c.Rotation, cfg.OrientationBits)
 	if err != nil {
 		return quantizedCube{}, fmt.Errorf("snapshot: orientation: %w", err)
 	}
@@ -43,7 +43,7 @@ func (cfg Config) quantize(c Cube) (quantizedCube, error) {
 func (cfg Config) cube(q quantizedCube) Cube {
 	c := Cube{
 		Position:    cfg.Position.Value([3]uint64{uint64(q.pos[0]), uint64(q.pos[1]), uint64(q.pos[2])}),
-		Orientation: q.rot.Quat(cfg.OrientationBits),
+		Rotation:    q.rot.Quat(cfg.OrientationBits),
 		Interacting: q.interacting,
 	}
 	if cfg.sendsVelocity() {

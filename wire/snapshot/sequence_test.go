@@ -98,7 +98,7 @@ func (sc *synthScene) step() {
 func (sc *synthScene) snapshot() *Snapshot {
 	s := &Snapshot{Cubes: make([]Cube, len(sc.cubes))}
 	for i, c := range sc.cubes {
-		s.Cubes[i] = Cube{Position: c.pos, Orientation: c.rot, LinearVelocity: c.vel, Interacting: !c.rest}
+		s.Cubes[i] = Cube{Position: c.pos, Rotation: c.rot, LinearVelocity: c.vel, Interacting: !c.rest}
 	}
 	return s
 }

@@ -97,7 +97,7 @@ func (c Codec) simulate(inputs []uint32, ref Reference, base []quantizedCube) ([
 			continue
 		}
 		q[i].pos = [3]int64{int64(idx[0]), int64(idx[1]), int64(idx[2])}
-		if rot, err := wire.QuantizeQuat(cube.Orientation, cfg.OrientationBits); err == nil {
+		if rot, err := wire.QuantizeQuat(cube.Rotation, cfg.OrientationBits); err == nil {
 			q[i].rot = rot
 		}
 	}

@@ -25,8 +25,8 @@ func (s driftSim) Predict(dst []Cube, ref Reference, inputs []uint32) error {
 	for i := range dst {
 		b, p := ref.Base.Cubes[i], ref.Prev.Cubes[i]
 		dst[i] = Cube{
-			Position:    b.Position.Add(b.Position.Sub(p.Position).Scale(k)).Add(vecmath.V3(push, 0, 0)),
-			Orientation: b.Orientation,
+			Position: b.Position.Add(b.Position.Sub(p.Position).Scale(k)).Add(vecmath.V3(push, 0, 0)),
+			Rotation: b.Rotation,
 		}
 	}
 	return nil

@@ -23,8 +23,8 @@ var (
 // Cube is the visual state of one cube: what a snapshot-interpolation
 // client needs to draw it.
 type Cube struct {
-	Position    vecmath.Vec3 // metres, Y up
-	Orientation vecmath.Quat // unit
+	Position vecmath.Vec3 // metres, Y up
+	Rotation vecmath.Quat // unit
 	// LinearVelocity (m/s) is sent by stages 1–3 only, as in the article,
 	// and decodes as zero from the later stages.
 	LinearVelocity vecmath.Vec3

@@ -61,7 +61,7 @@ func runStage(t testing.TB, st Stage, seq []*Snapshot) stageRun {
 				t.Fatalf("%v tick %d cube %d: decoded %+v, want %+v", st, tick, i, got.Cubes[i], want.Cubes[i])
 			}
 			run.maxPos = math.Max(run.maxPos, got.Cubes[i].Position.Sub(snap.Cubes[i].Position).Length())
-			run.maxRo = math.Max(run.maxRo, got.Cubes[i].Orientation.Angle(snap.Cubes[i].Orientation))
+			run.maxRo = math.Max(run.maxRo, got.Cubes[i].Rotation.Angle(snap.Cubes[i].Rotation))
 		}
 		if again, err := c.Encode(buf, got, ref); err != nil || !bytes.Equal(again, pkt) {
 			t.Fatalf("%v tick %d: re-encoding the decoded snapshot differs (%v)", st, tick, err)
@@ -146,7 +146,7 @@ func edgeSnapshots() (base, cur *Snapshot) {
 	cfg := DefaultConfig()
 	s := math.Sqrt(0.5)
 	mk := func(p vecmath.Vec3, q vecmath.Quat, in bool) Cube {
-		return Cube{Position: p, Orientation: q, Interacting: in}
+		return Cube{Position: p, Rotation: q, Interacting: in}
 	}
 	base = &Snapshot{Cubes: []Cube{
 		mk(vecmath.V3(0, 0.5, 0), vecmath.Quat{X: 0.3, Y: 0.1, Z: 0.1, W: math.Sqrt(1 - 0.11)}, false),
@@ -158,13 +158,13 @@ func edgeSnapshots() (base, cur *Snapshot) {
 		mk(vecmath.V3(6, 6, 6), vecmath.Quat{X: 0.5, Y: 0.5, Z: 0.5, W: 0.5}, true),
 	}}
 	cur = &Snapshot{Cubes: append([]Cube(nil), base.Cubes...)}
-	cur.Cubes[0].Orientation = base.Cubes[0].Orientation.Neg()                                // sign flip: unchanged
-	cur.Cubes[1].Orientation = vecmath.Quat{X: s + 0.01, W: math.Sqrt(1 - (s+0.01)*(s+0.01))} // largest changes
-	cur.Cubes[2].Position = cfg.Position.Max                                                  // corner to corner
-	cur.Cubes[3].Position = cfg.Position.Min                                                  //
-	cur.Cubes[4].Position = vecmath.V3(200, 31, -200)                                         // far
-	cur.Cubes[5].Interacting = true                                                           // only the bit
-	cur.Cubes[6].Orientation = vecmath.Quat{X: -0.5, Y: -0.5, Z: -0.5, W: -0.5}.Normalize()   // sign flip on a tie
+	cur.Cubes[0].Rotation = base.Cubes[0].Rotation.Neg()                                   // sign flip: unchanged
+	cur.Cubes[1].Rotation = vecmath.Quat{X: s + 0.01, W: math.Sqrt(1 - (s+0.01)*(s+0.01))} // largest changes
+	cur.Cubes[2].Position = cfg.Position.Max                                               // corner to corner
+	cur.Cubes[3].Position = cfg.Position.Min                                               //
+	cur.Cubes[4].Position = vecmath.V3(200, 31, -200)                                      // far
+	cur.Cubes[5].Interacting = true                                                        // only the bit
+	cur.Cubes[6].Rotation = vecmath.Quat{X: -0.5, Y: -0.5, Z: -0.5, W: -0.5}.Normalize()   // sign flip on a tie
 	return base, cur
 }
 
@@ -191,7 +191,7 @@ func TestStagesEdgeCases(t *testing.T) {
 					t.Errorf("%v cube %d: decoded %+v, want %+v", st, i, got.Cubes[i], want.Cubes[i])
 				}
 			}
-			if st >= SmallestThreeOrientation && got.Cubes[0].Orientation != qb.Cubes[0].Orientation {
+			if st >= SmallestThreeOrientation && got.Cubes[0].Rotation != qb.Cubes[0].Rotation {
 				t.Errorf("%v: q and -q decode differently", st)
 			}
 		}
@@ -264,7 +264,7 @@ func TestCountMismatch(t *testing.T) {
 	if _, err := (Codec{Stage: 10, Config: DefaultConfig()}).Size(cur, Reference{}); !errors.Is(err, ErrStage) {
 		t.Errorf("stage 10: err = %v, want ErrStage", err)
 	}
-	far := &Snapshot{Cubes: []Cube{{Position: vecmath.V3(0, 40, 0), Orientation: vecmath.QuatIdentity}}}
+	far := &Snapshot{Cubes: []Cube{{Position: vecmath.V3(0, 40, 0), Rotation: vecmath.QuatIdentity}}}
 	if _, err := (Codec{Stage: NoVelocity, Config: DefaultConfig()}).Size(far, Reference{}); !errors.Is(err, wire.ErrRange) {
 		t.Errorf("y = 40 m: err = %v, want ErrRange", err)
 	}

@@ -14,10 +14,10 @@ import (
 // to the quantized snapshot.
 func TestKeyframeGrid(t *testing.T) {
 	snap := &Snapshot{Cubes: make([]Cube, 901)}
-	snap.Cubes[0] = Cube{Position: vecmath.V3(0, 0.75, 30), Orientation: vecmath.QuatIdentity}
+	snap.Cubes[0] = Cube{Position: vecmath.V3(0, 0.75, 30), Rotation: vecmath.QuatIdentity}
 	for i := range 900 {
 		x, z := float64(i%30)*1.5-22.5, float64(i/30)*1.5-22.5
-		snap.Cubes[i+1] = Cube{Position: vecmath.V3(x, 0.5, z), Orientation: vecmath.QuatIdentity}
+		snap.Cubes[i+1] = Cube{Position: vecmath.V3(x, 0.5, z), Rotation: vecmath.QuatIdentity}
 	}
 	sizes := map[Stage]int{}
 	for _, st := range []Stage{NoVelocity, RangeCoded} {

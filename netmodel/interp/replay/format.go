@@ -283,7 +283,7 @@ func Checksum(s *snapshot.Snapshot) uint32 {
 	}
 	for i := range s.Cubes {
 		c := &s.Cubes[i]
-		for _, v := range []float64{c.Position.X, c.Position.Y, c.Position.Z, c.Orientation.X, c.Orientation.Y, c.Orientation.Z, c.Orientation.W} {
+		for _, v := range []float64{c.Position.X, c.Position.Y, c.Position.Z, c.Rotation.X, c.Rotation.Y, c.Rotation.Z, c.Rotation.W} {
 			mix(v)
 		}
 		if c.Interacting {

@@ -30,7 +30,7 @@ func (g *orbit) Capture(dst []snapshot.Cube) {
 		s, c := vecmath.SinCos(t * float64(i+1) / 4)
 		dst[i] = snapshot.Cube{
 			Position:    vecmath.V3(10*s+float64(i), 2+float64(i%3), 10*c),
-			Orientation: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), t),
+			Rotation:    vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), t),
 			Interacting: i%2 == 0,
 		}
 	}
@@ -208,7 +208,7 @@ func TestRefusesWhatItCannotRead(t *testing.T) {
 	}
 	s := &snapshot.Snapshot{Cubes: make([]snapshot.Cube, 3)}
 	for i := range s.Cubes {
-		s.Cubes[i].Orientation = vecmath.QuatIdentity
+		s.Cubes[i].Rotation = vecmath.QuatIdentity
 	}
 	if err := rec.Record(5, s); err != nil {
 		t.Fatal(err)
