@@ -107,3 +107,24 @@ func TestPredictSpectatorsBetweenProcesses(t *testing.T) {
 		t.Fatalf("replay: %v", err)
 	}
 }
+
+// TestEightInterpViewersBetweenProcesses: `serve --model interp` and
+// eight `play --model interp` processes, every one a spectator of the
+// server's world (interp's clients only watch): each draws the server's
+// snapshots for its 300 ticks, and the server counts eight of them.
+func TestEightInterpViewersBetweenProcesses(t *testing.T) {
+	t.Parallel() // its processes mostly wait for their frames
+	const viewers, ticks = 8, 300
+	outs, serveOut := processMatch(t, viewers, ticks, "--model", "interp", "--layout", "tower20")
+	drawn := regexp.MustCompile(`snapshots\s+(\d+) drawn`)
+	for i, out := range outs {
+		m := drawn.FindStringSubmatch(out)
+		// 30 snapshots a second over 300 ticks (5 s): about 150.
+		if m == nil || atoi(t, m[1]) < 100 {
+			t.Errorf("viewer %d drew %v snapshots, want over 100", i+1, m)
+		}
+	}
+	if !strings.Contains(serveOut, fmt.Sprintf("player %d", viewers)) {
+		t.Errorf("the server's summary does not name player %d:\n%s", viewers, serveOut)
+	}
+}
