@@ -11,10 +11,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/internal/syncbuf"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/netsim"
@@ -197,28 +197,9 @@ func TestDemoReportsAHostThatCannotBeBuilt(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a strings.Builder for one goroutine to write and
-// another to read.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestServePlaysMatchesInARow(t *testing.T) {
 	m, sides, _ := clockSides(t)
-	var status, logs lockedBuffer
+	var status, logs syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: logger},
 		Status: &status, Report: 300 * time.Millisecond})
@@ -269,7 +250,7 @@ func TestServePlaysMatchesInARow(t *testing.T) {
 // match, not Serve: its players get the error, and the next match plays.
 func TestServeOutlivesAFailedMatch(t *testing.T) {
 	m, sides, _ := clockSides(t, "--clock-fail-at", "60")
-	var status lockedBuffer
+	var status syncbuf.Buffer
 	srv := startServe(t, ServeConfig{Model: m, Sides: sides, Setup: Setup{Players: 2, Logger: quiet}, Status: &status})
 	play := func(id, ticks int) chan error {
 		tok := token(t, srv, id)

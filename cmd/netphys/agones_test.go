@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/internal/syncbuf"
 	"github.com/netphys/netphys/transport/agones"
 	"github.com/netphys/netphys/transport/agones/agonestest"
 	"github.com/netphys/netphys/transport/netcode"
@@ -123,28 +124,11 @@ type serveHarness struct {
 	bin, key, addr string
 	dir            string
 	cmd            *exec.Cmd
-	out            *lockedBuffer
+	out            *syncbuf.Buffer
 	tokens         *httptest.Server
 	gw             sdkGateway
 	sdk            *agones.Client
 	exited         chan error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // startServe starts `serve` on a free port with args, and a token
@@ -153,7 +137,7 @@ func (b *lockedBuffer) String() string {
 func startServe(t *testing.T, addr string, gw sdkGateway, args ...string) *serveHarness {
 	t.Helper()
 	h := &serveHarness{bin: buildProgram(t), key: strings.Repeat("5a", 32), addr: addr, dir: t.TempDir(),
-		out: &lockedBuffer{}, gw: gw, exited: make(chan error, 1)}
+		out: &syncbuf.Buffer{}, gw: gw, exited: make(chan error, 1)}
 	args = append([]string{"serve", "--listen", h.addr, "--key", h.key, "--report", "0"}, args...)
 	th := &tokenservice.Handler{Params: netcode.DefaultTokenParams(),
 		Authenticate: func(r *http.Request) (uint64, []byte, error) {

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,70 +27,24 @@ import (
 // serve never exits until it is interrupted.
 func TestServeOutlivesHostilePlayers(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
-	bin := buildProgram(t)
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	netphys := func(env []string, args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(append(os.Environ(), "NETPHYS_LOG=warn"), env...)
-		return cmd
-	}
-	key, err := netphys(nil, "token", "--new-key").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexKey := strings.TrimSpace(string(key))
-	addr := freeUDPAddr(t)
+	p := newProcs(t, 2*time.Minute)
 	match := []string{"--model", "lockstep", "--layout", "tower20", "--players", "4"}
+	metricsAddr := freeTCPAddr(t)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metricsAddr := ln.Addr().String()
-	ln.Close()
-
-	var serveBuf bytes.Buffer
-	serve := netphys(nil, append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0", "--metrics", metricsAddr}, match...)...)
-	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if serve.Process != nil {
-			serve.Process.Kill()
-			serve.Wait()
-		}
-	}()
-	type proc struct {
-		cmd *exec.Cmd
-		out *bytes.Buffer
-	}
+	serve, serveBuf := p.serve(nil, append([]string{"--metrics", metricsAddr}, match...)...)
 	// play starts a bot of ticks with client id id, the match flags
 	// changed by extra, and env.
 	play := func(id, ticks int, env []string, extra ...string) proc {
-		t.Helper()
-		tok := filepath.Join(dir, fmt.Sprintf("token%d-%d", id, time.Now().UnixNano()))
-		if out, err := netphys(nil, "token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--out", tok).CombinedOutput(); err != nil {
-			t.Fatalf("token: %v\n%s", err, out)
-		}
-		args := append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks), "--linger", "1s", "--report", "0"}, match...)
-		p := proc{netphys(env, append(args, extra...)...), &bytes.Buffer{}}
-		p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return p.run(env, append(botArgs(p.token(id), ticks, match...), extra...)...)
 	}
-	wait := func(what string, p proc, ok bool) string {
+	wait := func(what string, pl proc, ok bool) string {
 		t.Helper()
-		err := p.cmd.Wait()
-		t.Logf("%s:\n%s", what, p.out)
+		err := pl.cmd.Wait()
+		t.Logf("%s:\n%s", what, pl.out)
 		if (err == nil) != ok {
 			t.Fatalf("%s exited with %v, want success %v", what, err, ok)
 		}
-		return p.out.String()
+		return pl.out.String()
 	}
 	serveRunning := func(when string) {
 		t.Helper()
@@ -211,7 +160,6 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	if err := serve.Wait(); err != nil {
 		t.Errorf("serve: %v", err)
 	}
-	serve.Process = nil
 	got := serveBuf.String()
 	t.Logf("server:\n%s", got)
 	for _, want := range []string{"desync 1", "lag 1", "config_mismatch 2", "dropped_desync 1", "dropped_lag 1", "join_refused 1"} {

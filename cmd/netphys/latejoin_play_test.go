@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,48 +19,11 @@ import (
 func TestLockstepLateJoinBetweenProcesses(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
 	const ticks, spectators = 600, 8
-	bin := buildProgram(t)
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	netphys := func(args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
-		return cmd
-	}
-	key, err := netphys("token", "--new-key").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexKey := strings.TrimSpace(string(key))
-	addr := freeUDPAddr(t)
+	p := newProcs(t, 90*time.Second)
 	match := []string{"--model", "lockstep", "--late-join", "--layout", "tower20", "--players", "4"}
-	var serveBuf bytes.Buffer
-	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0"}, match...)...)
-	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		serve.Process.Kill()
-		serve.Wait()
-	}()
-	type proc struct {
-		cmd *exec.Cmd
-		out *bytes.Buffer
-	}
+	serve, serveBuf := p.serve(nil, match...)
 	play := func(id int, extra ...string) proc {
-		tok := filepath.Join(dir, fmt.Sprintf("token%d", id))
-		if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--expiry", "2m", "--out", tok).CombinedOutput(); err != nil {
-			t.Fatalf("token: %v\n%s", err, out)
-		}
-		args := append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks), "--linger", "1s", "--report", "0"}, match...)
-		p := proc{netphys(append(args, extra...)...), &bytes.Buffer{}}
-		p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return p.run(nil, append(botArgs(p.token(id, "--expiry", "2m"), ticks, match...), extra...)...)
 	}
 	var finish []proc
 	for id := 1; id <= 3; id++ {
@@ -85,9 +44,9 @@ func TestLockstepLateJoinBetweenProcesses(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	finish = append(finish, play(4))
 	var sums []string
-	for i, p := range finish {
-		err := p.cmd.Wait()
-		out := p.out.String()
+	for i, pl := range finish {
+		err := pl.cmd.Wait()
+		out := pl.out.String()
 		if err != nil {
 			t.Fatalf("process %d: %v\n%s", i, err, out)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/netphys/netphys/internal/syncbuf"
 )
 
 func TestRuntimeCommandsRefuseBadFlags(t *testing.T) {
@@ -94,54 +95,21 @@ func TestLockstepMatchBetweenProcesses(t *testing.T) {
 // every process to exit cleanly, and returns their outputs.
 func processMatch(t *testing.T, players, ticks int, match ...string) (playerOuts []string, serveOut string) {
 	t.Helper()
-	bin := buildProgram(t)
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	netphys := func(args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
-		return cmd
-	}
-	key, err := netphys("token", "--new-key").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexKey := strings.TrimSpace(string(key))
-	addr := freeUDPAddr(t)
+	p := newProcs(t, 90*time.Second)
 	if !slices.Contains(match, "--players") { // statesync's table counts the host
 		match = append(match, "--players", fmt.Sprint(players))
 	}
-
-	var serveBuf bytes.Buffer
-	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0"}, match...)...)
-	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if serve.Process != nil {
-			serve.Process.Kill()
-			serve.Wait()
-		}
-	}()
+	serve, serveBuf := p.serve(nil, match...)
 	plays := make([]*exec.Cmd, players)
-	outs := make([]*bytes.Buffer, players)
+	outs := make([]*syncbuf.Buffer, players)
 	for i := range plays {
-		tok := filepath.Join(dir, fmt.Sprintf("token%d", i))
-		if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(i+1), "--out", tok).CombinedOutput(); err != nil {
-			t.Fatalf("token: %v\n%s", err, out)
-		}
-		plays[i] = netphys(append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks),
+		tok := p.token(i + 1)
+		plays[i] = p.command(append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks),
 			"--linger", "1s", "--report", "0"}, match...)...)
-		outs[i] = &bytes.Buffer{}
-		plays[i].Stdout, plays[i].Stderr = outs[i], outs[i]
-		if err := plays[i].Start(); err != nil {
-			t.Fatal(err)
-		}
+		outs[i] = p.start(plays[i])
 	}
-	for i, p := range plays {
-		err := p.Wait()
+	for i, pl := range plays {
+		err := pl.Wait()
 		t.Logf("player process %d:\n%s", i, outs[i])
 		if err != nil {
 			t.Fatalf("player process %d: %v", i, err)
@@ -154,7 +122,6 @@ func processMatch(t *testing.T, players, ticks int, match ...string) (playerOuts
 	if err := serve.Wait(); err != nil {
 		t.Errorf("serve: %v\n%s", err, serveBuf.String())
 	}
-	serve.Process = nil
 	t.Logf("server:\n%s", serveBuf.String())
 	return playerOuts, serveBuf.String()
 }

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,54 +24,14 @@ type rejoinRun struct {
 // tells the model it left) before it comes back.
 func rejoinMatch(t *testing.T, players, ticks, backTicks int, killAt, backAt time.Duration, match ...string) rejoinRun {
 	t.Helper()
-	bin := buildProgram(t)
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	netphys := func(args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
-		return cmd
-	}
-	key, err := netphys("token", "--new-key").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexKey := strings.TrimSpace(string(key))
-	addr := freeUDPAddr(t)
-	var serveBuf bytes.Buffer
-	serve := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0"}, match...)...)
-	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if serve.Process != nil {
-			serve.Process.Kill()
-			serve.Wait()
-		}
-	}()
-	type proc struct {
-		cmd *exec.Cmd
-		out *bytes.Buffer
-	}
-	tokens := 0
+	p := newProcs(t, 90*time.Second)
+	serve, serveBuf := p.serve(nil, match...)
 	play := func(id, ticks int) proc {
-		tokens++
-		tok := filepath.Join(dir, fmt.Sprintf("token%d", tokens))
-		if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--timeout", "2", "--out", tok).CombinedOutput(); err != nil {
-			t.Fatalf("token: %v\n%s", err, out)
-		}
-		p := proc{netphys(append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks), "--linger", "1s", "--report", "0"}, match...)...), &bytes.Buffer{}}
-		p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return p.run(nil, botArgs(p.token(id, "--timeout", "2"), ticks, match...)...)
 	}
-	var procs []proc
+	var plays []proc
 	for id := 1; id < players; id++ {
-		procs = append(procs, play(id, ticks))
+		plays = append(plays, play(id, ticks))
 	}
 	victim := play(players, ticks)
 	start := time.Now()
@@ -86,25 +41,24 @@ func rejoinMatch(t *testing.T, players, ticks, backTicks int, killAt, backAt tim
 	}
 	victim.cmd.Wait()
 	time.Sleep(backAt - time.Since(start))
-	procs = append(procs, play(players, backTicks))
+	plays = append(plays, play(players, backTicks))
 	var run rejoinRun
-	for i, p := range procs {
-		err := p.cmd.Wait()
-		t.Logf("process %d:\n%s", i, p.out)
+	for i, pl := range plays {
+		err := pl.cmd.Wait()
+		t.Logf("process %d:\n%s", i, pl.out)
 		if err != nil {
 			t.Fatalf("process %d: %v", i, err)
 		}
-		if i < len(procs)-1 {
-			run.survivors = append(run.survivors, p.out.String())
+		if i < len(plays)-1 {
+			run.survivors = append(run.survivors, pl.out.String())
 		} else {
-			run.back = p.out.String()
+			run.back = pl.out.String()
 		}
 	}
 	serve.Process.Signal(os.Interrupt)
 	if err := serve.Wait(); err != nil {
 		t.Errorf("serve: %v\n%s", err, serveBuf.String())
 	}
-	serve.Process = nil
 	run.serve = serveBuf.String()
 	t.Logf("server:\n%s", run.serve)
 	return run

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"github.com/netphys/netphys/internal/cubegames"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/internal/cubegames"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/netmodel/lockstep/replay"
 	"github.com/netphys/netphys/scene"

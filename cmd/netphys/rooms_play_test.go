@@ -1,8 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -19,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/transport/netcode"
 	"github.com/netphys/netphys/transport/tokenservice"
 )
@@ -37,40 +36,11 @@ import (
 // server goes on, counts it in its metrics, and exits cleanly on SIGINT.
 func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
-	bin := buildProgram(t)
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	netphys := func(env []string, args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(append(os.Environ(), "NETPHYS_LOG=warn"), env...)
-		return cmd
-	}
-	key, err := netphys(nil, "token", "--new-key").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexKey := strings.TrimSpace(string(key))
-	addr := freeUDPAddr(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metricsAddr := ln.Addr().String()
-	ln.Close()
+	p := newProcs(t, 2*time.Minute)
+	hexKey, addr := p.hexKey, p.addr
+	metricsAddr := freeTCPAddr(t)
 
-	var serveBuf bytes.Buffer
-	serve := netphys([]string{"NETPHYS_TEST_PANIC_MATCH=doomed"}, "serve", "--rooms", "--listen", addr, "--key", hexKey, "--report", "0", "--metrics", metricsAddr)
-	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if serve.Process != nil {
-			serve.Process.Kill()
-			serve.Wait()
-		}
-	}()
+	serve, serveBuf := p.serve([]string{"NETPHYS_TEST_PANIC_MATCH=doomed"}, "--rooms", "--metrics", metricsAddr)
 
 	type match struct {
 		id, model, layout string
@@ -89,10 +59,6 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	// The statesync table's tokens come from the token service's match
 	// API, the others' from netphys token.
 	backend := roomsBackend(t, hexKey, addr)
-	type proc struct {
-		cmd *exec.Cmd
-		out *bytes.Buffer
-	}
 	plays := map[string][]proc{}
 	id := 0
 	for _, m := range matches {
@@ -101,20 +67,14 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 		}
 		for range m.clients {
 			id++
-			tok := filepath.Join(dir, fmt.Sprintf("token%d", id))
+			var tok string
 			if m.id == "table" {
+				tok = filepath.Join(p.dir, fmt.Sprintf("table%d", id))
 				backend.token(m.id, id, tok)
-			} else if out, err := netphys(nil, "token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--out", tok,
-				"--match", m.id, "--match-model", m.model, "--match-layout", m.layout, "--match-players", fmt.Sprint(m.players)).CombinedOutput(); err != nil {
-				t.Fatalf("token: %v\n%s", err, out)
+			} else {
+				tok = p.token(id, "--match", m.id, "--match-model", m.model, "--match-layout", m.layout, "--match-players", fmt.Sprint(m.players))
 			}
-			p := proc{netphys(nil, "play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(m.ticks), "--linger", "1s", "--report", "0",
-				"--model", m.model, "--layout", m.layout, "--players", fmt.Sprint(m.players)), &bytes.Buffer{}}
-			p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-			if err := p.cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			plays[m.id] = append(plays[m.id], p)
+			plays[m.id] = append(plays[m.id], p.run(nil, botArgs(tok, m.ticks, "--model", m.model, "--layout", m.layout, "--players", fmt.Sprint(m.players))...))
 		}
 	}
 	// outs waits for the players of a match, which must all succeed or
@@ -204,7 +164,6 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	if err := serve.Wait(); err != nil {
 		t.Errorf("serve: %v", err)
 	}
-	serve.Process = nil
 	got := serveBuf.String()
 	t.Logf("server:\n%s", got)
 	for _, m := range matches {
@@ -291,66 +250,37 @@ func (b *backend) token(match string, player int, file string) {
 // exits 0.
 func TestRoomsDrainOpensNoNewMatch(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
-	bin := buildProgram(t)
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	netphys := func(args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
-		return cmd
-	}
-	key, err := netphys("token", "--new-key").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexKey := strings.TrimSpace(string(key))
-	addr := freeUDPAddr(t)
-	var serveBuf bytes.Buffer
-	serve := netphys("serve", "--rooms", "--listen", addr, "--key", hexKey, "--report", "0")
-	serve.Stdout, serve.Stderr = &serveBuf, &serveBuf
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if serve.Process != nil {
-			serve.Process.Kill()
-			serve.Wait()
-		}
-	}()
-	play := func(id int, match string) (*exec.Cmd, *bytes.Buffer) {
+	p := newProcs(t, time.Minute)
+	admin := freeTCPAddr(t)
+	serve, serveBuf := p.serve(nil, "--rooms", "--admin", admin)
+	play := func(id int, match string) proc {
 		t.Helper()
-		tok := filepath.Join(dir, fmt.Sprintf("token%d", id))
-		if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", fmt.Sprint(id), "--out", tok,
-			"--match", match, "--match-model", "lockstep", "--match-layout", "tower20", "--match-players", "2").CombinedOutput(); err != nil {
-			t.Fatalf("token: %v\n%s", err, out)
-		}
-		cmd := netphys("play", "--token-file", tok, "--bot", "--http", "", "--ticks", "300", "--linger", "1s", "--report", "0",
-			"--model", "lockstep", "--layout", "tower20", "--players", "2")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd, &out
+		tok := p.token(id, "--match", match, "--match-model", "lockstep", "--match-layout", "tower20", "--match-players", "2")
+		return p.run(nil, botArgs(tok, 300, "--model", "lockstep", "--layout", "tower20", "--players", "2")...)
 	}
-	a, aOut := play(1, "running")
-	b, bOut := play(2, "running")
-	time.Sleep(2 * time.Second) // the match runs
+	running := []proc{play(1, "running"), play(2, "running")}
+	// The match runs once both its players are in it (the admin API
+	// says), however slow the machine: a drain before that has no match
+	// to finish.
+	for deadline := time.Now().Add(30 * time.Second); roomJoined(t, admin, "running") < 2; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the match's two players did not join within 30 s:\n%s", serveBuf)
+		}
+	}
 	if err := serve.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	late, lateOut := play(3, "late")
-	if err := late.Wait(); err == nil || !strings.Contains(lateOut.String(), "draining") {
-		t.Errorf("the player of a new match during the drain: %v\n%s", err, lateOut)
+	late := play(3, "late")
+	if err := late.cmd.Wait(); err == nil || !strings.Contains(late.out.String(), "draining") {
+		t.Errorf("the player of a new match during the drain: %v\n%s", err, late.out)
 	}
 	var sums []string
-	for i, p := range []*exec.Cmd{a, b} {
-		out := []*bytes.Buffer{aOut, bOut}[i]
-		if err := p.Wait(); err != nil {
-			t.Fatalf("player %d of the running match: %v\n%s", i, err, out)
+	for i, pl := range running {
+		if err := pl.cmd.Wait(); err != nil {
+			t.Fatalf("player %d of the running match: %v\n%s", i, err, pl.out)
 		}
+		out := pl.out
 		c := checksumLine.FindStringSubmatch(out.String())
 		if c == nil || c[1] != "300" {
 			t.Fatalf("player %d printed no checksum of tick 300:\n%s", i, out)
@@ -363,8 +293,39 @@ func TestRoomsDrainOpensNoNewMatch(t *testing.T) {
 	if err := serve.Wait(); err != nil {
 		t.Errorf("serve after the drain: %v\n%s", err, serveBuf.String())
 	}
-	serve.Process = nil
 	if !strings.Contains(serveBuf.String(), "match running") {
 		t.Errorf("serve printed no summary of the running match:\n%s", serveBuf.String())
 	}
+}
+
+// roomJoined is how many players the match id of a rooms server has
+// joined, as its admin API at addr lists it (0: not open yet).
+func roomJoined(t *testing.T, addr, id string) int {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/matches")
+	if err != nil {
+		return 0 // not listening yet
+	}
+	defer resp.Body.Close()
+	var rooms []match.RoomInfo
+	if err := json.NewDecoder(resp.Body).Decode(&rooms); err != nil {
+		t.Fatalf("the admin API's list: %v", err)
+	}
+	for _, r := range rooms {
+		if r.ID == id {
+			return r.Joined
+		}
+	}
+	return 0
+}
+
+// freeTCPAddr is a loopback TCP address nothing listens on.
+func freeTCPAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -120,34 +116,9 @@ func tabMatch(t *testing.T, match []string, tabTicks, ticks int) (tab, native, s
 // tabMatchWith is tabMatch with more flags for the tab (tabArgs) and
 // during, when not nil, run once the native player has started.
 func tabMatchWith(t *testing.T, match []string, tabTicks, ticks int, tabArgs string, during func(b *browsertest.Browser)) (tab, native, serve string) {
-	bin := buildProgram(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	t.Cleanup(cancel)
-	netphys := func(args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "NETPHYS_LOG=warn")
-		return cmd
-	}
-	key, err := netphys("token", "--new-key").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexKey := strings.TrimSpace(string(key))
-	addr := freeUDPAddr(t)
-
-	serveOut := &lockedBuffer{}
-	server := netphys(append([]string{"serve", "--listen", addr, "--key", hexKey, "--report", "0",
-		"--webtransport", "127.0.0.1:0", "--web", "127.0.0.1:0"}, match...)...)
-	server.Stdout, server.Stderr = serveOut, serveOut
-	if err := server.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if server.Process != nil {
-			server.Process.Kill()
-			server.Wait()
-		}
-	}()
+	p := newProcs(t, 4*time.Minute)
+	ctx := p.ctx
+	server, serveOut := p.serve(nil, append([]string{"--webtransport", "127.0.0.1:0", "--web", "127.0.0.1:0"}, match...)...)
 	var page string
 	for page == "" { // serve builds the tab's wasm program first
 		if m := tabURL.FindStringSubmatch(serveOut.String()); m != nil {
@@ -171,23 +142,14 @@ func tabMatchWith(t *testing.T, match []string, tabTicks, ticks int, tabArgs str
 	})
 	t.Logf("the tab drew frame %d: %d views, %d cubes in the first", drawn.Rendered, len(drawn.Views), drawn.Views[0].Cubes)
 
-	tok := filepath.Join(t.TempDir(), "token")
-	if out, err := netphys("token", "--key", hexKey, "--servers", addr, "--client-id", "1", "--out", tok).CombinedOutput(); err != nil {
-		t.Fatalf("token: %v\n%s", err, out)
-	}
-	var playOut bytes.Buffer
-	player := netphys(append([]string{"play", "--token-file", tok, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks),
-		"--linger", "1s", "--report", "0"}, match...)...)
-	player.Stdout, player.Stderr = &playOut, &playOut
-	if err := player.Start(); err != nil {
-		t.Fatal(err)
-	}
+	player := p.run(nil, botArgs(p.token(1), ticks, match...)...)
 	if during != nil {
 		during(b)
 	}
 
 	var st tabPlayState
 	for st.State != "done" {
+		var err error
 		st, err = chromedp.Run(b.Context(), chromedp.Evaluate[tabPlayState](`globalThis.__tabState ?? {}`))
 		if err == nil && st.Error != "" {
 			t.Fatalf("the tab failed: %s\n%s", st.Error, st.Summary)
@@ -198,10 +160,10 @@ func tabMatchWith(t *testing.T, match []string, tabTicks, ticks int, tabArgs str
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Logf("tab:\n%s", st.Summary)
-	if err := player.Wait(); err != nil {
-		t.Fatalf("play: %v\n%s", err, playOut.String())
+	if err := player.cmd.Wait(); err != nil {
+		t.Fatalf("play: %v\n%s", err, player.out)
 	}
-	t.Logf("native player:\n%s", playOut.String())
+	t.Logf("native player:\n%s", player.out)
 	b.Close() // before the server goes: the tab would see its session lost
 	if err := server.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -209,9 +171,8 @@ func tabMatchWith(t *testing.T, match []string, tabTicks, ticks int, tabArgs str
 	if err := server.Wait(); err != nil {
 		t.Errorf("serve: %v\n%s", err, serveOut)
 	}
-	server.Process = nil
 	t.Logf("server:\n%s", serveOut)
-	return st.Summary, playOut.String(), serveOut.String()
+	return st.Summary, player.out.String(), serveOut.String()
 }
 
 // snapshotsLine is the line of an interp player's summary that counts

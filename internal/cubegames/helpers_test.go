@@ -5,7 +5,6 @@ import (
 	"flag"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/netphys/netphys/match"
@@ -51,25 +50,6 @@ func headlessDemo(t *testing.T, cfg match.DemoConfig, want ...string) string {
 		}
 	}
 	return out.String()
-}
-
-// lockedBuffer is a strings.Builder for one goroutine to write and
-// another to read.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startServe runs Start with cfg until the test ends.

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/netphys/netphys/match"
 	"time"
 
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/interp"
 	snapreplay "github.com/netphys/netphys/netmodel/interp/replay"
 	"github.com/netphys/netphys/scene"

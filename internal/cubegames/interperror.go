@@ -2,11 +2,11 @@ package cubegames
 
 import (
 	"fmt"
-	"github.com/netphys/netphys/match"
 	"sync"
 	"time"
 
 	"github.com/netphys/netphys/internal/interpreport"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
 	"github.com/netphys/netphys/wire/snapshot"

@@ -1,21 +1,21 @@
 package cubegames
 
 import (
+	"bufio"
+	"errors"
 	"flag"
 	"fmt"
-	"github.com/netphys/netphys/match"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"bufio"
-	"errors"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/netmodel/lockstep/replay"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/viewer"
-	"path/filepath"
 )
 
 // Lockstep registers deterministic lockstep (package netmodel/lockstep)

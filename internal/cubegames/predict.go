@@ -3,11 +3,11 @@ package cubegames
 import (
 	"flag"
 	"fmt"
-	"github.com/netphys/netphys/match"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/predict"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/vecmath"

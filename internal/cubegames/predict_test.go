@@ -1,11 +1,11 @@
 package cubegames
 
 import (
-	"github.com/netphys/netphys/match"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/transport/netsim"
 )
 

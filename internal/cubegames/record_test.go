@@ -2,13 +2,14 @@ package cubegames
 
 import (
 	"context"
-	"github.com/netphys/netphys/match"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/internal/syncbuf"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/lockstep/replay"
 	"github.com/netphys/netphys/scene"
 )
@@ -19,7 +20,7 @@ import (
 func TestServeRecordsTheLockstepMatch(t *testing.T) {
 	m, sides, setup := modelSides(t, match.Defaults{Model: "lockstep", Players: 2}, "--players", "2", "--layout", "tower20")
 	setup.Record = t.TempDir()
-	var status lockedBuffer
+	var status syncbuf.Buffer
 	srv := startServe(t, match.ServeConfig{Model: m, Sides: sides, Setup: setup, Status: &status})
 	const ticks = 180
 	done := make(chan error, 2)

@@ -2,13 +2,13 @@ package cubegames
 
 import (
 	"fmt"
-	"github.com/netphys/netphys/match"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/interp"
 	snapreplay "github.com/netphys/netphys/netmodel/interp/replay"
 	"github.com/netphys/netphys/netmodel/simmatch"

@@ -3,10 +3,10 @@ package cubegames
 import (
 	"flag"
 	"fmt"
-	"github.com/netphys/netphys/match"
 	"math"
 	"time"
 
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/statesync"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/vecmath"

@@ -3,15 +3,14 @@ package cubegames
 import (
 	"context"
 	"flag"
-	"github.com/netphys/netphys/match"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-
 	"github.com/netphys/netphys/internal/browsertest"
+	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/scene"
 	"github.com/netphys/netphys/transport/netsim"
 )

@@ -1,9 +1,9 @@
 package statesync
 
 import (
-	"github.com/netphys/netphys/netmodel/simmatch"
 	"testing"
 
+	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/vecmath"
 )
 

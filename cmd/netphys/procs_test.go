@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/internal/syncbuf"
+)
+
+// procs runs the program as separate processes for one process test: the
+// program built once for all tests, a fresh server key, a free UDP
+// address for the server, a directory for tokens, and a deadline that
+// kills whatever still runs.
+type procs struct {
+	t      *testing.T
+	ctx    context.Context
+	bin    string
+	dir    string
+	hexKey string
+	addr   string
+}
+
+func newProcs(t *testing.T, timeout time.Duration) *procs {
+	t.Helper()
+	p := &procs{t: t, bin: buildProgram(t), dir: t.TempDir(), addr: freeUDPAddr(t)}
+	var cancel context.CancelFunc
+	p.ctx, cancel = context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	key, err := p.command("token", "--new-key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.hexKey = strings.TrimSpace(string(key))
+	return p
+}
+
+// command is the program with args, logging warnings and errors only.
+func (p *procs) command(args ...string) *exec.Cmd { return p.commandEnv(nil, args...) }
+
+// commandEnv is command with env added to the environment.
+func (p *procs) commandEnv(env []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(p.ctx, p.bin, args...)
+	cmd.Env = append(append(os.Environ(), "NETPHYS_LOG=warn"), env...)
+	return cmd
+}
+
+// token writes a connect token for client id to the server's address,
+// with extra flags of `netphys token`, and returns its file.
+func (p *procs) token(id int, extra ...string) string {
+	p.t.Helper()
+	file := filepath.Join(p.dir, fmt.Sprintf("token%d", id))
+	args := append([]string{"token", "--key", p.hexKey, "--servers", p.addr, "--client-id", fmt.Sprint(id), "--out", file}, extra...)
+	if out, err := p.command(args...).CombinedOutput(); err != nil {
+		p.t.Fatalf("token: %v\n%s", err, out)
+	}
+	return file
+}
+
+// start starts cmd with its output in the returned buffer (which the
+// test may read while it runs); it is killed at the end of the test if
+// it has not been waited for.
+func (p *procs) start(cmd *exec.Cmd) *syncbuf.Buffer {
+	p.t.Helper()
+	out := &syncbuf.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return out
+}
+
+// serve starts `netphys serve` on the server's address with its key,
+// no periodic report, and args.
+func (p *procs) serve(env []string, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
+	p.t.Helper()
+	cmd := p.commandEnv(env, append([]string{"serve", "--listen", p.addr, "--key", p.hexKey, "--report", "0"}, args...)...)
+	return cmd, p.start(cmd)
+}
+
+// proc is a started process and its output.
+type proc struct {
+	cmd *exec.Cmd
+	out *syncbuf.Buffer
+}
+
+// run starts the program with args, env added to its environment.
+func (p *procs) run(env []string, args ...string) proc {
+	p.t.Helper()
+	cmd := p.commandEnv(env, args...)
+	return proc{cmd, p.start(cmd)}
+}
+
+// botArgs are the arguments of a headless `play --bot` with the token in
+// file that plays ticks ticks of match, then lingers a second.
+func botArgs(file string, ticks int, match ...string) []string {
+	return append([]string{"play", "--token-file", file, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks), "--linger", "1s", "--report", "0"}, match...)
+}
