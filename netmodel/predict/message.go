@@ -127,6 +127,9 @@ type statePacket[I comparable, PI Input[I]] struct {
 	players []playerInfo[I]
 	bodies  []wire.BodyState
 	relayer Relayer[I] // nil: the whole input
+	// codes, when not nil, hold the bodies' bits for a writer: the
+	// sender's, set to those of the frame the bodies are copied from.
+	codes *bodyCodes
 }
 
 // maxBaseAge bounds how old a baseline may be, ticks: the largest window.
@@ -222,7 +225,13 @@ func (p *statePacket[I, PI]) Serialize(s wire.Stream, spec wire.StateSpec, base 
 				continue
 			}
 		}
-		if err := p.bodies[i].Serialize(s, spec); err != nil {
+		var err error
+		if p.codes != nil && s.Mode() == wire.Writing {
+			err = p.codes.write(s, spec, i, &p.bodies[i])
+		} else {
+			err = p.bodies[i].Serialize(s, spec)
+		}
+		if err != nil {
 			return fmt.Errorf("predict: body %d: %w", i, err)
 		}
 	}

@@ -176,6 +176,7 @@ type Server[I comparable, PI Input[I]] struct {
 	hitsBy    []uint16 // committed hits by shooter, modulo 2^16
 	counters  ServerCounters
 	pkt       *statePacket[I, PI]
+	codes     bodyCodes // of the frame the state packets are of
 	in        inputPacket[I, PI]
 	reader    wire.Reader
 	writer    wire.Writer
@@ -197,6 +198,8 @@ func NewServer[I comparable, PI Input[I]](cfg Config, game Game[I], now time.Tim
 		buf: make([]byte, cfg.Reliable.MaxPacketSize),
 	}
 	s.pkt = newStatePacket[I, PI](players, bodies, s.caps.relayer, s.caps.shooter != nil)
+	s.codes = newBodyCodes(bodies)
+	s.pkt.codes = &s.codes
 	if s.caps.joiner == nil {
 		for p := range s.present {
 			s.present[p] = true // always in the world
@@ -785,6 +788,7 @@ func (s *Server[I, PI]) sendState(now time.Time, player int, p *peer, send func(
 		}
 	}
 	copy(m.bodies, f.bodies)
+	s.codes.of(f.version)
 	m.hasBase, m.base = false, 0
 	var base *frame[I]
 	if p.base.ok && after(s.tick, p.base.tick) && int(s.tick-p.base.tick) <= s.window {

@@ -36,8 +36,10 @@ type Stats struct {
 // were the largest share of a lockstep relay's CPU, four endpoints a
 // match, every tick. n, lo and hi are exact. sum and sumSq drift by a
 // rounding error per sample, so they are summed again from the history
-// every len(history) samples; lo and hi are found again when a sample
-// that was one of them is overwritten.
+// every len(history) samples; lo and hi are found again when the last
+// sample equal to one of them is overwritten (loN and hiN count them: on
+// a link of steady RTT every sample is both, and finding them again at
+// each one was a pass over the history per packet).
 type rttState struct {
 	smoothed float64
 	history  []float64 // by sequence % len; negative: no sample
@@ -46,6 +48,7 @@ type rttState struct {
 	n          int     // samples in history
 	sum, sumSq float64 // of the samples and of their squares
 	lo, hi     float64 // least and greatest sample; when n > 0 and !stale
+	loN, hiN   int     // samples equal to lo and to hi; when n > 0 and !stale
 	stale      bool    // lo or hi left the history: find them again
 	added      int     // samples since sum and sumSq were summed afresh
 }
@@ -61,7 +64,7 @@ func (r *rttState) reset() {
 	for i := range r.history {
 		r.history[i] = -1
 	}
-	r.n, r.sum, r.sumSq, r.lo, r.hi, r.stale, r.added = 0, 0, 0, 0, 0, false, 0
+	r.n, r.sum, r.sumSq, r.lo, r.hi, r.loN, r.hiN, r.stale, r.added = 0, 0, 0, 0, 0, 0, 0, false, 0
 }
 
 // sample records the RTT in milliseconds of the packet seq.
@@ -71,16 +74,23 @@ func (r *rttState) sample(seq Sequence, ms, factor float64) {
 		r.n--
 		r.sum -= old
 		r.sumSq -= float64(old * old)
-		if old == r.lo || old == r.hi {
-			r.stale = true
+		if old == r.lo {
+			r.loN--
 		}
+		if old == r.hi {
+			r.hiN--
+		}
+		r.stale = r.stale || r.loN == 0 || r.hiN == 0
 	}
 	r.history[i] = ms
 	if ms >= 0 {
-		if r.n == 0 {
-			r.lo, r.hi, r.stale = ms, ms, false
-		} else {
-			r.lo, r.hi = min(r.lo, ms), max(r.hi, ms)
+		switch {
+		case r.n == 0:
+			r.lo, r.hi, r.loN, r.hiN, r.stale = ms, ms, 1, 1, false
+		case r.stale: // refresh finds them
+		default:
+			r.lo, r.loN = extreme(r.lo, r.loN, ms, ms < r.lo)
+			r.hi, r.hiN = extreme(r.hi, r.hiN, ms, ms > r.hi)
 		}
 		r.n++
 		r.sum += ms
@@ -95,12 +105,24 @@ func (r *rttState) sample(seq Sequence, ms, factor float64) {
 	r.smoothed = emaStep(r.smoothed, ms, factor)
 }
 
+// extreme returns the least (or greatest) sample and how many samples
+// equal it, after ms, beyond tells whether ms is past it.
+func extreme(x float64, count int, ms float64, beyond bool) (float64, int) {
+	switch {
+	case beyond:
+		return ms, 1
+	case ms == x:
+		return x, count + 1
+	}
+	return x, count
+}
+
 // refresh sums the history afresh where the running figures need it.
 func (r *rttState) refresh() {
 	if !r.stale && r.added < len(r.history) {
 		return
 	}
-	r.n, r.sum, r.sumSq, r.lo, r.hi = 0, 0, 0, 0, 0
+	r.n, r.sum, r.sumSq, r.lo, r.hi, r.loN, r.hiN = 0, 0, 0, 0, 0, 0, 0
 	for _, ms := range r.history {
 		if ms < 0 {
 			continue
@@ -108,7 +130,8 @@ func (r *rttState) refresh() {
 		if r.n == 0 {
 			r.lo, r.hi = ms, ms
 		}
-		r.lo, r.hi = min(r.lo, ms), max(r.hi, ms)
+		r.lo, r.loN = extreme(r.lo, r.loN, ms, ms < r.lo)
+		r.hi, r.hiN = extreme(r.hi, r.hiN, ms, ms > r.hi)
 		r.n++
 		r.sum += ms
 		r.sumSq += float64(ms * ms)

@@ -96,3 +96,30 @@ func TestRTTStatsOnASteadyLink(t *testing.T) {
 		t.Fatalf("steady 87.3 ms: %+v", st)
 	}
 }
+
+// TestRTTEqualSamplesKeepTheExtremes: on a steady link every sample is
+// both the least and the greatest; overwriting one of many leaves them
+// known, without a pass over the history.
+func TestRTTEqualSamplesKeepTheExtremes(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.RTTHistorySize = 16
+	e := newEndpoint(t, cfg)
+	for i := range 40 {
+		e.rtt.sample(Sequence(i), 50, cfg.RTTSmoothingFactor)
+		if i > 0 && e.rtt.stale {
+			t.Fatalf("sample %d of a steady link: the extremes were lost (%d samples at the least, %d at the greatest)", i, e.rtt.loN, e.rtt.hiN)
+		}
+	}
+	if e.rtt.loN != 16 || e.rtt.hiN != 16 {
+		t.Fatalf("16 equal samples in the history: %d counted at the least, %d at the greatest", e.rtt.loN, e.rtt.hiN)
+	}
+	// The only greater sample leaves: the greatest is found again.
+	e.rtt.sample(40, 70, cfg.RTTSmoothingFactor)
+	for i := 41; i < 41+16; i++ {
+		e.rtt.sample(Sequence(i), 50, cfg.RTTSmoothingFactor)
+	}
+	e.Update(t0)
+	if st := e.Stats(); st.RTTMax != 50*time.Millisecond || st.RTTMin != 50*time.Millisecond {
+		t.Fatalf("after the 70 ms sample left: min %v max %v, want 50ms both", st.RTTMin, st.RTTMax)
+	}
+}
