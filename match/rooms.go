@@ -131,8 +131,14 @@ func ServeRooms(ctx context.Context, cfg RoomsConfig) error {
 		}
 		return false, nil
 	}, rooms)
+	// The matches still open when serve stops (cut off by a signal, or
+	// whose last player left in its last frame) print their summaries
+	// too; a host without its match, if any, is closed.
+	for _, m := range rooms.Matches(running[:0]) {
+		lobby.Closed(time.Now(), m)
+	}
 	for _, r := range lobby.rooms {
-		closeHost(r.host, log) // cut off: the summaries of the matches that ended were printed
+		closeHost(r.host, log)
 	}
 	return err
 }
