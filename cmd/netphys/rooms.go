@@ -14,7 +14,6 @@ import (
 	"github.com/netphys/netphys/match"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport"
-	"github.com/netphys/netphys/transport/metrics"
 	"github.com/netphys/netphys/transport/tokenservice"
 )
 
@@ -93,7 +92,7 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	onListen := []func(*udpdrive.Rooms) (func(), error){func(r *udpdrive.Rooms) (func(), error) { return lc.listened(r.Transport()) }}
 	if o.metricsAddr != "" {
 		onListen = append(onListen, func(r *udpdrive.Rooms) (func(), error) {
-			return startMetrics(o.metricsAddr, r.Transport(), metrics.NewRoomsCollector(r), refusalCollector(nil, rc.Refusals))
+			return startMetrics(o.metricsAddr, r.Transport(), newRoomsCollector(r), refusalCollector(nil, rc.Refusals))
 		})
 	}
 	rc.Listening = chainListening(onListen)

@@ -1,4 +1,4 @@
-package metrics
+package main
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -6,27 +6,27 @@ import (
 	"github.com/netphys/netphys/netmodel/udpdrive"
 )
 
-// RoomsSource is what a rooms collector reads at each scrape: a
+// roomsSource is what a rooms collector reads at each scrape: a
 // udpdrive.Rooms.
-type RoomsSource interface {
+type roomsSource interface {
 	Figures() udpdrive.RoomsFigures
 	Refusals() []udpdrive.Refusal
 }
 
 // roomsCollector reads the figures of a server hosting many matches.
 type roomsCollector struct {
-	r                                  RoomsSource
+	r                                  roomsSource
 	matches, players, events, late     *prometheus.Desc
 	cpu, kbps, refused                 *prometheus.Desc
 	mPlayers, mLate, mCPU, mKbps, mBad *prometheus.Desc
 }
 
-// NewRoomsCollector returns a Prometheus collector of the figures of r,
+// newRoomsCollector returns a Prometheus collector of the figures of r,
 // a server hosting many matches (netphys serve --rooms): the process's,
 // named netphys_rooms_*, and each running match's, named netphys_room_*
 // with the labels match (its id) and model. The rates are those of the
 // last second (udpdrive.RoomsFigures).
-func NewRoomsCollector(r RoomsSource) prometheus.Collector {
+func newRoomsCollector(r roomsSource) prometheus.Collector {
 	d := func(name, help string, labels ...string) *prometheus.Desc {
 		return prometheus.NewDesc(name, help, labels, nil)
 	}

@@ -1,4 +1,4 @@
-package metrics_test
+package main
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/netphys/netphys/netmodel/udpdrive"
-	"github.com/netphys/netphys/transport/metrics"
 )
 
 type fakeRooms struct{ f udpdrive.RoomsFigures }
@@ -27,7 +26,7 @@ func TestRoomsCollectorNamesEveryMatch(t *testing.T) {
 		Opened: 5, Closed: 3, Failed: 1, Players: 6, LateTicks: 3, CPUPerTick: time.Millisecond, UpKbps: 40, DownKbps: 90,
 	}}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(metrics.NewRoomsCollector(r))
+	reg.MustRegister(newRoomsCollector(r))
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
