@@ -23,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		name:    "bench statesync",
-		summary: "state sync with distributed authority: host + 3 guests play the scripted VR match under four network conditions",
+		summary: "state sync with distributed authority: host + 3 guests play the scripted VR match under nine network conditions (the article's four, then reorder, jitter, duplicates, outages, asymmetric loss)",
 		setup:   setupBenchStatesync,
 	})
 }
