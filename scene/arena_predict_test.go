@@ -18,28 +18,10 @@ func TestArenaPredictsAndRegistersHits(t *testing.T) {
 	cfg := predict.DefaultConfig()
 	acfg := DefaultArenaConfig(cfg.TickRate)
 	acfg.Players = 4
-	sg, err := NewArena(acfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := predict.NewServer[ArenaInput](cfg, sg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 3, Conditions: netsim.Conditions{Latency: 25 * time.Millisecond}}}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, m := arenaServer(t, cfg, acfg, 3)
 	var clients []*predict.Client[ArenaInput, *ArenaInput]
 	for p := 0; p < acfg.Players; p++ {
-		g, err := NewArena(acfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := predict.NewClient[ArenaInput](cfg, g, NewBot(p, 5, acfg).Input, simmatch.Epoch)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := arenaClient(t, cfg, acfg, NewBot(p, 5, acfg).Input)
 		if _, err := m.Join(c); err != nil {
 			t.Fatal(err)
 		}
@@ -92,18 +74,7 @@ func TestArenaRateOfFireHoldsAtTheServer(t *testing.T) {
 	cfg := predict.DefaultConfig()
 	acfg := DefaultArenaConfig(cfg.TickRate)
 	acfg.Players, acfg.Cubes = 2, 0
-	sg, err := NewArena(acfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := predict.NewServer[ArenaInput](cfg, sg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 5, Conditions: netsim.Conditions{Latency: 25 * time.Millisecond}}}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, m := arenaServer(t, cfg, acfg, 5)
 	const from, shots = 120, 120
 	fired := 0
 	trigger := func(tick predict.Tick, v *predict.View) ArenaInput {
@@ -121,14 +92,7 @@ func TestArenaRateOfFireHoldsAtTheServer(t *testing.T) {
 	}
 	var clients []*predict.Client[ArenaInput, *ArenaInput]
 	for p := 0; p < 2; p++ {
-		g, err := NewArena(acfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := predict.NewClient[ArenaInput](cfg, g, trigger, simmatch.Epoch)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := arenaClient(t, cfg, acfg, trigger)
 		if _, err := m.Join(c); err != nil {
 			t.Fatal(err)
 		}
@@ -183,18 +147,7 @@ func lagSwitchGain(t *testing.T, cfg predict.Config) (tick, second float64) {
 	t.Helper()
 	acfg := DefaultArenaConfig(cfg.TickRate)
 	acfg.Players, acfg.Cubes = 2, 0
-	sg, err := NewArena(acfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := predict.NewServer[ArenaInput](cfg, sg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 6, Conditions: netsim.Conditions{Latency: 25 * time.Millisecond}}}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, m := arenaServer(t, cfg, acfg, 6)
 	const run, hold, stop = 120, 150, 250 // ticks
 	cheat := func(tk predict.Tick, v *predict.View) ArenaInput {
 		if v.You != 1 || tk < run || tk >= stop {
@@ -209,14 +162,7 @@ func lagSwitchGain(t *testing.T, cfg predict.Config) (tick, second float64) {
 	}
 	var ls *lagSwitch
 	for p := 0; p < 2; p++ {
-		g, err := NewArena(acfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := predict.NewClient[ArenaInput](cfg, g, cheat, simmatch.Epoch)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := arenaClient(t, cfg, acfg, cheat)
 		ls = &lagSwitch{Client: c}
 		if _, err := m.Join(ls); err != nil {
 			t.Fatal(err)
@@ -266,4 +212,37 @@ func TestArenaLagSwitchGainsNoMoreThanMaxLate(t *testing.T) {
 	if second < 2*speed || tick < 1 {
 		t.Fatalf("without the bounds the cheater covered only %.2f m in a tick and %.2f m in a second", tick, second)
 	}
+}
+
+// arenaServer is the arena's predict server in a match over 25 ms of
+// latency each way, the network simulated with seed.
+func arenaServer(t *testing.T, cfg predict.Config, acfg ArenaConfig, seed uint64) (*predict.Server[ArenaInput, *ArenaInput], *simmatch.Match) {
+	t.Helper()
+	sg, err := NewArena(acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := predict.NewServer[ArenaInput](cfg, sg, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: seed, Conditions: netsim.Conditions{Latency: 25 * time.Millisecond}}}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, m
+}
+
+// arenaClient is a client of the arena driven by control.
+func arenaClient(t *testing.T, cfg predict.Config, acfg ArenaConfig, control predict.Control[ArenaInput]) *predict.Client[ArenaInput, *ArenaInput] {
+	t.Helper()
+	g, err := NewArena(acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := predict.NewClient[ArenaInput](cfg, g, control, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
