@@ -90,7 +90,9 @@ type entry struct {
 type Mux struct {
 	udp      transport.PacketConn
 	quicConn *net.UDPConn
+	listener *quic.EarlyListener
 	srv      *wt.Server
+	serving  sync.WaitGroup // the accept loop and one goroutine per QUIC connection
 	cfg      Config
 	log      *slog.Logger
 	hash     [32]byte // of the self-signed certificate; zero with Config.TLS
@@ -143,28 +145,42 @@ func NewMux(udp transport.PacketConn, cfg Config) (*Mux, error) {
 	}
 	handler := http.NewServeMux()
 	handler.HandleFunc(cfg.Path, m.serveSession)
+	tlsConf = http3.ConfigureTLSConfig(tlsConf)
+	quicConf := &quic.Config{MaxIdleTimeout: cfg.IdleTimeout, EnableDatagrams: true, EnableStreamResetPartialDelivery: true}
 	m.srv = &wt.Server{
-		H3: &http3.Server{
-			TLSConfig:  http3.ConfigureTLSConfig(tlsConf),
-			Handler:    handler,
-			QUICConfig: &quic.Config{MaxIdleTimeout: cfg.IdleTimeout, EnableDatagrams: true},
-		},
+		H3:          &http3.Server{TLSConfig: tlsConf, Handler: handler, QUICConfig: quicConf},
 		CheckOrigin: cfg.CheckOrigin,
 	}
 	wt.ConfigureHTTP3Server(m.srv.H3)
-	go func() {
-		if err := m.srv.Serve(m.quicConn); err != nil && !m.isClosed() {
-			m.log.Warn("webtransport: endpoint stopped", "err", err)
-		}
-	}()
+	// The mux owns the QUIC listener and its goroutines rather than
+	// calling Server.Serve: that one counts itself in after it starts,
+	// so a Close right after NewMux would race with it.
+	if m.listener, err = quic.ListenEarly(m.quicConn, tlsConf, quicConf); err != nil {
+		m.quicConn.Close()
+		return nil, fmt.Errorf("webtransport: %w", err)
+	}
+	m.serving.Add(1)
+	go m.accept()
 	m.log.Info("webtransport: endpoint up", "addr", m.EndpointAddr(), "path", cfg.Path)
 	return m, nil
 }
 
-func (m *Mux) isClosed() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.closed
+// accept serves each QUIC connection until the listener closes.
+func (m *Mux) accept() {
+	defer m.serving.Done()
+	for {
+		conn, err := m.listener.Accept(context.Background())
+		if err != nil {
+			return
+		}
+		m.serving.Add(1)
+		go func() {
+			defer m.serving.Done()
+			if err := m.srv.ServeQUICConn(conn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				m.log.Debug("webtransport: QUIC connection ended", "remote", conn.RemoteAddr(), "err", err)
+			}
+		}()
+	}
 }
 
 // EndpointAddr returns the UDP address the WebTransport endpoint is bound to.
@@ -384,7 +400,9 @@ func (m *Mux) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
+	m.listener.Close()
 	err := m.srv.Close()
+	m.serving.Wait()
 	if e := m.quicConn.Close(); err == nil && !errors.Is(e, net.ErrClosed) {
 		err = e
 	}
