@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -46,7 +47,9 @@ func TestStatesyncProcessesConvergeBitForBit(t *testing.T) {
 		if m == nil {
 			t.Fatalf("guest process %d printed no bit-for-bit agreement with the host", i+1)
 		}
-		if m[3] == "0" || m[3] == m[4] && m[3] == "1" {
+		// The table rests for the last seconds at least: a run of
+		// matching digests, not one.
+		if matched, _ := strconv.Atoi(m[3]); matched < 2 {
 			t.Errorf("guest process %d: %s of %s digests matched", i+1, m[3], m[4])
 		}
 	}
