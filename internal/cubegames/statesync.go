@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/netphys/netphys/match"
@@ -54,13 +55,21 @@ func statesyncTable(players int) error {
 	return nil
 }
 
+// StatesyncConfig is the model's config at a packet budget of kbps each
+// way per player, and the VR table's: what every side of a match builds
+// its node and world with (a test's own guest too).
+func StatesyncConfig(kbps int) (statesync.Config, scene.VRConfig) {
+	cfg := statesync.DefaultConfig()
+	cfg.PacketBytes = statesync.BudgetFor(kbps, 60)
+	vcfg := scene.DefaultVRConfig()
+	cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
+	return cfg, vcfg
+}
+
 func statesyncFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	kbps := fs.Int("statesync-kbps", 256, "statesync: packet budget each way per player, in kbps at 60 packets per second")
 	return func() (match.Sides, error) {
-		cfg := statesync.DefaultConfig()
-		cfg.PacketBytes = statesync.BudgetFor(*kbps, 60)
-		vcfg := scene.DefaultVRConfig()
-		cfg.Ballistic = statesync.BallisticOf(vcfg.Physics)
+		cfg, vcfg := StatesyncConfig(*kbps)
 		return match.Sides{
 			NewHost: func(s match.Setup) (match.Host, error) {
 				if err := oneWorld(s.World, "the VR table"); err != nil {
@@ -81,7 +90,7 @@ func statesyncFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				if err != nil {
 					return nil, err
 				}
-				host := &statesyncHost{Host: h, world: world, players: s.Players}
+				host := &statesyncHost{Host: h, world: world, players: s.Players, step: cfg.TimeStep}
 				return match.WithSpectators(host, host, s, match.WatchedWorld{Model: "statesync", Game: "VR table", Variant: fmt.Sprintf("%d players", s.Players), TickRate: 60, Objects: vrObjects(world), Spec: wire.DefaultStateSpec()})
 			},
 			NewPlayer: func(s match.PlayerSetup) (match.Player, error) {
@@ -189,6 +198,7 @@ type statesyncHost struct {
 	*statesync.Host
 	world   *scene.VR
 	players int // the table: the host and players-1 guests
+	step    time.Duration
 	cubes   []viewer.Cube
 }
 
@@ -229,7 +239,41 @@ func (h *statesyncHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figur
 }
 
 func (h *statesyncHost) Summary(_ time.Time, dst []match.Line) []match.Line {
-	return append(statesyncSummary(h.Host, dst), match.Line{Name: "rejoins", Value: fmt.Sprintf("%d guests back in their seats", h.Counters().Rejoins)})
+	dst = append(statesyncSummary(h.Host, dst), match.Line{Name: "rejoins", Value: fmt.Sprintf("%d guests back in their seats", h.Counters().Rejoins)})
+	var by []string
+	for slot := range h.players - 1 {
+		if n := h.Implausible(slot); n > 0 {
+			by = append(by, fmt.Sprintf("player %d: %d", slot+1, n))
+		}
+	}
+	if len(by) > 0 {
+		dst = append(dst, match.Line{Name: "overruled", Value: strings.Join(by, ", ") + " claims physically impossible from the host's state (too fast, too far, out of reach, never touched)"})
+	}
+	return dst
+}
+
+// Agreement is, for every guest that sent digests of its world, how far
+// it agreed with the host's, bit for bit (statesync.Host.Agreement):
+// "player 2: bit for bit since host tick 1260, 0.5 s after the host's
+// world came to rest (31 of 40 digests matched); ...". Players are numbered as
+// the summary's sections: netcode slot s is player s+1, the VR table's.
+func (h *statesyncHost) Agreement(time.Time) string {
+	var parts []string
+	for slot := range h.players - 1 {
+		if a := h.Host.Agreement(slot); a.Reports > 0 {
+			parts = append(parts, fmt.Sprintf("player %d: %s", slot+1, agreementText(a, h.step)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// agreementText says an agreement in words, its ticks the host's.
+func agreementText(a statesync.Agreement, step time.Duration) string {
+	matched := fmt.Sprintf("%d of %d digests matched", a.Agreed, a.Reports)
+	if !a.Agrees {
+		return fmt.Sprintf("not converged: the newest digest (host tick %d) differs (%s)", a.Last, matched)
+	}
+	return fmt.Sprintf("bit for bit since host tick %d, %s s after the host's world came to rest (%s)", a.Since, match.Round((time.Duration(a.Rested) * step).Seconds()), matched)
 }
 
 // statesyncPlayer is a guest: netcode slot s is VR player s+1.
@@ -238,6 +282,8 @@ type statesyncPlayer struct {
 	world *scene.VR
 	me    int
 	ticks int
+	bot   *scene.VRBot // nil for a player on the page's keys
+	step  time.Duration
 	cubes []viewer.Cube
 }
 
@@ -249,13 +295,17 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s match.Playe
 	if me >= s.Players {
 		return nil, fmt.Errorf("statesync: slot %d: the table of %d players seats the host and %d guests", s.Slot, s.Players, s.Players-1)
 	}
-	var ctl scene.VRController
+	var (
+		ctl scene.VRController
+		bot *scene.VRBot
+	)
 	if s.Bot || s.Keys == nil {
 		layout, err := scene.NewVR(vcfg, statesync.Player(me), nil)
 		if err != nil {
 			return nil, err
 		}
-		ctl = scene.NewVRBot(me, scene.VRMatch(layout, me))
+		bot = scene.NewVRBot(me, scene.VRMatch(layout, me))
+		ctl = bot
 	} else {
 		// The viewer's page drives the guest's right hand with its mouse
 		// as well as its keys, and says so; while nobody plays the page's
@@ -287,7 +337,28 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s match.Playe
 	if err != nil {
 		return nil, err
 	}
-	return &statesyncPlayer{Guest: g, world: world, me: me, ticks: s.Ticks}, nil
+	return &statesyncPlayer{Guest: g, world: world, me: me, ticks: s.Ticks, bot: bot, step: cfg.TimeStep}, nil
+}
+
+// Update steps the guest. A bot stops acting once the guest has played
+// its ticks: its hands let go and go back to rest, so that the world
+// comes to rest while the player lingers, and its agreement with the
+// host at the end is the world's at rest.
+func (p *statesyncPlayer) Update(now time.Time, send func([]byte)) error {
+	if p.bot != nil && p.Done() {
+		p.bot.Stop()
+	}
+	return p.Guest.Update(now, send)
+}
+
+// Agreement is how far this guest's world agreed with the host's, bit
+// for bit, from the host's digests (statesync.Guest.Agreement).
+func (p *statesyncPlayer) Agreement(time.Time) string {
+	a := p.Guest.Agreement()
+	if a.Reports == 0 {
+		return "no digest of the host's world heard"
+	}
+	return "with the host: " + agreementText(a, p.step)
 }
 
 func (p *statesyncPlayer) Views(dst []viewer.View) []viewer.View {

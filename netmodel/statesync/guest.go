@@ -16,6 +16,7 @@ type Guest struct {
 	// taken from the host, if heard: an older one (reordered) is dropped.
 	newest [MaxPlayers]Tick
 	heard  [MaxPlayers]bool
+	agree  Agreement // with the host, by its digests (agree.go)
 }
 
 // NewGuest returns guest cfg.Player (1 to 3) of game, which must start as
@@ -43,6 +44,9 @@ func (g *Guest) Game() Game { return g.game }
 
 // Receive takes one datagram from the host.
 func (g *Guest) Receive(now time.Time, datagram []byte) error {
+	if isDigest(datagram) {
+		return g.hearDigest(datagram)
+	}
 	complete, err := g.links[0].receive(now, datagram)
 	if err != nil || !complete {
 		return err
@@ -231,5 +235,11 @@ func (g *Guest) Update(now time.Time, send func(datagram []byte)) error {
 		g.avatars[0] = g.sample()
 		avatars = g.avatars[:]
 	}
-	return g.links[0].send(now, g.cfg.Player, 1<<g.cfg.Player, avatars, send)
+	if err := g.links[0].send(now, g.cfg.Player, 1<<g.cfg.Player, avatars, send); err != nil {
+		return err
+	}
+	if d, due := g.digest(); due {
+		send(d)
+	}
+	return nil
 }

@@ -23,6 +23,8 @@ type Host struct {
 	dropped       [MaxPlayers]bool
 	// holds says who each guest seat belongs to (rejoin.go).
 	holds [MaxPlayers]seatHold
+	// agree is each guest seat's agreement, by its digests (agree.go).
+	agree [MaxPlayers]Agreement
 }
 
 // NewHost returns the host of game; cfg.Player must be 0.
@@ -63,6 +65,7 @@ func (h *Host) Join(now time.Time, slot int) error {
 	h.links[p] = l
 	h.dropped[p], h.implausibleBy[p] = false, 0
 	h.holds[p] = seatHold{}
+	h.agree[p] = Agreement{}
 	return nil
 }
 
@@ -115,6 +118,9 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	}
 	if !ok || h.links[p] == nil {
 		return fmt.Errorf("%w: slot %d is not seated", ErrMalformed, slot)
+	}
+	if isDigest(datagram) {
+		return h.hearDigest(p, datagram)
 	}
 	l := h.links[p]
 	complete, err := l.receive(now, datagram)
@@ -379,6 +385,7 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 	if h.av != nil {
 		own = append(own, h.sample())
 	}
+	d, due := h.digest()
 	present := uint8(1)
 	for p, l := range h.links {
 		if l != nil {
@@ -410,6 +417,9 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 		slot := p - 1
 		if err := l.send(now, Player(p), shown, h.avatars, func(d []byte) { send(slot, d) }); err != nil {
 			return err
+		}
+		if due {
+			send(slot, d)
 		}
 	}
 	return nil

@@ -76,7 +76,8 @@ type node struct {
 	// unsettled is holdRests' scratch: per object, whether it touches
 	// one that does not rest on the host.
 	unsettled []bool
-	in        packet // decoding scratch
+	watch     watcher // the world's digests (agree.go)
+	in        packet  // decoding scratch
 	// beforeStep, if set, runs first in every step (a guest's playback).
 	beforeStep func()
 }
