@@ -248,8 +248,8 @@ func (l *roomLobby) sample(now time.Time, m *udpdrive.Match) {
 	if r == nil {
 		return
 	}
-	if r.played == nil {
-		r.played, r.ids = make([]bool, m.Slots()), make([]uint64, m.Slots())
+	for len(r.played) < m.Slots() { // a match's slots grow as its clients come
+		r.played, r.ids = append(r.played, false), append(r.ids, 0)
 	}
 	for slot := range r.played {
 		if m.Joined(slot) && !r.played[slot] {

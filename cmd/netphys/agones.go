@@ -57,6 +57,7 @@ type agonesSide struct {
 	state   string
 	matchID string
 	list    string // "" once the List turned out missing
+	counter string // "" once the Counter turned out missing
 }
 
 const sdkCallTimeout = 5 * time.Second
@@ -65,7 +66,7 @@ const sdkCallTimeout = 5 * time.Second
 // sidecar starting beside us), then starts the health pings and the watch.
 func (a *agonesSide) start(ctx context.Context, signaled <-chan struct{}, wg *sync.WaitGroup) {
 	sdk, log := a.lc.sdk, a.lc.log
-	a.list = a.lc.f.list
+	a.list, a.counter = a.lc.f.list, a.lc.f.counter
 	for attempt := 1; ; attempt++ {
 		cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
 		err := sdk.Ready(cctx)
@@ -169,6 +170,26 @@ func (a *agonesSide) updateList(ctx context.Context, id netcode.ClientID, add bo
 		return
 	}
 	a.lc.log.Warn("agones: player list", "list", a.list, "client_id", id, "add", add, "err", err)
+}
+
+// matchesRunning sets the rooms' Counter to the matches running.
+func (a *agonesSide) matchesRunning(ctx context.Context, n uint64) {
+	if a.lc.sdk == nil || a.counter == "" {
+		return
+	}
+	a.lc.log.Info("agones: matches running", "counter", a.counter, "count", n)
+	cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+	defer cancel()
+	_, err := a.lc.sdk.SetCounter(cctx, a.counter, int64(n))
+	if err == nil {
+		return
+	}
+	if _, cerr := a.lc.sdk.Counter(cctx, a.counter); cerr != nil && errors.Is(cerr, agones.ErrStatus) {
+		a.lc.log.Warn("agones: the GameServer has no such Counter: its matches are not counted (declare it under spec.counters, or --agones-rooms-counter '')", "counter", a.counter, "err", cerr)
+		a.counter = ""
+		return
+	}
+	a.lc.log.Warn("agones: matches counter", "counter", a.counter, "count", n, "err", err)
 }
 
 // matchOver shuts the server down (Agones deletes the pod) and reports

@@ -14,7 +14,8 @@ import (
 // sdk-server (local mode; its GameServer file rewritten in place plays
 // the controller's allocation): Ready, Allocated for a match by the token
 // service, players with its tokens, Shutdown; then Ready again after a
-// match, and SIGTERM draining the next. It exists only with -tags
+// match, and SIGTERM draining the next; serve --rooms counting its
+// matches in the Counter matches and shutting down after the last. It exists only with -tags
 // agonesreal and needs NETPHYS_AGONES_SDK, the directory of
 // run-sdk-server.sh (.ci/run sets both when ../shared/agones is there).
 func TestAgonesReal(t *testing.T) {
@@ -29,6 +30,7 @@ func TestAgonesReal(t *testing.T) {
 		{"ShutdownAfterTheMatch", agonesShutdownScenario},
 		{"ReadyAgainAndSIGTERMDrains", agonesReadyDrainScenario},
 		{"LockstepMatch", agonesLockstepScenario},
+		{"RoomsCountMatches", agonesRoomsScenario},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			addr := freeUDPAddr(t)

@@ -54,6 +54,7 @@ type serverBenchOptions struct {
 	stdout          io.Writer
 	progress        io.Writer
 	cpuProfile      string // --udp: the server process's CPU profile
+	rooms           bool   // --udp: every match on one port, udpdrive.Rooms
 }
 
 var serverBenchModels = []string{"lockstep", "lockstep-referee", "predict", "statesync", "interp"}
@@ -72,11 +73,15 @@ func setupBenchServer(fs *flag.FlagSet) func(ctx context.Context, args []string)
 	memProfile := fs.String("memprofile", "", "write an allocation profile, every allocation sampled, to this file at the end (it slows the run: its figures are not the report's)")
 	quick := fs.Bool("quick", false, "a short run (1 match, 0.5 s warm-up, 1 s measured, interp at 16 clients): the test's")
 	udp := fs.Bool("udp", false, "REAL UDP on loopback instead of virtual time: the matches' servers in a process of their own with GOMAXPROCS=1, one udpdrive server (netcode) per match on its own port, the bots in this process; its process CPU, late frames, heap and kbps (lockstep, lockstep-referee, predict, statesync)")
+	rooms := fs.Bool("rooms", false, "with --udp: every match on one port, one netcode server (udpdrive.Rooms, what serve --rooms runs), each bot's token naming its match")
 	udpServe := fs.Bool("udp-serve", false, "internal: the server process of --udp")
 	return func(ctx context.Context, args []string) error {
 		o := serverBenchOptions{matches: *matches, warmup: *warmup, measure: time.Duration(*seconds * float64(time.Second)),
 			headroom: *headroom, cond: netsim.Conditions{Latency: *rtt / 2, Loss: *loss}, seed: *seed,
-			stdout: fs.Output(), progress: os.Stderr}
+			stdout: fs.Output(), progress: os.Stderr, rooms: *rooms}
+		if *rooms && !*udp && !*udpServe {
+			return fmt.Errorf("--rooms measures rooms over real UDP: give --udp too")
+		}
 		for _, f := range strings.Split(*clients, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 1 || n > 1000 {

@@ -112,31 +112,38 @@ func TestBenchServerInterpPastSimmatchDefault(t *testing.T) {
 }
 
 // TestBenchServerUDP runs the real-UDP mode briefly against its server
-// process (the built program: it starts itself with --udp-serve): the
-// mode is named, the server process ran with GOMAXPROCS 1, and the row
-// has a process CPU, frames, memory and traffic.
+// process (the built program: it starts itself with --udp-serve), a port
+// per match and then rooms on one port: the mode is named, the server
+// process ran with GOMAXPROCS 1, and the row has a process CPU, frames,
+// memory and traffic.
 func TestBenchServerUDP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the program and runs two processes")
 	}
 	bin := buildProgram(t)
-	out, err := exec.Command(bin, "bench", "server", "--udp", "--model", "lockstep", "--matches", "2", "--seconds", "1", "--warmup", "500ms").CombinedOutput()
-	text := string(out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, text)
-	}
-	if !strings.Contains(text, "REAL UDP on loopback") || !strings.Contains(text, "GOMAXPROCS 1)") {
-		t.Fatalf("the report does not say it ran over real UDP with a one-core server:\n%s", text)
-	}
-	lines := strings.Split(text, "\n")
-	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "matches  bots") })
-	if i < 0 || i+1 >= len(lines) {
-		t.Fatalf("no table in\n%s", text)
-	}
-	// matches bots cpu steps per-core frames late gap over worst KiB
-	// built after kbps up down
-	f := numbers(t, lines[i+1])
-	if len(f) != 14 || f[0] != 2 || f[1] != 4 || f[2] <= 0 || f[5] < 30 || f[10] <= 0 || f[12] <= 0 || f[13] <= 0 {
-		t.Fatalf("row %q of\n%s", lines[i+1], text)
+	for _, mode := range []struct {
+		flags []string
+		says  string
+	}{{nil, "each a udpdrive server (netcode, encrypted) on its own port"}, {[]string{"--rooms"}, "in rooms on one port"}} {
+		args := append([]string{"bench", "server", "--udp", "--model", "lockstep", "--matches", "2", "--seconds", "1", "--warmup", "500ms"}, mode.flags...)
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		text := string(out)
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", args, err, text)
+		}
+		if !strings.Contains(text, "REAL UDP on loopback") || !strings.Contains(text, "GOMAXPROCS 1)") || !strings.Contains(text, mode.says) {
+			t.Fatalf("%q: the report does not say it ran over real UDP with a one-core server, %s:\n%s", args, mode.says, text)
+		}
+		lines := strings.Split(text, "\n")
+		i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "matches  bots") })
+		if i < 0 || i+1 >= len(lines) {
+			t.Fatalf("%q: no table in\n%s", args, text)
+		}
+		// matches bots cpu steps per-core frames late gap over worst KiB
+		// built after kbps up down
+		f := numbers(t, lines[i+1])
+		if len(f) != 14 || f[0] != 2 || f[1] != 4 || f[2] <= 0 || f[5] < 30 || f[11] <= 0 || f[12] <= 0 || f[13] <= 0 {
+			t.Fatalf("%q: row %q of\n%s", args, lines[i+1], text)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,9 +31,9 @@ import (
 // bench server --udp: the capacity report over real UDP on loopback. The
 // servers of N matches run in a process of their own, started here with
 // GOMAXPROCS=1 (the --udp-serve side below): each match is a udpdrive
-// server, netcode and its encryption included, on a port of its own (one
-// port for many matches, rooms, is not there yet), all stepped by one
-// udpdrive.Run loop at 60 Hz. The bots of every match run in this
+// server, netcode and its encryption included, on a port of its own, or
+// with --rooms every match on one port (udpdrive.Rooms, as serve --rooms),
+// all stepped by one udpdrive.Run loop at 60 Hz. The bots of every match run in this
 // process over their own netcode clients. The server process measures its
 // own CPU (user and system, everything in it: the models, the sockets,
 // netcode, the GC), the frames its loop ran late, its heap and the
@@ -66,7 +67,170 @@ type udpServeResult struct {
 	Joined         time.Duration // how long until every bot had joined
 	GOMAXPROCS     int
 	DroppedPayload uint64 // payloads a server's inbox refused
+	Rooms          bool   // every match on one port
 }
+
+// udpPorts is how many ports the server process of n matches listens on.
+func udpPorts(o serverBenchOptions, n int) int {
+	if o.rooms {
+		return 1
+	}
+	return n
+}
+
+// benchRoomsAgree is the handshake's description of the matches of
+// --rooms: the bots and the lobby agree on the model.
+func benchRoomsAgree(name string) string { return "bench server " + name }
+
+// udpHosts are the matches' servers the server process measures: a
+// udpdrive server per match on its own port, or rooms on one.
+type udpHosts interface {
+	ports() []uint16
+	sides() []udpdrive.Stepper
+	joined(match, slot int) bool
+	traffic(match, slot int) netmodel.Traffic
+	cost() time.Duration // the Steps' wall time so far, every match's
+	dropped() uint64     // payloads the inboxes refused
+	Close() error
+}
+
+// udpServers is a udpdrive server per match.
+type udpServers []*udpdrive.Server
+
+func newUDPServers(model serverBenchModel, n int, key netcode.Key, log *slog.Logger) (udpServers, error) {
+	servers := make(udpServers, n)
+	for i := range servers {
+		conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			return servers, err
+		}
+		srv, _, err := model.newServer(i, time.Now())
+		if err != nil {
+			conn.Close()
+			return servers, err
+		}
+		scfg := udpdrive.DefaultServerConfig()
+		scfg.Logger = log
+		scfg.Transport.Netcode.PrivateKey = key
+		scfg.Transport.Netcode.MaxClients = model.clients()
+		if servers[i], err = udpdrive.NewServer(srv, conn, scfg); err != nil {
+			conn.Close()
+			return servers, err
+		}
+	}
+	return servers, nil
+}
+
+func (s udpServers) ports() []uint16 {
+	p := make([]uint16, len(s))
+	for i, srv := range s {
+		p[i] = srv.Transport().Addr().Port()
+	}
+	return p
+}
+
+func (s udpServers) sides() []udpdrive.Stepper {
+	sides := make([]udpdrive.Stepper, len(s))
+	for i, srv := range s {
+		sides[i] = srv
+	}
+	return sides
+}
+
+func (s udpServers) joined(match, slot int) bool { return s[match].Joined(slot) }
+
+func (s udpServers) traffic(match, slot int) netmodel.Traffic { return s[match].Traffic(slot) }
+
+func (s udpServers) cost() time.Duration {
+	var d time.Duration
+	for _, srv := range s {
+		d += srv.Cost().Total
+	}
+	return d
+}
+
+func (s udpServers) dropped() uint64 {
+	var n uint64
+	for _, srv := range s {
+		q, _ := srv.Dropped()
+		n += q
+	}
+	return n
+}
+
+func (s udpServers) Close() error {
+	for _, srv := range s {
+		if srv != nil {
+			_ = srv.Close()
+		}
+	}
+	return nil
+}
+
+// udpRooms are the matches in rooms on one port; the lobby opens match
+// i for the first token whose user data names it (i+1, 4 bytes).
+type udpRooms struct {
+	rooms *udpdrive.Rooms
+	model serverBenchModel
+	name  string
+}
+
+func newUDPRooms(model serverBenchModel, name string, n int, key netcode.Key, log *slog.Logger) (*udpRooms, error) {
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil, err
+	}
+	r := &udpRooms{model: model, name: name}
+	cfg := udpdrive.RoomsConfig{Transport: udpdrive.DefaultServerConfig().Transport, Logger: log, Lobby: r}
+	cfg.Transport.Netcode.PrivateKey = key
+	cfg.Transport.Netcode.MaxClients = n * model.clients()
+	if r.rooms, err = udpdrive.NewRooms(conn, cfg); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *udpRooms) Route(now time.Time, _ netcode.ClientID, ud *netcode.UserData) (string, error) {
+	i := binary.LittleEndian.Uint32(ud[:])
+	if i == 0 {
+		return "", errors.New("the token names no match")
+	}
+	return strconv.FormatUint(uint64(i-1), 10), nil
+}
+
+func (r *udpRooms) Open(now time.Time, id string, _ *netcode.UserData) (udpdrive.MatchSetup, error) {
+	i, err := strconv.Atoi(id)
+	if err != nil {
+		return udpdrive.MatchSetup{}, err
+	}
+	srv, _, err := r.model.newServer(i, now)
+	if err != nil {
+		return udpdrive.MatchSetup{}, err
+	}
+	return udpdrive.MatchSetup{Model: srv, Agree: benchRoomsAgree(r.name), Kind: r.name}, nil
+}
+
+func (r *udpRooms) Closed(time.Time, *udpdrive.Match) {}
+
+func (r *udpRooms) ports() []uint16           { return []uint16{r.rooms.Transport().Addr().Port()} }
+func (r *udpRooms) sides() []udpdrive.Stepper { return []udpdrive.Stepper{r.rooms} }
+
+func (r *udpRooms) joined(match, slot int) bool {
+	m := r.rooms.Lookup(strconv.Itoa(match))
+	return m != nil && m.Joined(slot)
+}
+
+func (r *udpRooms) traffic(match, slot int) netmodel.Traffic {
+	if m := r.rooms.Lookup(strconv.Itoa(match)); m != nil {
+		return m.Traffic(slot)
+	}
+	return netmodel.Traffic{}
+}
+
+func (r *udpRooms) cost() time.Duration { return r.rooms.Cost().Total }
+func (r *udpRooms) dropped() uint64     { return r.rooms.Dropped() }
+func (r *udpRooms) Close() error        { return r.rooms.Close() }
 
 var udpModels = []string{"lockstep", "lockstep-referee", "predict", "statesync"}
 
@@ -117,6 +281,9 @@ func benchServerUDP(ctx context.Context, o serverBenchOptions, name string) erro
 	if o.cpuProfile != "" {
 		args = append(args, "--cpuprofile", o.cpuProfile)
 	}
+	if o.rooms {
+		args = append(args, "--rooms")
+	}
 	cmd := exec.CommandContext(procCtx, exe, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", benchKeyEnv+"="+hex.EncodeToString(key[:]))
 	cmd.Stderr = o.progress
@@ -134,38 +301,58 @@ func benchServerUDP(ctx context.Context, o serverBenchOptions, name string) erro
 	}()
 	lines := bufio.NewScanner(stdout)
 	var hello udpServeHello
-	if err := readLine(lines, &hello); err != nil || len(hello.Ports) != n {
-		return fmt.Errorf("the server process's ports: %d of %d, %v", len(hello.Ports), n, err)
+	if err := readLine(lines, &hello); err != nil || len(hello.Ports) != udpPorts(o, n) {
+		return fmt.Errorf("the server process's ports: %d of %d, %v", len(hello.Ports), udpPorts(o, n), err)
 	}
 	fmt.Fprintf(o.progress, "bench server --udp: %s, %d matches: the server process (pid %d) listens; dialing %d bots\n", name, n, cmd.Process.Pid, n*model.clients())
 	quiet := slog.New(slog.DiscardHandler)
-	var clients []udpdrive.Stepper
+	clients := make([]udpdrive.Stepper, n*model.clients())
 	defer func() {
 		for _, c := range clients {
-			_ = c.(*udpdrive.Client).Close()
+			if c != nil {
+				_ = c.(*udpdrive.Client).Close()
+			}
 		}
 	}()
-	for i, port := range hello.Ports {
-		for slot := range model.clients() {
-			p := netcode.DefaultTokenParams()
-			p.ClientID = netcode.ClientID(i*256 + slot + 1)
-			p.ServerAddresses = []netip.AddrPort{netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port)}
-			tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
-			if err != nil {
-				return err
-			}
-			ccfg := udpdrive.DefaultClientConfig()
-			ccfg.Logger = quiet
-			c, err := udpdrive.Dial(ctx, tok, func(got int) (netmodel.Client, error) {
-				if got != slot {
-					return nil, fmt.Errorf("bot %d of match %d was given slot %d", slot, i, got)
+	// The matches dial at once, each match's bots in turn: their slots
+	// are the order they join in.
+	dialed := make(chan error, n)
+	for i := range n {
+		go func() {
+			port := hello.Ports[min(i, len(hello.Ports)-1)]
+			for slot := range model.clients() {
+				p := netcode.DefaultTokenParams()
+				p.ClientID = netcode.ClientID(i*256 + slot + 1)
+				p.ServerAddresses = []netip.AddrPort{netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port)}
+				binary.LittleEndian.PutUint32(p.UserData[:], uint32(i+1)) // the match, for rooms
+				tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
+				if err != nil {
+					dialed <- err
+					return
 				}
-				return model.newClient(i, slot, time.Now())
-			}, ccfg)
-			if err != nil {
-				return fmt.Errorf("match %d, bot %d: %w", i, slot, err)
+				ccfg := udpdrive.DefaultClientConfig()
+				ccfg.Logger = quiet
+				if o.rooms {
+					ccfg.Agree = benchRoomsAgree(name)
+				}
+				c, err := udpdrive.Dial(ctx, tok, func(got int) (netmodel.Client, error) {
+					if got != slot {
+						return nil, fmt.Errorf("bot %d of match %d was given slot %d", slot, i, got)
+					}
+					return model.newClient(i, slot, time.Now())
+				}, ccfg)
+				if err != nil {
+					dialed <- fmt.Errorf("match %d, bot %d: %w", i, slot, err)
+					return
+				}
+				clients[i*model.clients()+slot] = c
 			}
-			clients = append(clients, c)
+			dialed <- nil
+		}()
+	}
+	for range n {
+		if err := <-dialed; err != nil {
+			return err
 		}
 	}
 	bots := make(chan error, 1)
@@ -215,8 +402,13 @@ func printServerBenchUDP(o serverBenchOptions, m serverBenchModel, r udpServeRes
 	secs := r.Measured.Seconds()
 	kbps := func(b uint64) float64 { return float64(b) * 8 / 1000 / secs / float64(r.Matches) }
 	fmt.Fprintf(w, "\n%s\n", m.title)
-	fmt.Fprintf(w, "  REAL UDP on loopback: one server process (pid %d, GOMAXPROCS %d) hosts the %d matches, each a udpdrive server (netcode, encrypted) on its own port (rooms on one port are not used),\n",
-		pid, r.GOMAXPROCS, r.Matches)
+	if r.Rooms {
+		fmt.Fprintf(w, "  REAL UDP on loopback: one server process (pid %d, GOMAXPROCS %d) hosts the %d matches in rooms on one port: one netcode server (encrypted) of %d slots, udpdrive.Rooms as serve --rooms,\n",
+			pid, r.GOMAXPROCS, r.Matches, r.Matches*r.Bots)
+	} else {
+		fmt.Fprintf(w, "  REAL UDP on loopback: one server process (pid %d, GOMAXPROCS %d) hosts the %d matches, each a udpdrive server (netcode, encrypted) on its own port (rooms on one port: --rooms),\n",
+			pid, r.GOMAXPROCS, r.Matches)
+	}
 	fmt.Fprintf(w, "  one loop steps them all at 60 Hz; the %d bots run in this process. CPU: the server process's user+system time, all of it (models, sockets, netcode, GC); all %d bots joined in %v.\n",
 		r.Matches*r.Bots, r.Matches*r.Bots, r.Joined.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -249,50 +441,34 @@ func benchServerUDPServe(ctx context.Context, o serverBenchOptions, name string)
 	n := cmp.Or(o.matches, serverBenchDefaultMatches[name])
 	quiet := slog.New(slog.DiscardHandler)
 	base := heapLive()
-	servers := make([]*udpdrive.Server, n)
-	sides := make([]udpdrive.Stepper, n)
-	hello := udpServeHello{Ports: make([]uint16, n)}
-	defer func() {
-		for _, s := range servers {
-			if s != nil {
-				_ = s.Close()
-			}
-		}
-	}()
-	for i := range servers {
-		conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			return err
-		}
-		srv, _, err := model.newServer(i, time.Now())
-		if err != nil {
-			conn.Close()
-			return err
-		}
-		scfg := udpdrive.DefaultServerConfig()
-		scfg.Logger = quiet
-		scfg.Transport.Netcode.PrivateKey = key
-		scfg.Transport.Netcode.MaxClients = model.clients()
-		if servers[i], err = udpdrive.NewServer(srv, conn, scfg); err != nil {
-			return err
-		}
-		sides[i], hello.Ports[i] = servers[i], servers[i].Transport().Addr().Port()
+	var hosts udpHosts
+	if o.rooms {
+		// The matches open as their first bots join: built is the
+		// netcode server and the rooms alone.
+		hosts, err = newUDPRooms(model, name, n, key, quiet)
+	} else {
+		hosts, err = newUDPServers(model, n, key, quiet)
 	}
-	r := udpServeResult{Matches: n, Bots: model.clients(), HeapBuilt: (heapLive() - base) / uint64(n), GOMAXPROCS: runtime.GOMAXPROCS(0)}
-	if err := json.NewEncoder(os.Stdout).Encode(hello); err != nil {
+	if hosts != nil {
+		defer hosts.Close()
+	}
+	if err != nil {
+		return err
+	}
+	r := udpServeResult{Matches: n, Bots: model.clients(), HeapBuilt: (heapLive() - base) / uint64(n), GOMAXPROCS: runtime.GOMAXPROCS(0), Rooms: o.rooms}
+	if err := json.NewEncoder(os.Stdout).Encode(udpServeHello{Ports: hosts.ports()}); err != nil {
 		return err
 	}
 	frame := udpdrive.DefaultFrame
 	start := time.Now()
 	var joinedAt, measureFrom, prev time.Time
-	var cpu0 time.Duration
-	var steps0 []udpdrive.Cost
+	var cpu0, steps0 time.Duration
 	var traffic0 []netmodel.Traffic
 	traffic := func() []netmodel.Traffic {
 		t := make([]netmodel.Traffic, 0, n*r.Bots)
-		for _, s := range servers {
+		for i := range n {
 			for slot := range r.Bots {
-				t = append(t, s.Traffic(slot))
+				t = append(t, hosts.traffic(i, slot))
 			}
 		}
 		return t
@@ -304,9 +480,9 @@ func benchServerUDPServe(ctx context.Context, o serverBenchOptions, name string)
 		prev = now
 		switch {
 		case joinedAt.IsZero():
-			for i, s := range servers {
+			for i := range n {
 				for slot := range r.Bots {
-					if !s.Joined(slot) {
+					if !hosts.joined(i, slot) {
 						if now.Sub(start) > joinWithin {
 							return true, fmt.Errorf("match %d: bot %d has not joined within %v", i, slot, joinWithin)
 						}
@@ -323,10 +499,7 @@ func benchServerUDPServe(ctx context.Context, o serverBenchOptions, name string)
 				if cpu0, err = processCPU(os.Getpid()); err != nil {
 					return true, err
 				}
-				steps0, traffic0 = make([]udpdrive.Cost, n), traffic()
-				for i, s := range servers {
-					steps0[i] = s.Cost()
-				}
+				steps0, traffic0 = hosts.cost(), traffic()
 				fmt.Fprintf(os.Stderr, "bench server --udp-serve: %s, %d matches: measuring\n", name, n)
 			}
 		default:
@@ -346,11 +519,7 @@ func benchServerUDPServe(ctx context.Context, o serverBenchOptions, name string)
 				return true, err
 			}
 			r.CPU, r.Measured = cpu1-cpu0, now.Sub(measureFrom)
-			for i, s := range servers {
-				r.Steps += s.Cost().Sub(steps0[i]).Total
-				q, _ := s.Dropped()
-				r.DroppedPayload += q
-			}
+			r.Steps, r.DroppedPayload = hosts.cost()-steps0, hosts.dropped()
 			for k, t := range traffic() {
 				r.UpBytes += t.UpBytes - traffic0[k].UpBytes
 				r.DownBytes += t.DownBytes - traffic0[k].DownBytes
@@ -358,7 +527,7 @@ func benchServerUDPServe(ctx context.Context, o serverBenchOptions, name string)
 			return true, nil
 		}
 		return false, nil
-	}, sides...)
+	}, hosts.sides()...)
 	if err != nil {
 		return err
 	}
@@ -366,6 +535,6 @@ func benchServerUDPServe(ctx context.Context, o serverBenchOptions, name string)
 		return fmt.Errorf("stopped before measuring: %w", cmp.Or(ctx.Err(), errors.New("the loop ended")))
 	}
 	r.HeapPlayed = (heapLive() - base) / uint64(n)
-	runtime.KeepAlive(servers)
+	runtime.KeepAlive(hosts)
 	return json.NewEncoder(os.Stdout).Encode(r)
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/agones"
 	"github.com/netphys/netphys/transport/netcode"
@@ -27,6 +28,7 @@ type lifecycleFlags struct {
 	afterMatch string
 	port       string
 	list       string
+	counter    string
 	drain      time.Duration
 }
 
@@ -38,6 +40,7 @@ func declareLifecycle(fs *flag.FlagSet) *lifecycleFlags {
 	fs.StringVar(&f.afterMatch, "agones-after-match", "shutdown", "when a match ends: shutdown (Agones deletes the pod) or ready (take the next match)")
 	fs.StringVar(&f.port, "agones-port", "default", "the GameServer port players reach (its name under spec.ports): with the GameServer's address, the public address tokens list unless --public is given")
 	fs.StringVar(&f.list, "agones-players-list", "players", "the GameServer's List (Counters and Lists, beta) that holds the connected players' client ids; empty: none")
+	fs.StringVar(&f.counter, "agones-rooms-counter", "matches", "with --rooms: the GameServer's Counter (Counters and Lists, beta) that holds how many matches the process runs, its capacity the matches it may take (spec.counters); empty: none")
 	fs.DurationVar(&f.drain, "drain", 25*time.Second, "on SIGTERM or SIGINT, let the running match finish for at most this long before exiting (0: exit at once; a second signal always does)")
 	return f
 }
@@ -49,13 +52,18 @@ func declareLifecycle(fs *flag.FlagSet) *lifecycleFlags {
 // Hook: match.Serve offers none for "a player joined" or "the match is
 // over", so lifecycle reads the netcode server's slots (every 100 ms) and
 // calls a match over when every client that connected has left, the rule
-// match.Serve itself applies.
+// match.Serve itself applies. With --rooms it also reads the rooms'
+// figures: the matches running go to the Agones Counter
+// --agones-rooms-counter, and "the match is over" becomes "the last
+// running match has ended" (one at least ended since the last time, none
+// runs, no client is connected).
 type lifecycle struct {
 	f         *lifecycleFlags
 	sdk       *agones.Client // nil without --agones
 	log       *slog.Logger
 	serve     context.CancelFunc
 	listening chan *transport.Server
+	rooms     *udpdrive.Rooms // serve --rooms: set before listening is sent on
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
 	draining  atomic.Bool // a signal came: no new matches (serve --rooms reads it)
@@ -109,6 +117,12 @@ func (lc *lifecycle) listened(srv *transport.Server) (func(), error) {
 	return func() {}, nil
 }
 
+// listenedRooms hands the lifecycle serve --rooms' rooms once they are up.
+func (lc *lifecycle) listenedRooms(r *udpdrive.Rooms) (func(), error) {
+	lc.rooms = r
+	return lc.listened(r.Transport())
+}
+
 // done ends the lifecycle after serve has returned.
 func (lc *lifecycle) done() {
 	lc.stop()
@@ -124,6 +138,9 @@ type session struct {
 	players int  // connected now
 	joined  bool // a client connected since the last match ended
 	matches int
+	// serve --rooms: the matches running as last told to Agones, and
+	// the rooms' count of closed matches when the last one ended.
+	running, closed uint64
 }
 
 func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
@@ -161,11 +178,19 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 	}
 	// step reads the clients and acts on a match that ended.
 	step := func() {
-		if over := lc.pollClients(ctx, srv, &s, ag); !over {
+		over := lc.pollClients(ctx, srv, &s, ag)
+		if lc.rooms != nil {
+			over = lc.roomsOver(ctx, &s, ag)
+		}
+		if !over {
 			return
 		}
 		s.matches++
-		lc.log.Info("lifecycle: match over", "match", s.matches, "match_id", ag.matchID)
+		if lc.rooms != nil {
+			lc.log.Info("lifecycle: match over: the last running match ended", "matches_ended", s.closed, "match_id", ag.matchID)
+		} else {
+			lc.log.Info("lifecycle: match over", "match", s.matches, "match_id", ag.matchID)
+		}
 		switch {
 		case draining:
 			exit(slog.LevelInfo, "drain: the match is over: exiting")
@@ -229,6 +254,23 @@ func (lc *lifecycle) pollClients(ctx context.Context, srv *transport.Server, s *
 	}
 	if s.joined && s.players == 0 {
 		s.joined = false
+		return true
+	}
+	return false
+}
+
+// roomsOver reads the rooms' figures (a second old at most), tells Agones
+// how many matches run, and reports the last running match ended: one
+// ended since the last time, none runs and no client is connected.
+func (lc *lifecycle) roomsOver(ctx context.Context, s *session, ag *agonesSide) (over bool) {
+	f := lc.rooms.Figures()
+	running := f.Opened - f.Closed
+	if running != s.running {
+		s.running = running
+		ag.matchesRunning(ctx, running)
+	}
+	if f.Closed > s.closed && running == 0 && s.players == 0 {
+		s.closed = f.Closed
 		return true
 	}
 	return false

@@ -89,7 +89,7 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		}
 		rc.Admin = ln // ServeRooms closes it
 	}
-	onListen := []func(*udpdrive.Rooms) (func(), error){func(r *udpdrive.Rooms) (func(), error) { return lc.listened(r.Transport()) }}
+	onListen := []func(*udpdrive.Rooms) (func(), error){lc.listenedRooms}
 	if o.metricsAddr != "" {
 		onListen = append(onListen, func(r *udpdrive.Rooms) (func(), error) {
 			return startMetrics(o.metricsAddr, r.Transport(), newRoomsCollector(r), refusalCollector(nil, rc.Refusals))

@@ -67,9 +67,18 @@ func (r *ring[T]) find(id int, seq reliable.Sequence, age int) (*T, error) {
 // baseline, since the next packet is ringSize or more after it.
 type sentLog struct {
 	packets []sentPacket // indexed by sequence modulo len
-	acked   []baseline
-	valid   []bool
+	acked   []ackedRef   // per object
 	avatars [MaxPlayers]ringSlot[avatarBaseline]
+}
+
+// ackedRef points at an object's newest acked state where its packet's
+// entry keeps it, rather than a copy: an ack costs a pointer per object
+// it carried, not its state (some 12 KB an ack for 110 objects). The
+// entry is written over when its packet's slot takes a packet ringSize
+// later, by when it is too old to be a baseline anyway; seq tells.
+type ackedRef struct {
+	seq reliable.Sequence
+	b   *baseline // nil: none acked
 }
 
 type sentPacket struct {
@@ -81,14 +90,12 @@ type sentPacket struct {
 }
 
 type sentEntry struct {
-	id    int
-	auth  Owner
-	ver   Version
-	state qstate
+	id int
+	b  baseline
 }
 
 func newSentLog(objects int) sentLog {
-	return sentLog{packets: make([]sentPacket, ringSize), acked: make([]baseline, objects), valid: make([]bool, objects)}
+	return sentLog{packets: make([]sentPacket, ringSize), acked: make([]ackedRef, objects)}
 }
 
 // record notes what packet seq carries. A packet's entries take room for
@@ -105,7 +112,7 @@ func (l *sentLog) record(seq reliable.Sequence, tick Tick, avatars []avatarSampl
 	p.entries = p.entries[:0]
 	for i := range updates {
 		u := &updates[i]
-		p.entries = append(p.entries, sentEntry{id: u.id, auth: u.auth, ver: u.ver, state: u.state})
+		p.entries = append(p.entries, sentEntry{id: u.id, b: baseline{seq: seq, tick: tick, state: u.state, auth: u.auth, ver: u.ver}})
 	}
 }
 
@@ -123,22 +130,24 @@ func (l *sentLog) ack(seq reliable.Sequence) {
 			*b = ringSlot[avatarBaseline]{valid: true, seq: seq, v: avatarBaseline{sample: a, tick: p.tick}}
 		}
 	}
-	for _, e := range p.entries {
-		if l.valid[e.id] && int16(l.acked[e.id].seq-seq) > 0 {
+	for k := range p.entries {
+		e := &p.entries[k]
+		a := &l.acked[e.id]
+		if a.b != nil && int16(a.seq-seq) > 0 {
 			continue
 		}
-		l.valid[e.id] = true
-		l.acked[e.id] = baseline{seq: seq, tick: p.tick, state: e.state, auth: e.auth, ver: e.ver}
+		*a = ackedRef{seq: seq, b: &e.b}
 	}
 }
 
 // base returns object id's baseline for packet seq, or nil when there is
 // none young enough; age is how many packets back it is.
 func (l *sentLog) base(id int, seq reliable.Sequence) (*baseline, int) {
-	if !l.valid[id] {
+	a := &l.acked[id]
+	b := a.b
+	if b == nil || b.seq != a.seq { // its packet's slot holds a newer packet
 		return nil, 0
 	}
-	b := &l.acked[id]
 	age := int(uint16(seq - b.seq))
 	if age < 1 || age >= ringSize {
 		return nil, 0

@@ -54,6 +54,7 @@ type node struct {
 	objs    []object
 	cur     []qstate            // every object's state as of the last step, quantized
 	curBody []physics.BodyState // what cur stands for, to skip re-quantizing
+	snapped []snapMemo          // per object: the grid state of its state after the last step
 	tick    Tick
 	next    time.Time
 	started bool
@@ -98,7 +99,7 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 		return nil, fmt.Errorf("%w: %d objects", ErrConfig, n)
 	}
 	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
-		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n),
+		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n), snapped: make([]snapMemo, n),
 		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n), fast: make([]uint8, n), touching: make([]bool, n)}
 	nd.av, _ = game.(Avatars)
 	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
@@ -172,6 +173,7 @@ func (n *node) step() error {
 				return fmt.Errorf("statesync: object %d: %w", i, err)
 			}
 			n.cur[i], n.curBody[i] = q, n.q.body(q)
+			n.snapped[i] = snapMemo{ok: true, in: s, out: n.curBody[i]}
 		}
 		n.afterStep(i, s)
 	}
@@ -209,14 +211,28 @@ func (n *node) quantizeObject(i int) error {
 	if s == n.curBody[i] {
 		return nil // on the grid already: at rest, or set from the network
 	}
-	q, err := n.q.quantize(s)
-	if err != nil {
-		return fmt.Errorf("statesync: object %d: %w", i, err)
+	var b physics.BodyState
+	if m := &n.snapped[i]; m.ok && m.in == s {
+		b = m.out // as the last step left it: quantized then
+	} else {
+		q, err := n.q.quantize(s)
+		if err != nil {
+			return fmt.Errorf("statesync: object %d: %w", i, err)
+		}
+		b = n.q.body(q)
 	}
-	if b := n.q.body(q); b != s {
+	if b != s {
 		return n.game.SetObject(i, b)
 	}
 	return nil
+}
+
+// snapMemo is a state after a step and its grid state (quantized and
+// back), which the next step's quantizeObject would otherwise compute
+// again for every moving object.
+type snapMemo struct {
+	ok      bool
+	in, out physics.BodyState
 }
 
 // holdRests keeps each object that the host says rests at the host's

@@ -107,7 +107,7 @@ func Dial(ctx context.Context, token *netcode.ConnectToken, newModel func(slot i
 		}
 		c.in.push(evPayload, 0, b)
 	}
-	c.in.init(tc.Now, maxQueuedPayloads)
+	c.in.init(tc.Now, maxQueuedPayloads, 0)
 	if tc.Logger == nil {
 		tc.Logger = c.log
 	}

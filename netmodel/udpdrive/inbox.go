@@ -28,13 +28,16 @@ type event struct {
 // maxQueuedPayloads bounds the payloads an inbox holds between two Steps:
 // a model goroutine that stalls (a slow frame, a debugger) must not let a
 // flood of datagrams grow memory without bound. At 60 frames per second it
-// is far above what a match of 64 clients sends in one frame.
+// is far above what a match of 64 clients sends in one frame; Rooms, whose
+// one inbox serves every match, hold roomsQueuedPerClient per netcode slot
+// if that is more.
 // maxQueuedPerSlot bounds one client's share at the server, so that a
 // client flooding it cannot fill the queue and have the others' payloads
 // dropped. A client's inbox has one slot, whose share is the whole queue.
 const (
-	maxQueuedPayloads = 4096
-	maxQueuedPerSlot  = 256
+	maxQueuedPayloads    = 4096
+	maxQueuedPerSlot     = 256
+	roomsQueuedPerClient = 8
 )
 
 // inbox hands events from the transport's goroutine to the model's, in the
@@ -43,6 +46,7 @@ type inbox struct {
 	now      func() time.Time // the transport's clock
 	mu       sync.Mutex
 	q        []event
+	limit    int    // the most payload events in q
 	payloads int    // payload events in q
 	perSlot  []int  // payload events in q by slot
 	share    int    // the most payload events of one slot in q
@@ -50,17 +54,17 @@ type inbox struct {
 }
 
 // init makes the inbox stamp events with now (the transport's clock), or
-// with time.Now when now is nil, and hold at most share payloads of one
-// slot.
-func (b *inbox) init(now func() time.Time, share int) {
+// with time.Now when now is nil, and hold at most limit payloads
+// (maxQueuedPayloads if less), share of them from one slot.
+func (b *inbox) init(now func() time.Time, share, limit int) {
 	if now == nil {
 		now = time.Now
 	}
-	b.now, b.share = now, share
+	b.now, b.share, b.limit = now, share, max(limit, maxQueuedPayloads)
 }
 
 // push queues an event stamped with the time it arrived; payloads beyond
-// maxQueuedPayloads, or beyond the share of one slot, are dropped
+// the inbox's limit, or beyond the share of one slot, are dropped
 // and counted, slot changes never. Slots are the transport's client
 // indexes, small and never a peer's choice.
 func (b *inbox) push(kind eventKind, slot int, data []byte) { b.pushID(kind, slot, data, 0) }
@@ -73,7 +77,7 @@ func (b *inbox) pushID(kind eventKind, slot int, data []byte, id uint64) {
 		for len(b.perSlot) <= slot {
 			b.perSlot = append(b.perSlot, 0)
 		}
-		if b.payloads == maxQueuedPayloads || b.perSlot[slot] == b.share {
+		if b.payloads == b.limit || b.perSlot[slot] == b.share {
 			b.dropped++
 			return
 		}

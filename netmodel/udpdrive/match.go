@@ -58,13 +58,24 @@ func newMatch(id string, model netmodel.Server, ts *transport.Server, log *slog.
 	if wait <= 0 {
 		wait = 5 * time.Second
 	}
-	m := &Match{id: id, model: model, ts: ts, log: log, agree: agree, wait: wait,
-		client: make([]int, n), joined: make([]bool, n), hello: make([]time.Time, n), ids: make([]uint64, n), watches: make([]bool, n),
-		traffic: make([]netmodel.Traffic, n)}
-	for i := range m.client {
-		m.client[i] = -1
+	m := &Match{id: id, model: model, ts: ts, log: log, agree: agree, wait: wait}
+	for range n {
+		m.grow()
 	}
 	return m
+}
+
+// grow adds a free slot: Rooms give a match slots as its clients come,
+// so a process of many small matches keeps a few slots per match, not
+// netcode's every slot per match.
+func (m *Match) grow() int {
+	m.client = append(m.client, -1)
+	m.joined = append(m.joined, false)
+	m.hello = append(m.hello, time.Time{})
+	m.ids = append(m.ids, 0)
+	m.watches = append(m.watches, false)
+	m.traffic = append(m.traffic, netmodel.Traffic{})
+	return len(m.client) - 1
 }
 
 // ID is the match's id (Lobby.Route's); "" for a Server's.
@@ -76,8 +87,9 @@ func (m *Match) Model() netmodel.Server { return m.model }
 // Agreement is the description of the match its clients agreed on.
 func (m *Match) Agreement() string { return m.agree }
 
-// Slots is the number of slots of the match (the netcode server's
-// client slots).
+// Slots is the number of slots of the match: a Server's match has the
+// netcode server's client slots, a Rooms' match as many as the most
+// clients it has held at once.
 func (m *Match) Slots() int { return len(m.client) }
 
 // Joined reports whether the client in slot is in the model's match.

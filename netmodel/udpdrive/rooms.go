@@ -135,7 +135,7 @@ func NewRooms(conn transport.PacketConn, cfg RoomsConfig) (*Rooms, error) {
 		r.in.push(evJoin, int(i), joinData(id, ud))
 	}
 	tc.OnDisconnect = func(i netcode.ClientIndex, _ bool) { r.in.push(evLeave, int(i), nil) }
-	r.in.init(tc.Now, maxQueuedPerSlot)
+	r.in.init(tc.Now, maxQueuedPerSlot, roomsQueuedPerClient*tc.Netcode.MaxClients)
 	if tc.Logger == nil {
 		tc.Logger = r.log
 	}
@@ -255,7 +255,7 @@ func (r *Rooms) connect(now time.Time, e event) {
 			r.turnAway(index, "open_failed", err.Error())
 			return
 		}
-		m = newMatch(name, setup.Model, r.ts, r.log, len(r.clients), setup.Agree, r.wait)
+		m = newMatch(name, setup.Model, r.ts, r.log, 0, setup.Agree, r.wait)
 		m.also, m.opened, m.kind = &r.refused, now, setup.Kind
 		r.matches = append(r.matches, m)
 		r.byID[name] = m
@@ -263,8 +263,11 @@ func (r *Rooms) connect(now time.Time, e event) {
 		r.log.Info("udpdrive: match opened", "match", name, "agree", setup.Agree)
 	}
 	slot := 0
-	for m.client[slot] >= 0 {
-		slot++ // a free one exists: the match has as many slots as netcode
+	for slot < len(m.client) && m.client[slot] >= 0 {
+		slot++
+	}
+	if slot == len(m.client) {
+		m.grow() // never past netcode's slots: each holds a client
 	}
 	m.client[slot] = e.slot
 	m.used++

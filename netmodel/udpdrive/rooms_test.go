@@ -3,6 +3,7 @@ package udpdrive
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -64,6 +65,11 @@ func (l *testLobby) Closed(now time.Time, m *Match) { l.closed = append(l.closed
 // their own until the test ends; on runs a function there, between
 // Steps, and tokens names a match in its user data.
 func runRooms(t *testing.T, lobby Lobby) (r *Rooms, on func(func()), token func(id uint64, ud string) *netcode.ConnectToken) {
+	return runRoomsOf(t, lobby, 8)
+}
+
+// runRoomsOf is runRooms with slots netcode slots.
+func runRoomsOf(t *testing.T, lobby Lobby, slots int) (r *Rooms, on func(func()), token func(id uint64, ud string) *netcode.ConnectToken) {
 	t.Helper()
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -72,7 +78,7 @@ func runRooms(t *testing.T, lobby Lobby) (r *Rooms, on func(func()), token func(
 	key := netcode.Key{9}
 	cfg := RoomsConfig{Transport: DefaultServerConfig().Transport, Logger: quiet, Lobby: lobby, FailGrace: 50 * time.Millisecond}
 	cfg.Transport.Netcode.PrivateKey = key
-	cfg.Transport.Netcode.MaxClients = 8
+	cfg.Transport.Netcode.MaxClients = slots
 	r, err = NewRooms(conn, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +243,78 @@ func TestRoomsRunMatchesApartAndSurviveAPanic(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("refusals %v lack %v", rooms.Refusals(), want)
+	}
+}
+
+// TestRoomsCarryMoreThan256Clients: 75 matches of 4 clients, 300 in
+// all on one port, past the netcode standard's 256 slots; every match
+// numbers its clients 0 to 3, holds 4 slots (not netcode's 320) and its
+// clients hear each other's counters.
+func TestRoomsCarryMoreThan256Clients(t *testing.T) {
+	const matches, per = 75, 4
+	lobby := &testLobby{models: map[string]*sumServer{}}
+	rooms, on, token := runRoomsOf(t, lobby, 320)
+	models := make([]*countClient, matches*per)
+	clients := make([]*Client, matches*per)
+	errs := make(chan error, matches)
+	for m := range matches {
+		go func() {
+			// A match's clients dial in turn, so that their slots are
+			// known; the matches dial at once.
+			name := string([]byte{byte('!' + m)}) // the lobby's match id: the first byte
+			for k := range per {
+				i := m*per + k
+				models[i] = &countClient{}
+				c, err := dialRoom(token(uint64(i+1), name), "sum "+name, models[i])
+				if err != nil {
+					errs <- fmt.Errorf("match %d, client %d: %w", m, k, err)
+					return
+				}
+				clients[i] = c
+				if c.Slot() != k {
+					errs <- fmt.Errorf("match %d, client %d: slot %d", m, k, c.Slot())
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range matches {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for _, c := range clients {
+		if c != nil {
+			defer c.Close()
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	var running []*Match
+	on(func() { running = rooms.Matches(nil) })
+	if len(running) != matches {
+		t.Fatalf("%d matches running, want %d", len(running), matches)
+	}
+	for _, m := range running {
+		if m.Players() != per || m.Slots() != per {
+			t.Fatalf("match %q: %d players in %d slots, want %d in %d", m.ID(), m.Players(), m.Slots(), per, per)
+		}
+	}
+	sides := make([]Stepper, len(clients))
+	for i, c := range clients {
+		sides[i] = c
+	}
+	if err := stepUntil(t, "every client hears its match", func() bool {
+		for _, c := range models {
+			if c.sum <= c.frames+20 {
+				return false
+			}
+		}
+		return true
+	}, sides...); err != nil {
+		t.Fatal(err)
 	}
 }
 

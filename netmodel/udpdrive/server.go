@@ -94,7 +94,7 @@ func NewServer(model netmodel.Server, conn transport.PacketConn, cfg ServerConfi
 		s.in.pushID(evJoin, int(i), nil, uint64(id))
 	}
 	tc.OnDisconnect = func(i netcode.ClientIndex, _ bool) { s.in.push(evLeave, int(i), nil) }
-	s.in.init(tc.Now, maxQueuedPerSlot)
+	s.in.init(tc.Now, maxQueuedPerSlot, 0)
 	if tc.Logger == nil {
 		tc.Logger = s.log
 	}

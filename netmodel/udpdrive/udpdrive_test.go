@@ -248,7 +248,7 @@ func TestUpdateErrorStopsTheLoop(t *testing.T) {
 
 func TestInboxBoundsPayloadsButNeverSlotChanges(t *testing.T) {
 	var b inbox
-	b.init(nil, maxQueuedPerSlot)
+	b.init(nil, maxQueuedPerSlot, 0)
 	// Slot 0 floods: it gets its share, and slot 1's payload still queues.
 	for range maxQueuedPerSlot + 10 {
 		b.push(evPayload, 0, []byte{1})

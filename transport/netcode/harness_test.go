@@ -84,7 +84,8 @@ func (h *harness) addClient(tok *ConnectToken) *Client {
 		h.t.Fatal(err)
 	}
 	h.clients = append(h.clients, c)
-	h.addrs = append(h.addrs, netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(len(h.clients))}), 50000))
+	n := len(h.clients)
+	h.addrs = append(h.addrs, netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(1 + n/256), byte(n)}), 50000))
 	return c
 }
 

@@ -8,7 +8,8 @@ import (
 
 // payloadQueue is a bounded FIFO of received payloads.
 type payloadQueue struct {
-	items      [][]byte
+	items      [][]byte // made at the first push: a slot never used costs nothing
+	limit      int      // len(items) once made
 	head, size int
 	// chunk is where copies are carved from, so a payload costs no
 	// allocation of its own: one chunk holds many. The queue only ever
@@ -21,10 +22,13 @@ type payloadQueue struct {
 // least 13 full-size payloads, or about 160 of 100 bytes, per allocation.
 const payloadChunkBytes = 16 << 10
 
-func newPayloadQueue(n int) payloadQueue { return payloadQueue{items: make([][]byte, n)} }
+func newPayloadQueue(n int) payloadQueue { return payloadQueue{limit: n} }
 
 // push copies b into the queue; false if the queue is full.
 func (q *payloadQueue) push(b []byte) bool {
+	if q.items == nil {
+		q.items = make([][]byte, q.limit)
+	}
 	if q.size == len(q.items) {
 		return false
 	}

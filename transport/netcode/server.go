@@ -10,7 +10,7 @@ import (
 
 // Errors of the server API.
 var (
-	ErrMaxClients   = errors.New("netcode: max clients outside [1,256]")
+	ErrMaxClients   = fmt.Errorf("netcode: max clients outside [1,%d]", MaxClients)
 	ErrNoAddress    = errors.New("netcode: server needs its public address")
 	ErrNotConnected = errors.New("netcode: no client in that slot")
 	ErrClientIndex  = errors.New("netcode: client index out of range")
@@ -22,7 +22,7 @@ type ServerConfig struct {
 	PrivateKey Key // shared with the backend that issues connect tokens
 	// PublicAddress is the address clients send to; tokens must list it.
 	PublicAddress netip.AddrPort
-	// MaxClients is the number of client slots, in [1, 256].
+	// MaxClients is the number of client slots, in [1, MaxClients].
 	MaxClients int
 	// KeepAliveInterval is how often a keep-alive goes to a client that was
 	// sent nothing else: 100 ms, the standard's 10 Hz.
@@ -95,7 +95,9 @@ type Server struct {
 	challengeSeq Sequence
 	globalSeq    Sequence
 	clients      []serverClient
+	used         slotSet // the connected slots
 	byAddr       map[netip.AddrPort]ClientIndex
+	byID         map[ClientID]ClientIndex
 	mappings     mappings
 	history      tokenHistory
 	out          outbox
@@ -134,7 +136,9 @@ func NewServer(cfg ServerConfig, random io.Reader) (*Server, error) {
 		challenge: NewChallengeCipher(&key),
 		globalSeq: globalSequenceStart,
 		clients:   make([]serverClient, cfg.MaxClients),
-		byAddr:    make(map[netip.AddrPort]ClientIndex, cfg.MaxClients),
+		used:      newSlotSet(cfg.MaxClients),
+		byAddr:    make(map[netip.AddrPort]ClientIndex),
+		byID:      make(map[ClientID]ClientIndex),
 		// Four handshakes in flight per slot, as the reference allows.
 		mappings: newMappings(4 * cfg.MaxClients),
 		history:  newTokenHistory(4 * cfg.MaxClients),
@@ -294,10 +298,8 @@ func (s *Server) Disconnect(now time.Time, i ClientIndex) error {
 
 // DisconnectAll disconnects every client, as a server does when it stops.
 func (s *Server) DisconnectAll(now time.Time) {
-	for i := range s.clients {
-		if s.clients[i].connected {
-			_ = s.Disconnect(now, ClientIndex(i)) // cannot fail: the slot is connected
-		}
+	for i := s.used.next(0); i >= 0; i = s.used.next(i + 1) {
+		_ = s.Disconnect(now, i) // cannot fail: the slot is connected
 	}
 }
 
@@ -306,6 +308,8 @@ func (s *Server) release(i ClientIndex, timedOut bool) {
 	c := &s.clients[i]
 	s.mappings.remove(c.addr)
 	delete(s.byAddr, c.addr)
+	delete(s.byID, c.id)
+	s.used.clear(i)
 	queue := c.queue
 	queue.clear()
 	*c = serverClient{queue: queue}
@@ -320,19 +324,17 @@ func (s *Server) release(i ClientIndex, timedOut bool) {
 }
 
 // Update sends the keep-alives that are due and frees the slots of clients
-// that timed out. Call it often: every 10 ms to 100 ms.
+// that timed out. Call it often: every 10 ms to 100 ms. It visits the
+// connected slots only, and the handshakes in flight.
 func (s *Server) Update(now time.Time) {
-	for i := range s.clients {
+	for i := s.used.next(0); i >= 0; i = s.used.next(i + 1) {
 		c := &s.clients[i]
-		if !c.connected {
-			continue
-		}
 		if c.timeout > 0 && !now.Before(c.lastRecv.Add(c.timeout)) {
-			s.release(ClientIndex(i), true)
+			s.release(i, true)
 			continue
 		}
 		if !now.Before(c.lastSend.Add(s.cfg.KeepAliveInterval)) {
-			s.sendKeepAlive(now, ClientIndex(i))
+			s.sendKeepAlive(now, i)
 		}
 	}
 	s.mappings.expire(now)

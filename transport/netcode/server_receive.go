@@ -113,7 +113,7 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, packet []byt
 	}
 	var mac [MACBytes]byte
 	copy(mac[:], req.PrivateData[PrivateTokenBytes-MACBytes:])
-	if !s.history.use(&mac, from, now) {
+	if !s.history.use(&mac, from) {
 		s.drop(DropTokenReused, nil)
 		return
 	}
@@ -178,8 +178,7 @@ func (s *Server) receiveResponse(now time.Time, from netip.AddrPort, m *mapping,
 		s.stats.DeniedSent++
 		return
 	}
-	m.client = i
-	m.expire = time.Time{}
+	s.mappings.admit(from, m, i)
 	c := &s.clients[i]
 	c.connected = true
 	c.id = tok.ClientID
@@ -189,6 +188,8 @@ func (s *Server) receiveResponse(now time.Time, from netip.AddrPort, m *mapping,
 	c.timeout = m.timeout
 	c.keys = m
 	s.byAddr[from] = i
+	s.byID[c.id] = i
+	s.used.set(i)
 	s.stats.ClientsConnected++
 	s.stats.Connects++
 	if s.cfg.OnConnect != nil {
@@ -219,22 +220,14 @@ func (s *Server) holdsClientID(now time.Time, id ClientID) bool {
 }
 
 func (s *Server) findClientID(id ClientID) ClientIndex {
-	for i := range s.clients {
-		if s.clients[i].connected && s.clients[i].id == id {
-			return ClientIndex(i)
-		}
+	if i, ok := s.byID[id]; ok {
+		return i
 	}
 	return -1
 }
 
-func (s *Server) freeSlot() ClientIndex {
-	for i := range s.clients {
-		if !s.clients[i].connected {
-			return ClientIndex(i)
-		}
-	}
-	return -1
-}
+// freeSlot returns the lowest free slot, or -1.
+func (s *Server) freeSlot() ClientIndex { return s.used.firstClear() }
 
 // secondsTimeout converts a token's timeout; zero or negative disables it.
 func secondsTimeout(seconds int32) time.Duration {
