@@ -77,73 +77,7 @@ func TestDeployManifests(t *testing.T) {
 		t.Fatalf("gameserver.yaml is a %v %v", at(t, gs, "apiVersion"), at(t, gs, "kind"))
 	}
 	spec := at(t, gs, "spec")
-
-	ports := at(t, spec, "ports").([]any)
-	if len(ports) != 1 {
-		t.Fatalf("%d ports, want the one UDP port", len(ports))
-	}
-	portName := at(t, ports[0], "name")
-	containerPort := atInt(t, ports[0], "containerPort")
-	if at(t, ports[0], "protocol") != "UDP" || at(t, ports[0], "portPolicy") != "Dynamic" {
-		t.Errorf("port: protocol %v policy %v, want UDP Dynamic", at(t, ports[0], "protocol"), at(t, ports[0], "portPolicy"))
-	}
-
-	containers := at(t, spec, "template.spec.containers").([]any)
-	if len(containers) != 1 || at(t, spec, "container") != at(t, containers[0], "name") {
-		t.Fatalf("spec.container %v does not name the one container", at(t, spec, "container"))
-	}
-	var args []string
-	for _, a := range at(t, containers[0], "args").([]any) {
-		s, ok := a.(string)
-		if !ok {
-			t.Fatalf("container arg %v is a %T: Kubernetes wants strings (quote numbers)", a, a)
-		}
-		args = append(args, s)
-	}
-	if len(args) == 0 || args[0] != "serve" {
-		t.Fatalf("container args %q: want serve ...", args)
-	}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	setupServe(fs)
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
-		t.Fatalf("serve does not take the container's args %q: %v", args[1:], err)
-	}
-	get := func(name string) string { return fs.Lookup(name).Value.String() }
-	if get("agones") != "true" {
-		t.Error("the container's serve lacks --agones")
-	}
-	listen, err := netip.ParseAddrPort(get("listen"))
-	if err != nil || int64(listen.Port()) != containerPort || !listen.Addr().IsUnspecified() {
-		t.Errorf("--listen %s: want every address at containerPort %d", get("listen"), containerPort)
-	}
-	if get("agones-port") != portName {
-		t.Errorf("--agones-port %s, the port is named %v", get("agones-port"), portName)
-	}
-	if get("public") != "" {
-		t.Error("--public set: the public address is the node's at the Dynamic port, which the SDK reports")
-	}
-
-	// Health: pings at least twice a period, and the period checked.
-	if at(t, spec, "health.disabled") != false {
-		t.Error("health checks disabled")
-	}
-	period := time.Duration(atInt(t, spec, "health.periodSeconds")) * time.Second
-	ping, _ := time.ParseDuration(get("agones-health"))
-	if ping <= 0 || 2*ping > period {
-		t.Errorf("--agones-health %v: want at most half of health.periodSeconds (%v)", ping, period)
-	}
-	if atInt(t, spec, "health.failureThreshold") < 2 || atInt(t, spec, "health.initialDelaySeconds") < 1 {
-		t.Errorf("health: failureThreshold %d, initialDelaySeconds %d: want 2+ and 1+",
-			atInt(t, spec, "health.failureThreshold"), atInt(t, spec, "health.initialDelaySeconds"))
-	}
-
-	// The drain ends before Kubernetes kills the pod.
-	drain, _ := time.ParseDuration(get("drain"))
-	grace := time.Duration(atInt(t, spec, "template.spec.terminationGracePeriodSeconds")) * time.Second
-	if drain <= 0 || drain+10*time.Second > grace {
-		t.Errorf("--drain %v: want above 0 and 10 s under terminationGracePeriodSeconds (%v)", drain, grace)
-	}
+	get, containerPort := checkServeSpec(t, "gameserver.yaml", spec)
 
 	// The model, its players, their List, the label the allocator selects.
 	m, err := match.Lookup(get("model"))
@@ -163,16 +97,6 @@ func TestDeployManifests(t *testing.T) {
 	fmt.Sscan(get("max-clients"), &maxClients)
 	if capacity < maxClients {
 		t.Errorf("List %s holds %d players, serve takes %d", get("agones-players-list"), capacity, maxClients)
-	}
-
-	// The key comes from a Secret mounted where --key-file reads it.
-	mount := at(t, containers[0], "volumeMounts.[0]")
-	if !strings.HasPrefix(get("key-file"), at(t, mount, "mountPath").(string)+"/") {
-		t.Errorf("--key-file %s is not under the mount %v", get("key-file"), at(t, mount, "mountPath"))
-	}
-	vol := at(t, spec, "template.spec.volumes.[0]")
-	if at(t, vol, "name") != at(t, mount, "name") || at(t, vol, "secret.secretName") == "" {
-		t.Errorf("the key's volume is not the Secret mounted")
 	}
 
 	// The Fleet runs the very same spec; its labels are the GameServer's.
@@ -220,6 +144,119 @@ func TestDeployManifests(t *testing.T) {
 		if !strings.Contains(string(cf), want) {
 			t.Errorf("deploy/Containerfile lacks %q", want)
 		}
+	}
+}
+
+// checkServeSpec checks a GameServer spec (also a Fleet's template) that
+// runs `serve --agones`: flags serve accepts, the UDP port it declares,
+// health pings well within the health check's period, a drain that ends
+// before the pod is killed, the key from a mounted Secret. It returns the
+// container's flag values and its port.
+func checkServeSpec(t *testing.T, file string, spec any) (get func(string) string, containerPort int64) {
+	t.Helper()
+	ports := at(t, spec, "ports").([]any)
+	if len(ports) != 1 {
+		t.Fatalf("%s: %d ports, want the one UDP port", file, len(ports))
+	}
+	portName := at(t, ports[0], "name")
+	containerPort = atInt(t, ports[0], "containerPort")
+	if at(t, ports[0], "protocol") != "UDP" || at(t, ports[0], "portPolicy") != "Dynamic" {
+		t.Errorf("port: protocol %v policy %v, want UDP Dynamic", at(t, ports[0], "protocol"), at(t, ports[0], "portPolicy"))
+	}
+
+	containers := at(t, spec, "template.spec.containers").([]any)
+	if len(containers) != 1 || at(t, spec, "container") != at(t, containers[0], "name") {
+		t.Fatalf("spec.container %v does not name the one container", at(t, spec, "container"))
+	}
+	var args []string
+	for _, a := range at(t, containers[0], "args").([]any) {
+		s, ok := a.(string)
+		if !ok {
+			t.Fatalf("container arg %v is a %T: Kubernetes wants strings (quote numbers)", a, a)
+		}
+		args = append(args, s)
+	}
+	if len(args) == 0 || args[0] != "serve" {
+		t.Fatalf("container args %q: want serve ...", args)
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	setupServe(fs)
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+		t.Fatalf("serve does not take the container's args %q: %v", args[1:], err)
+	}
+	get = func(name string) string { return fs.Lookup(name).Value.String() }
+	if get("agones") != "true" {
+		t.Error("the container's serve lacks --agones")
+	}
+	listen, err := netip.ParseAddrPort(get("listen"))
+	if err != nil || int64(listen.Port()) != containerPort || !listen.Addr().IsUnspecified() {
+		t.Errorf("--listen %s: want every address at containerPort %d", get("listen"), containerPort)
+	}
+	if get("agones-port") != portName {
+		t.Errorf("--agones-port %s, the port is named %v", get("agones-port"), portName)
+	}
+	if get("public") != "" {
+		t.Error("--public set: the public address is the node's at the Dynamic port, which the SDK reports")
+	}
+
+	// Health: pings at least twice a period, and the period checked.
+	if at(t, spec, "health.disabled") != false {
+		t.Error("health checks disabled")
+	}
+	period := time.Duration(atInt(t, spec, "health.periodSeconds")) * time.Second
+	ping, _ := time.ParseDuration(get("agones-health"))
+	if ping <= 0 || 2*ping > period {
+		t.Errorf("--agones-health %v: want at most half of health.periodSeconds (%v)", ping, period)
+	}
+	if atInt(t, spec, "health.failureThreshold") < 2 || atInt(t, spec, "health.initialDelaySeconds") < 1 {
+		t.Errorf("health: failureThreshold %d, initialDelaySeconds %d: want 2+ and 1+",
+			atInt(t, spec, "health.failureThreshold"), atInt(t, spec, "health.initialDelaySeconds"))
+	}
+
+	// The drain ends before Kubernetes kills the pod.
+	drain, _ := time.ParseDuration(get("drain"))
+	grace := time.Duration(atInt(t, spec, "template.spec.terminationGracePeriodSeconds")) * time.Second
+	if drain <= 0 || drain+10*time.Second > grace {
+		t.Errorf("--drain %v: want above 0 and 10 s under terminationGracePeriodSeconds (%v)", drain, grace)
+	}
+
+	// The key comes from a Secret mounted where --key-file reads it.
+	mount := at(t, containers[0], "volumeMounts.[0]")
+	if !strings.HasPrefix(get("key-file"), at(t, mount, "mountPath").(string)+"/") {
+		t.Errorf("--key-file %s is not under the mount %v", get("key-file"), at(t, mount, "mountPath"))
+	}
+	vol := at(t, spec, "template.spec.volumes.[0]")
+	if at(t, vol, "name") != at(t, mount, "name") || at(t, vol, "secret.secretName") == "" {
+		t.Errorf("the key's volume is not the Secret mounted")
+	}
+
+	return get, containerPort
+}
+
+// TestDeployRoomsFleet checks deploy/fleet-rooms.yaml: a fleet of
+// `serve --rooms --agones` whose GameServers declare the Counter serve
+// counts its matches in and a players List as large as its client slots.
+func TestDeployRoomsFleet(t *testing.T) {
+	fleet := manifest(t, "fleet-rooms.yaml")
+	if at(t, fleet, "apiVersion") != "agones.dev/v1" || at(t, fleet, "kind") != "Fleet" {
+		t.Fatalf("fleet-rooms.yaml is a %v %v", at(t, fleet, "apiVersion"), at(t, fleet, "kind"))
+	}
+	spec := at(t, fleet, "spec.template.spec")
+	get, _ := checkServeSpec(t, "fleet-rooms.yaml", spec)
+	if get("rooms") != "true" {
+		t.Fatal("the rooms fleet's serve lacks --rooms")
+	}
+	if atInt(t, spec, "counters."+get("agones-rooms-counter")+".capacity") < 1 {
+		t.Errorf("Counter %s: want a capacity of at least one match", get("agones-rooms-counter"))
+	}
+	var maxClients int64
+	fmt.Sscan(get("max-clients"), &maxClients)
+	if capacity := atInt(t, spec, "lists."+get("agones-players-list")+".capacity"); maxClients < 1 || capacity < maxClients {
+		t.Errorf("List %s holds %d players, serve takes %d", get("agones-players-list"), capacity, maxClients)
+	}
+	if d, err := time.ParseDuration(get("max-duration")); err != nil || d <= 0 {
+		t.Errorf("--max-duration %q: a rooms server wants matches bounded in time", get("max-duration"))
 	}
 }
 
