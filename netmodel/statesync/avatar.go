@@ -18,13 +18,13 @@ import (
 // the time in 32 bits: 40 bytes a VR avatar, and the host sends three in
 // every packet. Now, [] when the condition before it holds:
 //
-//	player | has base [age] [shape] | time | same offset [offset] | root | part × (Parts-1)
+//	player | has base [age] [shape] | time | same offset [offset] | root [hold] | (part [hold]) × (Parts-1)
 //	shape (without a base):  parts | holds (a bit a part) | digest (32 bits)
 //	root, against a base:    unchanged [pos residuals | rotation against the base's]
 //	root, without one:       pos | rot
-//	part, against a base:    as the root, then the hold if the part holds
-//	part, without one:       [near] | pos (near: from the root, in ±Reach; else whole) | rot, then the hold
-//	hold:                    holding [same as the base's | object | own-seq auth-seq | relative pos | relative rot]
+//	part, against a base:    as the root
+//	part, without one:       [near] | pos (near: from the root, in ±Reach; else whole) | rot
+//	[hold], if the part holds: holding [same as the base's | object | own-seq auth-seq | relative pos | relative rot]
 //
 // The base is the avatar of the same player in a packet the receiver
 // acked, as for objects: a bot's head does not move, a hand moves a few
@@ -270,20 +270,18 @@ func (w *wireCodec) serializeAvatar(s wire.Stream, m *avatarModels, a *avatarSam
 		}
 	}
 	av := &a.avatar
-	if hasBase {
-		if err := w.serializePoseDelta(s, m, 0, &av.Parts[0].Pose, base.avatar.Parts[0].Pose); err != nil {
-			return err
-		}
-	} else if err := w.serializePose(s, &av.Parts[0].Pose, w.cfg.AvatarPosition); err != nil {
-		return err
-	}
-	for k := 1; k < w.shape.Parts; k++ {
+	for k := range w.shape.Parts {
 		part := &av.Parts[k]
-		if hasBase {
-			if err := w.serializePoseDelta(s, m, 1, &part.Pose, base.avatar.Parts[k].Pose); err != nil {
-				return err
-			}
-		} else if err := w.serializePart(s, m, k, &part.Pose, av.Parts[0].Pose.Pos); err != nil {
+		var err error
+		switch {
+		case hasBase:
+			err = w.serializePoseDelta(s, m, min(k, 1), &part.Pose, base.avatar.Parts[k].Pose)
+		case k == 0:
+			err = w.serializePose(s, &part.Pose, w.cfg.AvatarPosition)
+		default:
+			err = w.serializePart(s, m, k, &part.Pose, av.Parts[0].Pose.Pos)
+		}
+		if err != nil {
 			return err
 		}
 		if w.shape.Holds[k] {

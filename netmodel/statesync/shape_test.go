@@ -29,7 +29,14 @@ func octoShape() AvatarShape {
 	return s
 }
 
-func testShapes() []AvatarShape { return []AvatarShape{toyShape(), paddleShape(), octoShape()} }
+// grabberShape is a hand that holds (the root) and a thumb near it.
+func grabberShape() AvatarShape {
+	return AvatarShape{Parts: 2, Reach: [MaxParts]float64{1: 1}, Holds: [MaxParts]bool{true}, Speed: 10}
+}
+
+func testShapes() []AvatarShape {
+	return []AvatarShape{toyShape(), paddleShape(), octoShape(), grabberShape()}
+}
 
 // shapedCodec returns the codec of a guest of a toy of shape and objects
 // cubes.
