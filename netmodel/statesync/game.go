@@ -60,10 +60,12 @@ type AvatarShape struct {
 	// Parts is how many parts an avatar has, 1 to MaxParts; part 0 is
 	// the root.
 	Parts int
-	// Reach[k], m, of a part k > 0: without a base, the part is coded
+	// Reach[k], m, of a part k > 0, at most 16: when the receiver has
+	// no earlier avatar of the player to code against, the part is coded
 	// from the root when it lies within ±Reach[k] of it on every axis
 	// (a hand from its head: 12 bits an axis instead of 19), else whole;
-	// 0 codes it whole always. Reach[0] must be 0.
+	// 0 codes it whole always. Reach shortens the coding only: a part
+	// may be anywhere in Config.AvatarPosition. Reach[0] must be 0.
 	Reach [MaxParts]float64
 	// Holds[k]: part k may hold an object (a hand); a hold takes
 	// ownership.
