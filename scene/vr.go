@@ -85,6 +85,22 @@ func vrForward(p int) vecmath.Vec3 {
 	return [VRPlayers]vecmath.Vec3{{X: -1}, {Z: -1}, {X: 1}, {Z: 1}}[p]
 }
 
+// The parts of a VR avatar (statesync.Avatar.Parts, VR.AvatarShape): the
+// head, the root, then the left and the right hand.
+const (
+	VRHead = iota
+	VRLeftHand
+	VRRightHand
+)
+
+// VRHand returns the part of hand h, 0 the left, 1 the right.
+func VRHand(h int) int { return VRLeftHand + h }
+
+// vrHands returns the poses of a's hands.
+func vrHands(a *statesync.Avatar) [2]vecmath.Transform {
+	return [2]vecmath.Transform{a.Parts[VRLeftHand].Pose, a.Parts[VRRightHand].Pose}
+}
+
 // VRControls are what a player's hardware (or bot) gives for one step:
 // where the head and hands are, and which hands grip.
 type VRControls struct {
@@ -119,7 +135,7 @@ type VR struct {
 	controllers [VRPlayers]VRController
 	avatars     [VRPlayers]statesync.Avatar
 	present     [VRPlayers]bool
-	bodies      [VRPlayers][3]physics.BodyID // head, left hand, right hand
+	bodies      [VRPlayers][3]physics.BodyID // by part: head, left hand, right hand
 	// holding and released follow each hand's holds, for the bodies to
 	// stand aside after a release (vrgame.go); tick counts Steps.
 	holding  [VRPlayers][2]bool
@@ -244,9 +260,9 @@ func (v *VR) Rest(p int) statesync.Avatar {
 	side := vecmath.V3(0, 1, 0).Cross(f)
 	head := v.Home(p)
 	var a statesync.Avatar
-	a.Head = vecmath.Transform{Pos: head, Rot: vecmath.QuatIdentity}
+	a.Parts[VRHead].Pose = vecmath.Transform{Pos: head, Rot: vecmath.QuatIdentity}
 	for h, s := range []float64{-0.4, 0.4} {
-		a.Hands[h] = vecmath.Transform{Pos: head.Add(side.Scale(s)).Add(f.Scale(0.3)).Add(vecmath.V3(0, -0.6, 0)), Rot: vecmath.QuatIdentity}
+		a.Parts[VRHand(h)].Pose = vecmath.Transform{Pos: head.Add(side.Scale(s)).Add(f.Scale(0.3)).Add(vecmath.V3(0, -0.6, 0)), Rot: vecmath.QuatIdentity}
 	}
 	return a
 }

@@ -68,7 +68,7 @@ func (b *VRBot) Done() bool { return b.k >= len(b.acts) }
 func (b *VRBot) Control(v *VR) VRControls {
 	rest := v.Rest(b.player)
 	if !b.ready {
-		b.hands, b.ready = rest.Hands, true
+		b.hands, b.ready = vrHands(&rest), true
 	}
 	b.tick++
 	for b.k < len(b.acts) && b.do(v, &b.acts[b.k]) {
@@ -81,11 +81,11 @@ func (b *VRBot) Control(v *VR) VRControls {
 	b.ticks++
 	if b.Done() {
 		for h := range b.hands {
-			b.move(h, rest.Hands[h].Pos, v.cfg.Physics.TimeStep)
+			b.move(h, rest.Parts[VRHand(h)].Pose.Pos, v.cfg.Physics.TimeStep)
 			b.grip[h] = false
 		}
 	}
-	return VRControls{Head: rest.Head, Hands: b.hands, Grip: b.grip}
+	return VRControls{Head: rest.Parts[VRHead].Pose, Hands: b.hands, Grip: b.grip}
 }
 
 // move takes hand h towards to at the bot's speed and reports arrival.
@@ -103,11 +103,11 @@ func (b *VRBot) move(h int, to vecmath.Vec3, dt float64) bool {
 // do runs one tick of act a and reports whether it is over.
 func (b *VRBot) do(v *VR, a *VRAct) bool {
 	dt := v.cfg.Physics.TimeStep
-	holding := v.avatars[b.player].Held[a.Hand].Holding
+	holding := v.avatars[b.player].Parts[VRHand(a.Hand)].Held.Holding
 	switch a.Kind {
 	case ActWait:
 		for h := range b.hands {
-			if !v.avatars[b.player].Held[h].Holding {
+			if !v.avatars[b.player].Parts[VRHand(h)].Held.Holding {
 				b.move(h, restHand(v, b.player, h), dt)
 			}
 		}
@@ -136,7 +136,7 @@ func (b *VRBot) do(v *VR, a *VRAct) bool {
 			b.grip[a.Hand] = false
 			return true
 		}
-		held := v.avatars[b.player].Held[a.Hand]
+		held := v.avatars[b.player].Parts[VRHand(a.Hand)].Held
 		hand := b.hands[a.Hand]
 		from := hand.Mul(held.Relative).Pos
 		g := v.cfg.Physics.Gravity
@@ -156,4 +156,4 @@ func (b *VRBot) do(v *VR, a *VRAct) bool {
 	return true
 }
 
-func restHand(v *VR, p, h int) vecmath.Vec3 { return v.Rest(p).Hands[h].Pos }
+func restHand(v *VR, p, h int) vecmath.Vec3 { return v.Rest(p).Parts[VRHand(h)].Pose.Pos }

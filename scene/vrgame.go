@@ -21,6 +21,21 @@ func (v *VR) Object(i int) physics.BodyState { return v.state(v.Cubes[i]) }
 // SetObject implements statesync.Game.
 func (v *VR) SetObject(i int, s physics.BodyState) error { return v.World.SetState(v.Cubes[i], s) }
 
+// vrAvatarReach is how far, m, from the head a hand is coded short.
+const vrAvatarReach = 2
+
+// AvatarShape implements statesync.Avatars: a head (the root) and two
+// hands that hold, coded from the head within vrAvatarReach, every part
+// moving at most as fast as a hand may throw (Limits().MaxSpeed).
+func (v *VR) AvatarShape() statesync.AvatarShape {
+	return statesync.AvatarShape{
+		Parts: 3,
+		Reach: [statesync.MaxParts]float64{VRLeftHand: vrAvatarReach, VRRightHand: vrAvatarReach},
+		Holds: [statesync.MaxParts]bool{VRLeftHand: true, VRRightHand: true},
+		Speed: v.Limits().MaxSpeed,
+	}
+}
+
 // Avatar implements statesync.Avatars.
 func (v *VR) Avatar(p statesync.Player) statesync.Avatar { return v.avatars[p] }
 
@@ -39,8 +54,8 @@ func (v *VR) ClearAvatar(p statesync.Player) {
 
 // Drop implements statesync.Avatars: the local hands let go of cube i.
 func (v *VR) Drop(i int) {
-	for h := range v.avatars[v.local].Held {
-		if held := &v.avatars[v.local].Held[h]; held.Holding && held.Object == i {
+	for h := range 2 {
+		if held := &v.avatars[v.local].Parts[VRHand(h)].Held; held.Holding && held.Object == i {
 			*held = statesync.Held{}
 		}
 	}
@@ -100,22 +115,23 @@ func (v *VR) Touches(objects func(a, b int), player func(p statesync.Player, i i
 // throws what it held with its own velocity.
 func (v *VR) act(p int, c VRControls, mayGrab func(int) bool, dt float64) {
 	me := &v.avatars[p]
-	me.Head = c.Head
-	for h := range me.Hands {
-		cur := me.Hands[h].Pos // where the hand is, even while its body stands aside
+	me.Parts[VRHead].Pose = c.Head
+	for h := range c.Hands {
+		hand := &me.Parts[VRHand(h)]
+		cur := hand.Pose.Pos // where the hand is, even while its body stands aside
 		step := c.Hands[h].Pos.Sub(cur)
 		if l, limit := step.Length(), float64(v.cfg.MaxHandSpeed*dt); l > limit {
 			step = step.Scale(limit / l)
 		}
 		target := vecmath.Transform{Pos: cur.Add(step), Rot: c.Hands[h].Rot}
-		held := &me.Held[h]
+		held := &hand.Held
 		switch {
 		case c.Grip[h] && !held.Holding:
 			if i, ok := v.reachable(cur, mayGrab); ok {
 				s := v.Object(i)
-				hand := vecmath.Transform{Pos: cur, Rot: target.Rot}
+				frame := vecmath.Transform{Pos: cur, Rot: target.Rot}
 				*held = statesync.Held{Holding: true, Object: i,
-					Relative: hand.Inverse().Mul(vecmath.Transform{Pos: s.Position, Rot: s.Rotation})}
+					Relative: frame.Inverse().Mul(vecmath.Transform{Pos: s.Position, Rot: s.Rotation})}
 			}
 		case !c.Grip[h] && held.Holding:
 			s := v.Object(held.Object)
@@ -123,7 +139,7 @@ func (v *VR) act(p int, c VRControls, mayGrab func(int) bool, dt float64) {
 			_ = v.SetObject(held.Object, s)
 			*held = statesync.Held{}
 		}
-		me.Hands[h] = target
+		hand.Pose = target
 	}
 }
 
@@ -143,8 +159,8 @@ func (v *VR) reachable(hand vecmath.Vec3, mayGrab func(int) bool) (int, bool) {
 // held reports whether any present avatar holds cube i.
 func (v *VR) held(i int) bool {
 	for p := range VRPlayers {
-		for _, h := range v.avatars[p].Held {
-			if v.present[p] && h.Holding && h.Object == i {
+		for _, part := range v.avatars[p].Parts {
+			if h := part.Held; v.present[p] && h.Holding && h.Object == i {
 				return true
 			}
 		}
@@ -164,12 +180,11 @@ const releaseTicks = 15
 // samples were lost) is a jump, not a sweep that would bat cubes away.
 func (v *VR) pose(p int, dt float64) {
 	a := &v.avatars[p]
-	targets := [3]vecmath.Transform{a.Head, a.Hands[0], a.Hands[1]}
 	for part, id := range v.bodies[p] {
-		t := targets[part]
-		if part > 0 {
-			h := part - 1
-			holding := a.Held[h].Holding && v.present[p]
+		t := a.Parts[part].Pose
+		if part != VRHead {
+			h := part - VRLeftHand
+			holding := a.Parts[part].Held.Holding && v.present[p]
 			if v.holding[p][h] && !holding {
 				v.released[p][h] = v.tick
 			}
@@ -187,10 +202,10 @@ func (v *VR) pose(p int, dt float64) {
 			cur, vel = t.Pos, vecmath.Vec3{}
 		}
 		_ = v.World.SetState(id, physics.BodyState{Position: cur, Rotation: t.Rot, LinearVelocity: vel})
-		if part == 0 || !v.present[p] {
+		if part == VRHead || !v.present[p] {
 			continue
 		}
-		if held := a.Held[part-1]; held.Holding {
+		if held := a.Parts[part].Held; held.Holding {
 			pose := vecmath.Transform{Pos: cur, Rot: t.Rot}.Mul(held.Relative)
 			_ = v.SetObject(held.Object, physics.BodyState{Position: pose.Pos, Rotation: pose.Rot, LinearVelocity: vel})
 		}

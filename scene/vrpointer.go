@@ -93,10 +93,10 @@ func NewVRPointer(cfg VRPointerConfig, p int, input func() VRInput) *VRPointer {
 // Control implements VRController.
 func (c *VRPointer) Control(v *VR) VRControls {
 	rest := v.Rest(c.player)
-	usual := rest.Hands[1].Pos.Y
+	usual := rest.Parts[VRRightHand].Pose.Pos.Y
 	low, high := v.cfg.HandRadius, float64(usual+c.cfg.MaxLift)
 	if !c.ready {
-		c.hand, c.target, c.height, c.ready = rest.Hands[1].Pos, rest.Hands[1].Pos, usual, true
+		c.hand, c.target, c.height, c.ready = rest.Parts[VRRightHand].Pose.Pos, rest.Parts[VRRightHand].Pose.Pos, usual, true
 	}
 	dt := v.cfg.Physics.TimeStep
 	in := c.input()
@@ -125,7 +125,7 @@ func (c *VRPointer) Control(v *VR) VRControls {
 		step = step.Scale(limit / l)
 	}
 	c.hand = c.hand.Add(step)
-	ctl := VRControls{Head: rest.Head, Hands: rest.Hands}
+	ctl := VRControls{Head: rest.Parts[VRHead].Pose, Hands: vrHands(&rest)}
 	ctl.Hands[1].Pos = c.hand
 	ctl.Grip[1] = in.Keys.Z || (in.Pointing && in.Pointer.Grip)
 	return ctl

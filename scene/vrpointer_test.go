@@ -50,11 +50,11 @@ func (r *pointerRig) step(n int) {
 	}
 }
 
-func (r *pointerRig) hand() vecmath.Vec3 { return r.v.Avatar(1).Hands[1].Pos }
+func (r *pointerRig) hand() vecmath.Vec3 { return r.v.Avatar(1).Parts[VRRightHand].Pose.Pos }
 
 // hover is the height of player 1's right hand under the mouse at no lift.
 func (r *pointerRig) hover() float64 {
-	return r.v.Rest(1).Hands[1].Pos.Y + DefaultVRPointerConfig().Hover
+	return r.v.Rest(1).Parts[VRRightHand].Pose.Pos.Y + DefaultVRPointerConfig().Hover
 }
 
 // TestVRPointerGrabsAndThrows walks the mouse to a loose cube, grips it
@@ -71,7 +71,7 @@ func TestVRPointerGrabsAndThrows(t *testing.T) {
 	}
 	r.point(vecmath.V3(c.X, r.hover(), c.Z), 0, true)
 	r.step(1)
-	if held := r.v.Avatar(1).Held[1]; !held.Holding || held.Object != cube {
+	if held := r.v.Avatar(1).Parts[VRRightHand].Held; !held.Holding || held.Object != cube {
 		t.Fatalf("holding %+v, want cube %d", held, cube)
 	}
 	// Lift by 2 m and come 1 m towards the player, then drag along -x at
@@ -89,7 +89,7 @@ func TestVRPointerGrabsAndThrows(t *testing.T) {
 	}
 	r.point(at, 2, false) // released where the mouse stopped
 	r.step(1)
-	if r.v.Avatar(1).Held[1].Holding {
+	if r.v.Avatar(1).Parts[VRRightHand].Held.Holding {
 		t.Fatal("the hand still holds the cube after the button was released")
 	}
 	thrown := r.v.Object(cube)
@@ -118,7 +118,7 @@ func TestVRPointerBounds(t *testing.T) {
 	}
 	r.point(vecmath.V3(2, r.hover(), 2), 100, false)
 	r.step(180)
-	if h := r.hand(); math.Abs(h.Y-(r.v.Rest(1).Hands[1].Pos.Y+cfg.MaxLift)) > 1e-6 {
+	if h := r.hand(); math.Abs(h.Y-(r.v.Rest(1).Parts[VRRightHand].Pose.Pos.Y+cfg.MaxLift)) > 1e-6 {
 		t.Errorf("hand at %v, want it at the highest lift", h)
 	}
 	still := r.hand()
@@ -170,7 +170,7 @@ func TestVRPointerKeys(t *testing.T) {
 	}
 	r.in.Keys = Input{Z: true}
 	r.step(1)
-	if !r.v.Avatar(1).Held[1].Holding {
+	if !r.v.Avatar(1).Parts[VRRightHand].Held.Holding {
 		t.Error("z did not grip the cube under the hand")
 	}
 }

@@ -97,7 +97,7 @@ func (h *statesyncHost) CaptureWorld(dst []wire.BodyState) {
 	}
 	for p := range scene.VRPlayers {
 		a := w.Avatar(statesync.Player(p))
-		for part, t := range []vecmath.Transform{a.Hands[0], a.Hands[1], a.Head} {
+		for part, t := range []vecmath.Transform{a.Parts[scene.VRLeftHand].Pose, a.Parts[scene.VRRightHand].Pose, a.Parts[scene.VRHead].Pose} {
 			s := wire.BodyState{Position: vrAbsent, Rotation: vecmath.QuatIdentity, AtRest: true}
 			if w.Present(p) {
 				s.Position, s.AtRest = t.Pos, false

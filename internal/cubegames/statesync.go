@@ -146,7 +146,7 @@ func vrView(name string, w *scene.VR, n statesyncNode, me int, dst []viewer.Cube
 			continue
 		}
 		a := w.Avatar(statesync.Player(p))
-		for part, t := range []vecmath.Transform{a.Hands[0], a.Hands[1], a.Head} {
+		for part, t := range []vecmath.Transform{a.Parts[scene.VRLeftHand].Pose, a.Parts[scene.VRRightHand].Pose, a.Parts[scene.VRHead].Pose} {
 			r := float32(w.Config().HandRadius)
 			if part == 2 {
 				r = float32(w.Config().HeadRadius)

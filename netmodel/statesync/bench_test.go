@@ -51,7 +51,7 @@ func newFillFixture(tb testing.TB) *fillFixture {
 	}
 	avatars.store(int(av.player), fuzzSeq-9, avatarBaseline{sample: av, tick: 40})
 	moved := av
-	moved.avatar.Hands[0].Pos = moved.avatar.Hands[0].Pos.Add(vecmath.V3(0.01, 0, 0))
+	moved.avatar.Parts[1].Pose.Pos = moved.avatar.Parts[1].Pose.Pos.Add(vecmath.V3(0.01, 0, 0))
 	f.p = packet{tick: 49, avatars: []avatarSample{moved, moved, moved}}
 	for i := range f.p.avatars {
 		if f.p.refs[i].base, err = f.find.avatar(av.player, 9); err != nil {

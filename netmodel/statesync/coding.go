@@ -48,7 +48,7 @@ func ParseCoder(s string) (Coder, error) {
 // format instead of decoding garbage. Version 2: one byte of format, update
 // ids as gaps, a "same age" flag, an end flag instead of an update count,
 // compact avatars.
-const formatVersion = 2
+const formatVersion = 3
 
 // Classes of the relative encodings, as arrays so that the models below
 // have one probability per class.

@@ -38,9 +38,6 @@ type Config struct {
 	// AvatarPosition and AvatarRotationBits quantize the avatars' poses.
 	AvatarPosition     wire.Bounds
 	AvatarRotationBits int
-	// AvatarReach bounds, m, a hand's offset from its head for the short
-	// coding of the hand; a hand further away is coded whole.
-	AvatarReach float64
 	// HeldRange bounds a held object's offset from its hand, m.
 	HeldRange float64
 	// Arena is where objects and avatars may be: states outside it from a
@@ -144,7 +141,6 @@ func DefaultConfig() Config {
 			Min: spec.Position.Min, Max: spec.Position.Max.Sub(vecmath.V3(1, 1, 1).Scale(avatarRes - spec.Position.Res)), Res: avatarRes,
 		},
 		AvatarRotationBits: 11,
-		AvatarReach:        2,
 		HeldRange:          2,
 		Arena:              arena,
 		Ballistic:          BallisticOf(physics.DefaultConfig()),
@@ -188,7 +184,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: rejoin grace %v, want 0 (none) or more", ErrConfig, c.RejoinGrace)
 	case c.YieldTicks < 1:
 		return fmt.Errorf("%w: yield ticks %d", ErrConfig, c.YieldTicks)
-	case !(c.HeldRange > 0) || !(c.AvatarReach > 0) || c.MaxSequenceLead < 1 || c.MaxSequenceLead > 1<<14:
+	case !(c.HeldRange > 0) || c.MaxSequenceLead < 1 || c.MaxSequenceLead > 1<<14:
 		return fmt.Errorf("%w: held range %v, sequence lead %d", ErrConfig, c.HeldRange, c.MaxSequenceLead)
 	case c.Ballistic.Substeps < 1 || !(c.Ballistic.TimeStep > 0):
 		return fmt.Errorf("%w: ballistic %+v", ErrConfig, c.Ballistic)

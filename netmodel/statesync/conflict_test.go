@@ -17,9 +17,9 @@ func (tm *testMatch) node(p Player) *node {
 
 func (tm *testMatch) holding(p Player) Held {
 	if p == 0 {
-		return tm.hg.avatars[0].Held[0]
+		return tm.hg.avatars[0].Parts[1].Held
 	}
-	return tm.gg[p-1].avatars[p].Held[0]
+	return tm.gg[p-1].avatars[p].Parts[1].Held
 }
 
 func TestSimultaneousGrabGoesToOnePlayer(t *testing.T) {
@@ -160,16 +160,16 @@ func TestRejoinedSeatIsSeenAtOnce(t *testing.T) {
 		// others have a buffer and a round trip to see it.
 		seen := func() bool {
 			a := tm.gg[1].avatars[1]
-			return tm.gg[1].present[1] && a.Hands[0].Pos.Sub(g.avatars[1].Hands[0].Pos).Length() < 0.5
+			return tm.gg[1].present[1] && a.Parts[1].Pose.Pos.Sub(g.avatars[1].Parts[1].Pose.Pos).Length() < 0.5
 		}
 		tm.run(1500 * time.Millisecond)
 		if !seen() {
 			t.Fatalf("gap %v: guest 2 does not see the newcomer's hand: %v present %v, it is at %v", gap,
-				tm.gg[1].avatars[1].Hands[0].Pos, tm.gg[1].present[1], g.avatars[1].Hands[0].Pos)
+				tm.gg[1].avatars[1].Parts[1].Pose.Pos, tm.gg[1].present[1], g.avatars[1].Parts[1].Pose.Pos)
 		}
 		g.grip = true
 		tm.run(50 * time.Millisecond)
-		if !g.avatars[1].Held[0].Holding {
+		if !g.avatars[1].Parts[1].Held.Holding {
 			t.Fatalf("gap %v: the newcomer did not grab the cube", gap)
 		}
 		g.target = top.Add(vecmath.V3(0, 1, 0))

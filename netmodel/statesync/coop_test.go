@@ -1,7 +1,9 @@
 package statesync
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,7 +235,7 @@ func coopConverges(t *testing.T, seed uint64) {
 // TestBodiesJudgeTakingWithoutAvatars: the host of a game without
 // avatars judges a guest's taking by the object the guest drives (Bodies):
 // its own body it may take, a tower cube four metres from it it may not;
-// an avatar the guest sends anyway is neither applied nor relayed.
+// a guest whose game has avatars is refused (ErrAvatarShape).
 func TestBodiesJudgeTakingWithoutAvatars(t *testing.T) {
 	hg := newCoop(0, 4)
 	host, err := NewHost(DefaultConfig(), hg)
@@ -264,10 +266,8 @@ func TestBodiesJudgeTakingWithoutAvatars(t *testing.T) {
 	vc.Auth++
 	_, _, vb := host.Authority(1)
 	vb.Auth++
-	a := avatarSample{player: 1, time: 1, avatar: Avatar{Head: vecmath.Transform{Pos: hg.Object(crate).Position, Rot: vecmath.QuatIdentity}}}
-	a.avatar.Hands[0], a.avatar.Hands[1] = a.avatar.Head, a.avatar.Head
-	if err := f.send(packet{player: 1, present: 2, avatars: []avatarSample{a},
-		updates: []update{f.claim(1, vb, moved(1)), f.claim(crate, vc, moved(crate))}}); err != nil {
+	claims := []update{f.claim(1, vb, moved(1)), f.claim(crate, vc, moved(crate))}
+	if err := f.send(packet{player: 1, present: 2, updates: claims}); err != nil {
 		t.Fatal(err)
 	}
 	f.play()
@@ -277,7 +277,24 @@ func TestBodiesJudgeTakingWithoutAvatars(t *testing.T) {
 	if auth, _, _ := host.Authority(crate); auth != Nobody || host.Implausible(0) != 1 {
 		t.Fatalf("guest 1's claim on a crate 4 m away: authority %d, %d implausible", auth, host.Implausible(0))
 	}
-	if host.relayed[1] || host.Counters().Forged != 0 {
-		t.Fatalf("the avatar of a game without avatars: relayed %v, counters %+v", host.relayed[1], host.Counters())
+	// A guest whose game has avatars (the toy's, one by the crate) is
+	// refused whole: no claim of its packet is judged, nor any after.
+	a := avatarSample{player: 1, time: 1}
+	for k := range 3 {
+		a.avatar.Parts[k].Pose = vecmath.Transform{Pos: hg.Object(crate).Position, Rot: vecmath.QuatIdentity}
+	}
+	vc.Auth++
+	claims = []update{f.claim(crate, vc, moved(crate))}
+	shape := toyShape()
+	f.wc.shape, f.wc.digest = &shape, shape.digest(&host.cfg)
+	for range 2 {
+		err = f.send(packet{player: 1, present: 2, avatars: []avatarSample{a}, updates: claims})
+		if !errors.Is(err, ErrAvatarShape) || !strings.Contains(err.Error(), "the sender's game has avatars, this one has none") {
+			t.Fatalf("a guest with avatars on a host without: %v", err)
+		}
+	}
+	f.play()
+	if auth, _, _ := host.Authority(crate); auth != Nobody || host.relayed[1] || host.Counters().Forged != 0 {
+		t.Fatalf("a refused guest's claim: authority %d, relayed %v, counters %+v", auth, host.relayed[1], host.Counters())
 	}
 }

@@ -13,10 +13,14 @@
 // Game, the small interface the model needs from a world: its objects'
 // states, a step in which the local player acts, and the contacts of that
 // step (which objects touch, which objects a player touches). Optional
-// interfaces add a per-player body: Avatars, a head and two hands that
-// hold objects, which the model sends to the others (package scene's VR
-// table, scene.VR, implements it), or Bodies, players that each drive an
-// object of their own (a cube pushing towers). A game without either has
+// interfaces add a per-player body: Avatars, a body of parts whose shape
+// the game declares (AvatarShape: how many parts, which hold objects, how
+// far from the root each is coded short, how fast they move), which the
+// model codes, sends to the others and judges, so that no code of the
+// game runs on a peer's bytes (package scene's VR table, scene.VR, is
+// one: a head and two hands that hold; a paddle that pushes is another,
+// of one part), or Bodies, players that each drive an object of their
+// own (a cube pushing towers). A game without either has
 // players who touch objects but no body the others see; the Example is
 // such a game.
 //
@@ -47,7 +51,7 @@
 //   - In a game with Avatars, a player grabs only what nobody holds as
 //     far as its machine knows;
 //     the grab takes ownership and authority. A held object travels inside
-//     its holder's avatar (id, pose in the hand, version) and is left out
+//     its holder's avatar (id, pose in the part, version) and is left out
 //     of the object updates (priority -1); when it is released it stays
 //     under the thrower's authority with a high priority, and the holder
 //     is cleared on every machine when regular updates for it resume.
@@ -138,7 +142,11 @@
 // baselines learnt from packet acks: a "not changed" bit, small offsets,
 // and a ballistic prediction in fixed point with a "perfect prediction"
 // bit. Avatars, for a game that has them, are delta coded the same way
-// against acked avatars. Config.Coder picks the bit packer or the
+// against acked avatars, the parts without a base from the root's
+// position when within their reach; an avatar without a base carries its
+// shape, and a peer whose game declares another (or has avatars where
+// this one has none) is refused on both sides with ErrAvatarShape, which
+// names the difference. Config.Coder picks the bit packer or the
 // adaptive range coder (the default), which codes the flags and magnitude
 // classes under models that learn within the packet; a receiver decodes
 // either; docs/statesync.md has the figures.

@@ -41,7 +41,7 @@ func TestBuilderWritesWhatEncodeWrites(t *testing.T) {
 	for _, c := range []Coder{CoderPlain, CoderRange} {
 		var bld builder
 		for _, budget := range []int{10, 40, 41, 57, 64, 100, 150, 233, f.n.cfg.PacketBytes, 1200} {
-			buf := bytes.Repeat([]byte{0xA5}, budget+MaxPlayers*maxAvatarBytes)
+			buf := bytes.Repeat([]byte{0xA5}, budget+MaxPlayers*f.n.wc.maxAvatarBytes())
 			data := f.fill(t, &bld, c, budget, buf)
 			if len(data) > max(budget, bld.headBytes+bld.avatarBytes) {
 				t.Errorf("%v, budget %d: %d bytes", c, budget, len(data))

@@ -60,7 +60,7 @@ func (f *forger) reach(i int) {
 	f.tick++
 	a := avatarSample{player: 1, time: f.tick, avatar: f.hg.avatars[1]}
 	at := f.hg.Object(i).Position
-	a.avatar.Hands[0].Pos, a.avatar.Hands[1].Pos = at, at
+	a.avatar.Parts[1].Pose.Pos, a.avatar.Parts[2].Pose.Pos = at, at
 	// a first sample, then one where the hands are: no jump between them
 	if err := f.send(packet{player: 1, present: 2, avatars: []avatarSample{a}}); err != nil {
 		f.t.Fatal(err)
@@ -156,8 +156,8 @@ func TestHostRejectsAClaimOnACubeAnotherHolds(t *testing.T) {
 	_, _, v := f.host.Authority(4)
 	newer := Version{v.Own + 1, v.Auth + 1}
 	a := avatarSample{player: 1, time: 1, avatar: f.hg.avatars[1]}
-	a.avatar.Held[0] = Held{Holding: true, Object: 4, Relative: vecmath.TransformIdentity}
-	a.held[0] = newer
+	a.avatar.Parts[1].Held = Held{Holding: true, Object: 4, Relative: vecmath.TransformIdentity}
+	a.held[1] = newer
 	before := f.host.Counters().HeldElsewhere
 	err := f.send(packet{player: 1, present: 2, avatars: []avatarSample{a},
 		updates: []update{f.claim(4, newer, f.moved(4, vecmath.V3(2, 0, 0)))}})

@@ -57,8 +57,8 @@ func fuzzPackets(t testing.TB, wc wireCodec, find *lookup, ups []update) []packe
 	}
 	moved := fuzzAvatar()
 	moved.time++
-	moved.avatar.Hands[0].Pos = moved.avatar.Hands[0].Pos.Add(vecmath.V3(0.01, 0.02, 0))
-	moved.avatar.Hands[0].Rot = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.35)
+	moved.avatar.Parts[1].Pose.Pos = moved.avatar.Parts[1].Pose.Pos.Add(vecmath.V3(0.01, 0.02, 0))
+	moved.avatar.Parts[1].Pose.Rot = vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.35)
 	if moved, err = wc.settle(moved); err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +86,11 @@ func encodePacket(t testing.TB, wc wireCodec, c Coder, p packet) []byte {
 
 func fuzzAvatar() avatarSample {
 	av := avatarSample{player: 2, time: 77, offset: 9}
-	av.avatar.Head = vecmath.Transform{Pos: vecmath.V3(1, 2, 3), Rot: vecmath.QuatIdentity}
-	av.avatar.Hands[0] = vecmath.Transform{Pos: vecmath.V3(1, 1, 3), Rot: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.3)}
-	av.avatar.Hands[1] = vecmath.Transform{Pos: vecmath.V3(9, 1, -3), Rot: vecmath.QuatIdentity} // out of reach
-	av.avatar.Held[0] = Held{Holding: true, Object: 3, Relative: vecmath.Transform{Pos: vecmath.V3(0, -0.6, 0), Rot: vecmath.QuatIdentity}}
-	av.held[0] = Version{4, 5}
+	av.avatar.Parts[0].Pose = vecmath.Transform{Pos: vecmath.V3(1, 2, 3), Rot: vecmath.QuatIdentity}
+	av.avatar.Parts[1].Pose = vecmath.Transform{Pos: vecmath.V3(1, 1, 3), Rot: vecmath.QuatAxisAngle(vecmath.V3(0, 1, 0), 0.3)}
+	av.avatar.Parts[2].Pose = vecmath.Transform{Pos: vecmath.V3(9, 1, -3), Rot: vecmath.QuatIdentity} // out of reach
+	av.avatar.Parts[1].Held = Held{Holding: true, Object: 3, Relative: vecmath.Transform{Pos: vecmath.V3(0, -0.6, 0), Rot: vecmath.QuatIdentity}}
+	av.held[1] = Version{4, 5}
 	return av
 }
 
@@ -162,23 +162,42 @@ func TestPacketTruncatedAtEveryByte(t *testing.T) {
 	}
 }
 
-// TestAvatarBound: the costliest avatar (no base, a clock far off, both
-// hands out of reach, both holding) fits maxAvatarBytes with either coder.
+// TestAvatarBound: the costliest avatar of each test shape fits
+// maxAvatarBytes with either coder: without a base (a clock far off,
+// every part out of reach, every part that holds holding) and against a
+// base where everything differs.
 func TestAvatarBound(t *testing.T) {
-	wc, _, _ := fuzzSetup(t)
-	a := fuzzAvatar()
-	a.time, a.offset = 1<<31, 200
-	a.avatar.Head.Rot = vecmath.QuatAxisAngle(vecmath.V3(0.6, 0, 0.8), 1)
-	for h := range a.avatar.Hands {
-		a.avatar.Hands[h] = vecmath.Transform{Pos: vecmath.V3(-200, 100, 200), Rot: a.avatar.Head.Rot}
-		a.avatar.Held[h] = Held{Holding: true, Object: 5, Relative: vecmath.Transform{Pos: vecmath.V3(-1.9, 1.9, -1.9), Rot: a.avatar.Head.Rot}}
-		a.held[h] = Version{0xFFFF, 0xFFFF}
-	}
-	for _, c := range []Coder{CoderPlain, CoderRange} {
-		one := encodePacket(t, wc, c, packet{avatars: []avatarSample{a}})
-		none := encodePacket(t, wc, c, packet{})
-		if n := len(one) - len(none) + 1; n > maxAvatarBytes {
-			t.Fatalf("%v: an avatar of %d bytes, bound %d", c, n, maxAvatarBytes)
+	for _, shape := range testShapes() {
+		wc := shapedCodec(t, shape, 1<<16)
+		rot := vecmath.QuatAxisAngle(vecmath.V3(0.6, 0, 0.8), 1)
+		a := avatarSample{player: 3, time: 1 << 31, offset: 200}
+		base := avatarSample{player: 3, time: 5}
+		for k := range shape.Parts {
+			a.avatar.Parts[k].Pose = vecmath.Transform{Pos: vecmath.V3(-200, 100, 200).Add(vecmath.V3(float64(k)*7, 0, 0)), Rot: rot}
+			base.avatar.Parts[k].Pose = vecmath.Transform{Pos: vecmath.V3(230, -30, -250), Rot: vecmath.QuatIdentity}
+			if shape.Holds[k] {
+				a.avatar.Parts[k].Held = Held{Holding: true, Object: 1<<16 - 1, Relative: vecmath.Transform{Pos: vecmath.V3(-1.9, 1.9, -1.9), Rot: rot}}
+				a.held[k] = Version{0xFFFF, 0xFFFF}
+				base.avatar.Parts[k].Held = Held{Holding: true, Object: 3, Relative: vecmath.TransformIdentity}
+			}
+		}
+		a.avatar.Parts[0].Pose.Pos = vecmath.V3(255, 255, -255)
+		var err error
+		if a, err = wc.settle(a); err != nil {
+			t.Fatal(err)
+		}
+		if base, err = wc.settle(base); err != nil {
+			t.Fatal(err)
+		}
+		withBase := packet{tick: 1 << 30, avatars: []avatarSample{a}}
+		withBase.refs[0] = avatarRef{base: &avatarBaseline{sample: base, tick: 3}, age: ringSize - 1}
+		for _, c := range []Coder{CoderPlain, CoderRange} {
+			none := encodePacket(t, wc, c, packet{})
+			for _, p := range []packet{{avatars: []avatarSample{a}}, withBase} {
+				if n := len(encodePacket(t, wc, c, p)) - len(none) + 1; n > wc.maxAvatarBytes() {
+					t.Fatalf("%d parts, %v, base %v: an avatar of %d bytes, bound %d", shape.Parts, c, p.refs[0].base != nil, n, wc.maxAvatarBytes())
+				}
+			}
 		}
 	}
 }

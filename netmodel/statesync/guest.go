@@ -125,10 +125,9 @@ func (g *Guest) remoteAvatar(a *avatarSample) {
 		return // no newer than a sample already taken
 	}
 	g.newest[p], g.heard[p] = a.time, true
-	var holds [2]int
-	for k := range a.avatar.Held {
-		holds[k] = -1
-		held := &a.avatar.Held[k]
+	holds := noHolds
+	for k := range a.avatar.Parts {
+		held := &a.avatar.Parts[k].Held
 		if !held.Holding {
 			continue
 		}
@@ -149,7 +148,7 @@ func (g *Guest) remoteAvatar(a *avatarSample) {
 		holds[k] = i
 	}
 	for i := range g.objs {
-		if o := &g.objs[i]; o.holder == them && holds[0] != i && holds[1] != i {
+		if o := &g.objs[i]; o.holder == them && !holding(&holds, i) {
 			o.holder = Nobody
 		}
 	}

@@ -171,10 +171,9 @@ func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 		return
 	}
 	l.newest, l.heard = a.time, true
-	var holds [2]int
-	for k := range a.avatar.Held {
-		holds[k] = -1
-		held := &a.avatar.Held[k]
+	holds := noHolds
+	for k := range a.avatar.Parts {
+		held := &a.avatar.Parts[k].Held
 		if !held.Holding {
 			continue
 		}
@@ -189,7 +188,7 @@ func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 		case claim.lead(o.ver) > h.cfg.MaxSequenceLead:
 			h.stats.Forged++
 			*held = Held{}
-		case claim.Compare(o.ver) > 0 && !h.holdInReach(l, a.avatar.Hands[k].Pos, held.Object):
+		case claim.Compare(o.ver) > 0 && !h.holdInReach(l, a.avatar.Parts[k].Pose.Pos, held.Object):
 			h.implausible(now, p)
 			if h.dropped[p] {
 				return
@@ -213,7 +212,7 @@ func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 	// thrown, still under the guest's authority.
 	for i := range h.objs {
 		o := &h.objs[i]
-		if o.holder == me && holds[0] != i && holds[1] != i {
+		if o.holder == me && !holding(&holds, i) {
 			o.holder = Nobody
 			o.boost, o.boostUntil = h.cfg.ThrownPriority, h.tick+Tick(h.cfg.ThrownTicks)
 		}
@@ -429,8 +428,8 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 // grants now.
 func (h *Host) relaySample(q Player) avatarSample {
 	a := h.relay[q]
-	for k := range a.avatar.Held {
-		held := &a.avatar.Held[k]
+	for k := range a.avatar.Parts {
+		held := &a.avatar.Parts[k].Held
 		if held.Holding && h.objs[held.Object].holder != OwnerOf(q) {
 			*held = Held{}
 		}

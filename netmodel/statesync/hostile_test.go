@@ -68,10 +68,12 @@ func (x *hostile) Update(now time.Time, send func([]byte)) error {
 		p.tick, p.player, p.present = x.inner.Tick(), 3, 1<<3
 		if k == 0 {
 			a := avatarSample{player: 3, time: x.inner.Tick(), avatar: x.inner.av.Avatar(3)}
-			a.avatar.Hands[0].Pos, a.avatar.Hands[1].Pos = hostileHand, hostileHand
-			a.avatar.Held = [2]Held{}
+			a.avatar.Parts[1].Pose.Pos, a.avatar.Parts[2].Pose.Pos = hostileHand, hostileHand
+			for k := range a.avatar.Parts {
+				a.avatar.Parts[k].Held = Held{}
+			}
 			for h, held := range p.avatars {
-				a.avatar.Held[h], a.held[h] = held.avatar.Held[0], held.held[0]
+				a.avatar.Parts[1+h].Held, a.held[1+h] = held.avatar.Parts[1].Held, held.held[1]
 			}
 			p.avatars = []avatarSample{a}
 		}
@@ -106,8 +108,8 @@ func (x *hostile) claim(i int, s physics.BodyState) update {
 func (x *hostile) hold(i int) avatarSample {
 	_, _, v := x.inner.Authority(i)
 	a := avatarSample{}
-	a.avatar.Held[0] = Held{Holding: true, Object: i, Relative: vecmath.TransformIdentity}
-	a.held[0] = Version{v.Own + 1, v.Auth + 1}
+	a.avatar.Parts[1].Held = Held{Holding: true, Object: i, Relative: vecmath.TransformIdentity}
+	a.held[1] = Version{v.Own + 1, v.Auth + 1}
 	return a
 }
 

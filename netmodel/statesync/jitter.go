@@ -94,13 +94,12 @@ func lerpPose(a, b vecmath.Transform, t float64) vecmath.Transform {
 	return vecmath.Transform{Pos: a.Pos.Lerp(b.Pos, t), Rot: a.Rot.Nlerp(b.Rot, t)}
 }
 
-// lerpAvatar interpolates the poses; what the hands hold is a's until the
-// next sample is reached.
+// lerpAvatar interpolates the poses; what the parts hold is a's until
+// the next sample is reached.
 func lerpAvatar(a, b Avatar, t float64) Avatar {
 	out := a
-	out.Head = lerpPose(a.Head, b.Head, t)
-	for h := range out.Hands {
-		out.Hands[h] = lerpPose(a.Hands[h], b.Hands[h], t)
+	for k := range out.Parts {
+		out.Parts[k].Pose = lerpPose(a.Parts[k].Pose, b.Parts[k].Pose, t)
 	}
 	return out
 }

@@ -48,7 +48,12 @@ type link struct {
 	pb playback
 	// sends counts the packets sent, to update the endpoint's figures
 	// (the round trip plausibleUpdate reads) twice a second.
-	sends   int
+	sends int
+	// refused is why the peer's avatars have another shape than this
+	// game's (ErrAvatarShape): every packet of the peer is refused with
+	// it, the first one's reason standing (the endpoint acked that
+	// packet, and the peer codes the next ones against it).
+	refused error
 	out     packet
 	settled []avatarSample
 	build   builder
@@ -65,7 +70,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 		sent: newSentLog(objects),
 		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
 		objSeq: make([]uint32, objects), took: make([]Tick, objects), pb: newPlayback(objects, Tick(n.cfg.JitterDelay/n.cfg.TimeStep)),
-		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*maxAvatarBytes)}
+		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*n.wc.maxAvatarBytes())}
 	if n.host {
 		l.factor = l.hostFactor
 	} else {
@@ -154,6 +159,10 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 // the rules accept its claims), and the peer's acks turn into baselines.
 func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	n := l.n
+	if l.refused != nil {
+		n.stats.Malformed++
+		return false, l.refused
+	}
 	seq, payload, err := l.ep.ReceivePacket(now, datagram)
 	switch {
 	case errors.Is(err, reliable.ErrDuplicate):
@@ -181,7 +190,11 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	p := &n.in
 	if err := n.wc.decode(payload, p, &lookup{objects: &l.ring, avatars: &l.avatars, seq: seq}); err != nil {
 		n.stats.Malformed++
-		return false, fmt.Errorf("%w: %w", ErrMalformed, err)
+		err = fmt.Errorf("%w: %w", ErrMalformed, err)
+		if errors.Is(err, ErrAvatarShape) {
+			l.refused = err
+		}
+		return false, err
 	}
 	l.extend(seq)
 	for _, u := range p.updates {

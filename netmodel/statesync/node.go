@@ -101,8 +101,15 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
 		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n), snapped: make([]snapMemo, n),
 		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n), fast: make([]uint8, n), touching: make([]bool, n)}
-	nd.av, _ = game.(Avatars)
 	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
+	if nd.av, _ = game.(Avatars); nd.av != nil {
+		shape := nd.av.AvatarShape()
+		if err := shape.validate(); err != nil {
+			return nil, err
+		}
+		nd.wc.shape, nd.wc.digest = &shape, shape.digest(&nd.cfg)
+		nd.wc.st.buf = make([]byte, nd.wc.maxAvatarBytes())
+	}
 	nd.mayGrab = func(i int) bool { return nd.objs[i].holder == Nobody }
 	nd.addPair = func(a, b int) { nd.pairs = append(nd.pairs, [2]int{a, b}) }
 	nd.touch = nd.touchPlayer
@@ -270,13 +277,20 @@ func (n *node) holdRests() {
 	}
 }
 
-// localHeld returns what the local player's hands hold; nothing in a
+// localHeld returns what the local player's parts hold; nothing in a
 // game without avatars.
-func (n *node) localHeld() [2]Held {
+func (n *node) localHeld() [MaxParts]Held {
+	var held [MaxParts]Held
 	if n.av == nil {
-		return [2]Held{}
+		return held
 	}
-	return n.av.Avatar(n.cfg.Player).Held
+	a := n.av.Avatar(n.cfg.Player)
+	for k := range n.wc.shape.Parts {
+		if n.wc.shape.Holds[k] {
+			held[k] = a.Parts[k].Held
+		}
+	}
+	return held
 }
 
 // clearAvatar removes remote player p's avatar, if the game has avatars.
@@ -298,18 +312,32 @@ func (n *node) drop(i int) {
 // grants it: a hold the host refused, or one that regular updates have
 // since ended, is not drawn.
 func (n *node) heldByRules(p Player, a Avatar) Avatar {
-	for h := range a.Held {
-		if a.Held[h].Holding && n.objs[a.Held[h].Object].holder != OwnerOf(p) {
-			a.Held[h] = Held{}
+	for k := range a.Parts {
+		if h := &a.Parts[k].Held; h.Holding && n.objs[h.Object].holder != OwnerOf(p) {
+			*h = Held{}
 		}
 	}
 	return a
 }
 
+// noHolds is a holds table (an avatar's held object per part) with
+// nothing held.
+var noHolds = [MaxParts]int{-1, -1, -1, -1, -1, -1, -1, -1}
+
+// holding reports whether object i is in the holds table.
+func holding(holds *[MaxParts]int, i int) bool {
+	for _, j := range holds {
+		if j == i {
+			return true
+		}
+	}
+	return false
+}
+
 // grabsAndReleases applies the local player's grabs (ownership, which
 // also takes authority) and releases (a throw: the object stays under the
 // player's authority, with the thrown priority).
-func (n *node) grabsAndReleases(before, after [2]Held) {
+func (n *node) grabsAndReleases(before, after [MaxParts]Held) {
 	for h := range before {
 		b, a := before[h], after[h]
 		if b.Holding && (!a.Holding || a.Object != b.Object) {
@@ -590,9 +618,16 @@ func (n *node) steer(i int, target qstate, ticks Tick) (qstate, bool) {
 // sample returns the local player's avatar as sent; n.av must be set.
 func (n *node) sample() avatarSample {
 	a := avatarSample{player: n.cfg.Player, time: n.tick, avatar: n.av.Avatar(n.cfg.Player)}
-	for h, held := range a.avatar.Held {
-		if held.Holding {
-			a.held[h] = n.objs[held.Object].ver
+	shape := n.wc.shape
+	for k := range a.avatar.Parts {
+		part := &a.avatar.Parts[k]
+		switch { // what the shape does not send is zero
+		case k >= shape.Parts:
+			*part = Part{}
+		case !shape.Holds[k]:
+			part.Held = Held{}
+		case part.Held.Holding:
+			a.held[k] = n.objs[part.Held.Object].ver
 		}
 	}
 	return a
@@ -606,9 +641,9 @@ func (n *node) inArena(p vecmath.Vec3) bool {
 }
 
 func (n *node) avatarInArena(a *Avatar) bool {
-	ok := n.inArena(a.Head.Pos)
-	for _, h := range a.Hands {
-		ok = ok && n.inArena(h.Pos)
+	ok := true
+	for k := range n.wc.shape.Parts {
+		ok = ok && n.inArena(a.Parts[k].Pose.Pos)
 	}
 	return ok
 }

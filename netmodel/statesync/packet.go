@@ -8,7 +8,7 @@ import (
 )
 
 // avatarSample is one player's avatar at one instant of that player's
-// clock, with the versions of the claims on what its hands hold.
+// clock, with the versions of the claims on what its parts hold.
 type avatarSample struct {
 	player Player
 	// time is the player's tick when the avatar was sampled, and offset
@@ -18,7 +18,7 @@ type avatarSample struct {
 	time   Tick
 	offset uint8
 	avatar Avatar
-	held   [2]Version
+	held   [MaxParts]Version
 }
 
 // playTime is when the sample was taken on its player's clock, in steps.
@@ -28,15 +28,17 @@ func (a *avatarSample) playTime() float64 { return float64(a.time) + float64(flo
 // one byte of format (formatVersion<<1 | Coder), then, bit-packed or
 // range-coded as that byte says,
 //
-//	+------+--------+---------+---------+------------+----------------------+------+
-//	| tick | player | present | avatars | avatar × n | (more=1, update) × m | more |
-//	| 32   | 2      | 4       | 0..4    |            |                      | = 0  |
-//	+------+--------+---------+---------+------------+----------------------+------+
+//	+------+--------+---------+---------+---------+------------+----------------------+------+
+//	| tick | player | present | avatars | count   | avatar × n | (more=1, update) × m | more |
+//	| 32   | 2      | 4       | 1       | 0..4    |            |                      | = 0  |
+//	+------+--------+---------+---------+---------+------------+----------------------+------+
 //
 // tick is the sender's step; player is the guest's seat (host to guest,
 // so that a guest knows it was seated as itself) or the sender (guest to
 // host); present has bit p set for every player in the match (host to
-// guest; a guest sends its own bit). A guest sends its own avatar and the
+// guest; a guest sends its own bit); avatars says the sender's game has
+// Avatars (a receiver whose game has not, or has and reads a 0, refuses
+// the packet: ErrAvatarShape). A guest sends its own avatar and the
 // objects it has authority over; the host sends the other players'
 // avatars and every object, as the priority accumulator orders them. A
 // flag before each update, rather than a count up front, lets the sender
@@ -56,10 +58,14 @@ type packet struct {
 type wireCodec struct {
 	*codec
 	cfg *Config
-	rd  wire.RangeDecoder
-	r   wire.Reader
-	cx  coding
-	st  settling
+	// shape is the game's AvatarShape, nil for a game without Avatars;
+	// digest its digest (AvatarShape.digest).
+	shape  *AvatarShape
+	digest uint32
+	rd     wire.RangeDecoder
+	r      wire.Reader
+	cx     coding
+	st     settling
 }
 
 // serializeHead codes the packet up to its updates.
@@ -73,7 +79,17 @@ func (w *wireCodec) serializeHead(s wire.Stream, cx *coding, p *packet, find *lo
 	if err := wire.SerializeBits(s, &p.present, MaxPlayers); err != nil {
 		return err
 	}
-	n := len(p.avatars)
+	avatars := w.shape != nil
+	if err := wire.SerializeBool(s, &avatars); err != nil {
+		return err
+	}
+	if s.Mode() == wire.Reading && avatars != (w.shape != nil) {
+		if avatars {
+			return fmt.Errorf("%w: the sender's game has avatars, this one has none", ErrAvatarShape)
+		}
+		return fmt.Errorf("%w: the sender's game has no avatars, this one's have %d parts", ErrAvatarShape, w.shape.Parts)
+	}
+	n := len(p.avatars) // from a game without avatars, none decodes
 	if err := wire.SerializeInt(s, &n, 0, MaxPlayers); err != nil {
 		return err
 	}

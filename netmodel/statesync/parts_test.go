@@ -28,8 +28,8 @@ func TestJitterBufferPlaysBackDelayedAndInterpolates(t *testing.T) {
 	var j jitterBuffer
 	at := func(x float64) Avatar {
 		var a Avatar
-		a.Head = vecmath.Transform{Pos: vecmath.V3(x, 0, 0), Rot: vecmath.QuatIdentity}
-		a.Hands = [2]vecmath.Transform{a.Head, a.Head}
+		a.Parts[0].Pose = vecmath.Transform{Pos: vecmath.V3(x, 0, 0), Rot: vecmath.QuatIdentity}
+		a.Parts[1].Pose, a.Parts[2].Pose = a.Parts[0].Pose, a.Parts[0].Pose
 		return a
 	}
 	// Samples every other step: playback six steps behind interpolates
@@ -38,34 +38,34 @@ func TestJitterBufferPlaysBackDelayedAndInterpolates(t *testing.T) {
 		j.push(float64(k), at(float64(k)))
 	}
 	a, ok := j.next(6)
-	if !ok || a.Head.Pos.X != 14 {
-		t.Fatalf("first playback at %v, want 20-6", a.Head.Pos.X)
+	if !ok || a.Parts[0].Pose.Pos.X != 14 {
+		t.Fatalf("first playback at %v, want 20-6", a.Parts[0].Pose.Pos.X)
 	}
 	j.push(22, at(22)) // the target moves on by 2: playback catches up
-	if a, _ = j.next(6); a.Head.Pos.X != 16 {
-		t.Fatalf("caught up to %v, want 22-6", a.Head.Pos.X)
+	if a, _ = j.next(6); a.Parts[0].Pose.Pos.X != 16 {
+		t.Fatalf("caught up to %v, want 22-6", a.Parts[0].Pose.Pos.X)
 	}
-	if a, _ = j.next(6); a.Head.Pos.X != 17 {
-		t.Fatalf("interpolated at %v, want 17 between the samples of 16 and 18", a.Head.Pos.X)
+	if a, _ = j.next(6); a.Parts[0].Pose.Pos.X != 17 {
+		t.Fatalf("interpolated at %v, want 17 between the samples of 16 and 18", a.Parts[0].Pose.Pos.X)
 	}
 	// A burst of loss: nothing for 20 steps, then samples again. Playback
 	// holds at the newest sample, then catches up without jumping.
 	for range 20 {
 		a, _ = j.next(6)
 	}
-	if a.Head.Pos.X != 22 {
-		t.Fatalf("held at %v, want the newest 22", a.Head.Pos.X)
+	if a.Parts[0].Pose.Pos.X != 22 {
+		t.Fatalf("held at %v, want the newest 22", a.Parts[0].Pose.Pos.X)
 	}
 	for k := 40; k <= 60; k += 2 {
 		j.push(float64(k), at(float64(k)))
 	}
-	prev := a.Head.Pos.X
+	prev := a.Parts[0].Pose.Pos.X
 	for range 30 {
 		a, _ = j.next(6)
-		if d := a.Head.Pos.X - prev; d < 0 || d > 2 {
+		if d := a.Parts[0].Pose.Pos.X - prev; d < 0 || d > 2 {
 			t.Fatalf("playback stepped by %v", d)
 		}
-		prev = a.Head.Pos.X
+		prev = a.Parts[0].Pose.Pos.X
 	}
 	if prev < 54 || prev > 60 {
 		t.Fatalf("caught up to %v, want at least 60-6 and never past the newest", prev)

@@ -21,15 +21,16 @@ import (
 //     took a state of the object from this guest (a new claim: the round
 //     trip, since the guest's copy runs ahead of the host's);
 //   - taking: a guest takes authority only over an object within
-//     ContactRange of its avatar (a hand or the head touched it), of the
+//     ContactRange of its avatar (a part of it touched it), of the
 //     object it drives (a game's Bodies; its own body it may always
 //     take), or of an
 //     object it has authority over or holds (one of its cubes touched
 //     it), the distance allowed growing by the speed of what touched it
 //     over the round trip; an object under another player's authority
 //     only by its avatar;
-//   - holds: a hand holds only an object within HoldReach of it, and a
-//     hand moves no faster than MaxSpeed between two samples.
+//   - holds: a part holds only an object within HoldReach of it;
+//   - avatars: every part moves no faster than its AvatarShape's Speed
+//     between two samples.
 //
 // An implausible claim is not applied: the host's state stands, and goes
 // to everybody, the claimant included, with the host's version. Each is
@@ -39,14 +40,15 @@ import (
 
 // Limits are the physical bounds of a game's objects and players.
 type Limits struct {
-	// MaxSpeed bounds, m/s, an object's speed and a hand's: a throw's hand
-	// speed and what a fall adds. MaxAngularSpeed bounds spins, rad/s.
+	// MaxSpeed bounds, m/s, an object's speed: a throw's hand speed and
+	// what a fall adds (an avatar's parts are bounded by their
+	// AvatarShape's Speed). MaxAngularSpeed bounds spins, rad/s.
 	MaxSpeed, MaxAngularSpeed float64
-	// HoldReach is how far, m, a held object's centre may be from the hand
-	// that holds it.
+	// HoldReach is how far, m, a held object's centre may be from the
+	// part that holds it.
 	HoldReach float64
 	// ContactRange is how far apart, m, the centres of two things that
-	// touch can be: an object and a hand or another object.
+	// touch can be: an object and an avatar's part or another object.
 	ContactRange float64
 	// Slack, m, absorbs the quantization and the soft contacts.
 	Slack float64
@@ -117,9 +119,9 @@ func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
 	rtt := h.rtt(l)
 	if h.relayed[p] {
 		a := &h.relay[p].avatar
-		reach := lim.ContactRange + float64(lim.MaxSpeed*rtt)
-		for _, t := range []vecmath.Transform{a.Head, a.Hands[0], a.Hands[1]} {
-			if t.Pos.Sub(at).LengthSq() <= reach*reach {
+		reach := lim.ContactRange + float64(h.wc.shape.Speed*rtt)
+		for k := range h.wc.shape.Parts {
+			if a.Parts[k].Pose.Pos.Sub(at).LengthSq() <= reach*reach {
 				return true
 			}
 		}
@@ -163,24 +165,25 @@ func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
 }
 
 // plausibleAvatar reports whether guest p's avatar sample a could follow
-// its previous one: its hands moved no faster than MaxSpeed.
+// its previous one: each of its parts moved no faster than the shape's
+// Speed.
 func (h *Host) plausibleAvatar(p Player, a *avatarSample) bool {
 	if !h.relayed[p] {
 		return true
 	}
 	prev := &h.relay[p]
 	dt := float64(int32(a.time-prev.time)) * h.cfg.TimeStep.Seconds()
-	reach := float64(h.limits.MaxSpeed*dt) + h.limits.Slack
-	for k := range a.avatar.Hands {
-		if a.avatar.Hands[k].Pos.Sub(prev.avatar.Hands[k].Pos).LengthSq() > reach*reach {
+	reach := float64(h.wc.shape.Speed*dt) + h.limits.Slack
+	for k := range h.wc.shape.Parts {
+		if a.avatar.Parts[k].Pose.Pos.Sub(prev.avatar.Parts[k].Pose.Pos).LengthSq() > reach*reach {
 			return false
 		}
 	}
 	return true
 }
 
-// holdInReach reports whether object i lies within HoldReach of the hand
-// hand, allowing for its motion over the round trip.
+// holdInReach reports whether object i lies within HoldReach of the part
+// at hand, allowing for its motion over the round trip.
 func (h *Host) holdInReach(l *link, hand vecmath.Vec3, i int) bool {
 	s := h.game.Object(i)
 	reach := h.limits.HoldReach + h.limits.Slack + float64(s.LinearVelocity.Length()*h.rtt(l))

@@ -80,11 +80,11 @@ func TestSeatIsHeldForTheGuestWhoLeft(t *testing.T) {
 	}
 	start := m.Now()
 	seen := func() bool {
-		return toys[1].present[1] && toys[1].avatars[1].Hands[0].Pos.Sub(bg.avatars[1].Hands[0].Pos).Length() < 0.05
+		return toys[1].present[1] && toys[1].avatars[1].Parts[1].Pose.Pos.Sub(bg.avatars[1].Parts[1].Pose.Pos).Length() < 0.05
 	}
 	for !seen() {
 		if m.Now().Sub(start) > 2*time.Second {
-			t.Fatalf("guest 2 does not see guest 1 back after 2 s: present %v, hand %v, it is at %v", toys[1].present[1], toys[1].avatars[1].Hands[0].Pos, bg.avatars[1].Hands[0].Pos)
+			t.Fatalf("guest 2 does not see guest 1 back after 2 s: present %v, hand %v, it is at %v", toys[1].present[1], toys[1].avatars[1].Parts[1].Pose.Pos, bg.avatars[1].Parts[1].Pose.Pos)
 		}
 		run(time.Second / 60)
 	}

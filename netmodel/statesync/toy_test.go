@@ -11,7 +11,15 @@ import (
 // one kinematic sphere as the hand (the head and the other hand stay at
 // the player's spot). The local player's hand follows a target and grips
 // on command, as a test script says.
+//
+// Its avatar has the shape it is given (toyShape, the VR table's, by
+// default): the sphere is part hand, which grips only if the shape lets
+// it hold (a paddle: one part that pushes); with limbs, the parts other
+// than the root and the sphere follow the sphere at offsets of their own.
 type toyGame struct {
+	shape   AvatarShape
+	hand    int
+	limbs   bool
 	w       *physics.World
 	cubes   []physics.BodyID
 	hands   [MaxPlayers]physics.BodyID
@@ -38,11 +46,20 @@ func newToy(local Player, cubes int) *toyGame { return newToyTower(local, cubes,
 // newToyTower is the toy with a tower of tower cubes standing at
 // (0, z = -3) before the row of the others.
 func newToyTower(local Player, cubes, tower int) *toyGame {
+	return newShapedToy(local, cubes, tower, toyShape(), 1, false)
+}
+
+// limbOffset is where part k of a toy with limbs is from its sphere.
+func limbOffset(k int) vecmath.Vec3 { return vecmath.V3(0.2*float64(k), 0.3, -0.1*float64(k)) }
+
+// newShapedToy is the toy whose avatars have shape, the sphere being
+// part hand.
+func newShapedToy(local Player, cubes, tower int, shape AvatarShape, hand int, limbs bool) *toyGame {
 	w, err := physics.NewWorld(physics.DefaultConfig())
 	if err != nil {
 		panic(err)
 	}
-	g := &toyGame{w: w, local: local, byBody: map[physics.BodyID]int{}}
+	g := &toyGame{w: w, local: local, byBody: map[physics.BodyID]int{}, shape: shape, hand: hand, limbs: limbs}
 	ground := physics.DefaultBodyDef()
 	ground.Type, ground.Shape = physics.Static, collide.Shape{Kind: collide.Plane}
 	if _, err := w.CreateBody(ground); err != nil {
@@ -72,14 +89,16 @@ func newToyTower(local Player, cubes, tower int) *toyGame {
 		}
 		g.hands[p] = id
 		g.byBody[id] = -1 - int(p)
-		a := Avatar{Head: vecmath.Transform{Pos: toyHome(p).Add(vecmath.V3(0, 1, 0)), Rot: vecmath.QuatIdentity}}
-		a.Hands[0] = vecmath.Transform{Pos: def.Position, Rot: vecmath.QuatIdentity}
-		a.Hands[1] = a.Head
+		var a Avatar
+		for k := range min(shape.Parts, MaxParts) { // a shape the model refuses too
+			a.Parts[k].Pose = vecmath.Transform{Pos: toyHome(p).Add(vecmath.V3(0, 1, 0)), Rot: vecmath.QuatIdentity}
+		}
 		g.avatars[p] = a
+		g.moveHand(p, def.Position)
 	}
 	g.present[local] = true
 	g.target = toyHome(local)
-	g.avatars[local].Hands[0].Pos = toyHome(local)
+	g.moveHand(local, toyHome(local))
 	_ = w.SetState(g.hands[local], physics.BodyState{Position: toyHome(local), Rotation: vecmath.QuatIdentity})
 	return g
 }
@@ -99,16 +118,37 @@ func (g *toyGame) Object(i int) physics.BodyState { return g.state(g.cubes[i]) }
 func (g *toyGame) SetObject(i int, s physics.BodyState) error {
 	return g.w.SetState(g.cubes[i], s)
 }
+
+// toyShape is the VR table's avatar: a head (the root) and two hands
+// within 2 m of it, which hold.
+func toyShape() AvatarShape {
+	return AvatarShape{Parts: 3, Reach: [MaxParts]float64{0, 2, 2}, Holds: [MaxParts]bool{false, true, true}, Speed: DefaultLimits().MaxSpeed}
+}
+
+func (g *toyGame) AvatarShape() AvatarShape { return g.shape }
+
+// moveHand puts player p's sphere part at pos, and its limbs after it.
+func (g *toyGame) moveHand(p Player, pos vecmath.Vec3) {
+	a := &g.avatars[p]
+	a.Parts[g.hand].Pose.Pos = pos
+	for k := 1; g.limbs && k < g.shape.Parts; k++ {
+		if k != g.hand {
+			a.Parts[k].Pose.Pos = pos.Add(limbOffset(k))
+		}
+	}
+}
 func (g *toyGame) Avatar(p Player) Avatar { return g.avatars[p] }
 func (g *toyGame) SetAvatar(p Player, a Avatar) {
 	g.avatars[p], g.present[p] = a, true
 }
 func (g *toyGame) ClearAvatar(p Player) {
 	g.present[p] = false
-	g.avatars[p].Held = [2]Held{}
+	for k := range g.avatars[p].Parts {
+		g.avatars[p].Parts[k].Held = Held{}
+	}
 }
 func (g *toyGame) Drop(i int) {
-	if h := &g.avatars[g.local].Held[0]; h.Holding && h.Object == i {
+	if h := &g.avatars[g.local].Parts[g.hand].Held; h.Holding && h.Object == i {
 		*h = Held{}
 	}
 }
@@ -116,14 +156,15 @@ func (g *toyGame) Drop(i int) {
 func (g *toyGame) Step(mayGrab func(int) bool) {
 	dt := g.w.Config().TimeStep
 	me := &g.avatars[g.local]
-	hand := me.Hands[0].Pos
+	hand := me.Parts[g.hand].Pose.Pos
 	d := g.target.Sub(hand)
 	if l := d.Length(); l > toyHandSpeed*dt {
 		d = d.Scale(toyHandSpeed * dt / l)
 	}
 	g.handV = d.Scale(1 / dt)
-	held := &me.Held[0]
+	held := &me.Parts[g.hand].Held
 	switch {
+	case !g.shape.Holds[g.hand]:
 	case g.grip && !held.Holding:
 		best, bestD := -1, 1.0
 		for i, id := range g.cubes {
@@ -145,10 +186,10 @@ func (g *toyGame) Step(mayGrab func(int) bool) {
 	for p := range Player(MaxPlayers) {
 		a := &g.avatars[p]
 		cur := g.state(g.hands[p]).Position
-		next := a.Hands[0].Pos
+		next := a.Parts[g.hand].Pose.Pos
 		if p == g.local {
 			next = hand.Add(d)
-			a.Hands[0].Pos = next
+			g.moveHand(p, next)
 		}
 		if !g.present[p] {
 			next = toyHome(p).Add(vecmath.V3(0, 0, 20))
@@ -158,7 +199,7 @@ func (g *toyGame) Step(mayGrab func(int) bool) {
 			cur, v = next, vecmath.Vec3{}
 		}
 		_ = g.w.SetState(g.hands[p], physics.BodyState{Position: cur, Rotation: vecmath.QuatIdentity, LinearVelocity: v})
-		if h := a.Held[0]; h.Holding && g.present[p] {
+		if h := a.Parts[g.hand].Held; h.Holding && g.present[p] {
 			pose := vecmath.Transform{Pos: cur, Rot: vecmath.QuatIdentity}.Mul(h.Relative)
 			_ = g.w.SetState(g.cubes[h.Object], physics.BodyState{Position: pose.Pos, Rotation: pose.Rot, LinearVelocity: v})
 		}
