@@ -61,6 +61,13 @@ func connect(bridge js.Value) (tok *netcode.ConnectToken, conn *carrier.Conn, un
 		bridge.Call("send", a)
 		return nil
 	}, tok.ServerAddresses[0])
+	// The browser's own bound on a datagram, below which packets go in
+	// fragments; a browser that does not say keeps frag.MaxDatagram.
+	if limit := bridge.Get("maxDatagramSize"); limit.Type() == js.TypeNumber {
+		if err := conn.SetMaxDatagram(limit.Int()); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	var buf [netcode.MaxPacketBytes]byte
 	onDatagram := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		a := args[0]
@@ -191,6 +198,11 @@ func play(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	s, err := match.Play(context.Background(), cfg)
 	var out strings.Builder
 	s.Print(&out)
+	// The carrier's part: the server's packets too large for one of the
+	// browser's datagrams came in fragments, as did the tab's.
+	f := conn.Fragments()
+	fmt.Fprintf(&out, "carrier  %d dropped; fragments: %d packets reassembled of %d, %d dropped, %d packets lost; %d packets sent in %d\n",
+		conn.Dropped(), f.PacketsReassembled, f.FragmentsIn, f.FragmentsDropped, f.PacketsLost, f.PacketsSplit, f.FragmentsSent)
 	st.Set("summary", out.String())
 	bridge.Call("status", out.String())
 	st.Set("state", "done")
