@@ -103,7 +103,9 @@ func run(bridge, st js.Value) error {
 	}
 }
 
-// echoPayloads is how many payloads echo mode sends.
+// echoPayloads is how many payloads echo mode sends; every other one is
+// of netcode's largest size, whose packet exceeds a browser's datagram
+// and travels in fragments both ways.
 const echoPayloads = 20
 
 // echo connects, sends echoPayloads payloads to an echoing server,
@@ -133,6 +135,9 @@ func echo(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	want := map[string]bool{}
 	for k := range echoPayloads {
 		p := fmt.Sprintf("tab %d", k)
+		if k%2 == 1 {
+			p += strings.Repeat(".", netcode.MaxPayloadBytes-len(p))
+		}
 		want[p] = true
 		if err := c.SendPayload([]byte(p)); err != nil {
 			return err
@@ -161,6 +166,15 @@ func echo(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	}
 	st.Set("drops", drops)
 	st.Set("carrierDropped", conn.Dropped())
+	f := conn.Fragments()
+	frags := js.Global().Get("Object").New()
+	frags.Set("packetsSplit", f.PacketsSplit)
+	frags.Set("fragmentsSent", f.FragmentsSent)
+	frags.Set("fragmentsIn", f.FragmentsIn)
+	frags.Set("packetsReassembled", f.PacketsReassembled)
+	frags.Set("fragmentsDropped", f.FragmentsDropped)
+	frags.Set("packetsLost", f.PacketsLost)
+	st.Set("fragments", frags)
 	bridge.Call("status", fmt.Sprintf("slot %d: %d payloads echoed", c.ClientIndex(), echoed))
 	return nil
 }
