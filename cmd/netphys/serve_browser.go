@@ -58,11 +58,15 @@ func (b *browserFlags) matchArgs(fs *flag.FlagSet) string {
 }
 
 // check refuses flags that cannot work together, before anything starts.
-func (b *browserFlags) check(networkModel bool) error {
+// With rooms, browser players' tokens may name their match, but the
+// page's tokens name none: --web needs the --model match they join.
+func (b *browserFlags) check(networkModel, rooms bool) error {
 	switch {
 	case *b.webtransport == "" && *b.web == "":
 		return nil
-	case !networkModel:
+	case !networkModel && rooms && *b.web != "":
+		return errors.New("--web gives the page tokens that name no match: with --rooms, give --model, the match its tabs join")
+	case !networkModel && !rooms:
 		return errors.New("--webtransport and --web serve browser players of a network model: give --model")
 	case *b.webtransport == "":
 		return errors.New("--web serves a page whose player needs a WebTransport endpoint: give --webtransport too")
