@@ -10,7 +10,7 @@ import (
 // about the browsers' datagrams; tabCarrierLine the tab's.
 var (
 	serveCarrierLine = regexp.MustCompile(`webtransport\s+(\d+) sessions, datagrams (\d+) in (\d+) out, send errors (\d+); fragments: (\d+) packets sent in (\d+), (\d+) packets reassembled of (\d+), (\d+) dropped, (\d+) packets lost`)
-	tabCarrierLine   = regexp.MustCompile(`carrier\s+(\d+) dropped; fragments: (\d+) packets reassembled of (\d+), (\d+) dropped, (\d+) packets lost; (\d+) packets sent in (\d+)`)
+	tabCarrierLine   = regexp.MustCompile(`carrier\s+(\d+) dropped, (\d+) sends failed; fragments: (\d+) packets reassembled of (\d+), (\d+) dropped, (\d+) packets lost; (\d+) packets sent in (\d+)`)
 )
 
 // carrierFigures are the two lines' numbers, by name.
@@ -18,6 +18,7 @@ type carrierFigures struct {
 	sendErrors, serverSplit, serverFragments   int // the server's sends to the tab
 	tabDropped, tabReassembled, tabFragmentsIn int // the tab's receipts
 	tabFragmentsDropped, tabLost, tabSplit     int
+	tabSendErrors                              int // the tab's sends the browser refused
 }
 
 // parseCarrier reads the figures of the server's and the tab's lines.
@@ -35,18 +36,18 @@ func parseCarrier(t *testing.T, tab, serve string) carrierFigures {
 		return v
 	}
 	return carrierFigures{sendErrors: n(s[4]), serverSplit: n(s[5]), serverFragments: n(s[6]),
-		tabDropped: n(c[1]), tabReassembled: n(c[2]), tabFragmentsIn: n(c[3]), tabFragmentsDropped: n(c[4]), tabLost: n(c[5]), tabSplit: n(c[6])}
+		tabDropped: n(c[1]), tabSendErrors: n(c[2]), tabReassembled: n(c[3]), tabFragmentsIn: n(c[4]), tabFragmentsDropped: n(c[5]), tabLost: n(c[6]), tabSplit: n(c[7])}
 }
 
-// checkCarrier: none of the server's sends to the tab failed (a packet
-// over a browser's datagram goes in fragments, frag.MaxDatagram), and
-// the tab dropped no datagram and no fragment.
+// checkCarrier: none of the server's sends to the tab and none of the
+// tab's failed (a packet over a browser's datagram goes in fragments,
+// frag.MaxDatagram), and the tab dropped no datagram and no fragment.
 func checkCarrier(t *testing.T, tab, serve string) {
 	t.Helper()
 	f := parseCarrier(t, tab, serve)
 	t.Logf("carrier figures: %+v", f)
-	if f.sendErrors != 0 {
-		t.Errorf("%d of the server's sends to the tab failed", f.sendErrors)
+	if f.sendErrors != 0 || f.tabSendErrors != 0 {
+		t.Errorf("%d of the server's sends to the tab failed, %d of the tab's", f.sendErrors, f.tabSendErrors)
 	}
 	if f.tabReassembled > f.serverSplit {
 		t.Errorf("the tab reassembled %d packets of the %d the server split", f.tabReassembled, f.serverSplit)

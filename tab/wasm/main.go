@@ -214,9 +214,10 @@ func play(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	s.Print(&out)
 	// The carrier's part: the server's packets too large for one of the
 	// browser's datagrams came in fragments, as did the tab's.
+	// The browser's refusals of the tab's datagrams are the bridge's count.
 	f := conn.Fragments()
-	fmt.Fprintf(&out, "carrier  %d dropped; fragments: %d packets reassembled of %d, %d dropped, %d packets lost; %d packets sent in %d\n",
-		conn.Dropped(), f.PacketsReassembled, f.FragmentsIn, f.FragmentsDropped, f.PacketsLost, f.PacketsSplit, f.FragmentsSent)
+	fmt.Fprintf(&out, "carrier  %d dropped, %d sends failed; fragments: %d packets reassembled of %d, %d dropped, %d packets lost; %d packets sent in %d\n",
+		conn.Dropped(), bridge.Get("sendErrors").Int(), f.PacketsReassembled, f.FragmentsIn, f.FragmentsDropped, f.PacketsLost, f.PacketsSplit, f.FragmentsSent)
 	st.Set("summary", out.String())
 	bridge.Call("status", out.String())
 	st.Set("state", "done")
