@@ -3,6 +3,7 @@ package webtransport
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -88,4 +89,62 @@ func TestPushFragments(t *testing.T) {
 	if st := mux.Stats(); st.Fragments != want || st.DatagramsIn != 1 {
 		t.Errorf("stats %+v: want fragments %+v and one packet queued", st, want)
 	}
+}
+
+// TestHostileFragments: over a WebTransport session, fragments of a
+// forged packet are put back together and the packet is then dropped by
+// netcode (it fails authentication); a flood of first halves of
+// distinct packets is given up as lost, a few pending at a time; the
+// honest client on the same session goes on.
+func TestHostileFragments(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv, mux := startEcho(t)
+	s := dialSession(t, ctx, mux)
+	bc := dialBrowser(t, ctx, mux, s, testToken(t, srv.Addr(), 6, testKey))
+	if err := bc.SendPayload([]byte("honest")); err != nil {
+		t.Fatal(err)
+	}
+	waitEcho(t, ctx, bc, "honest")
+	before, mbefore := srv.Stats(), mux.Stats()
+
+	forged, err := netcode.NewPacketKey(testProtocol, &netcode.Key{5}).Seal(nil, netcode.PacketPayload, 1<<40, make([]byte, netcode.MaxPayloadBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := frag.Split(forged, frag.MaxDatagram, 60000, s.SendDatagram); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, func() string {
+		return fmt.Sprintf("the forged packet reassembled and dropped: netcode %v, mux %+v", srv.Stats().Drops, mux.Stats())
+	}, func() bool {
+		return srv.Stats().Drops[netcode.DropDecrypt] > before.Drops[netcode.DropDecrypt] &&
+			mux.Stats().Fragments.PacketsReassembled > mbefore.Fragments.PacketsReassembled
+	})
+	// The flood goes ten at a time, within the session's datagram queue
+	// (http3's, of 32): the count waited for is of fragments that arrived.
+	const flood = 100
+	for id := range flood {
+		if _, err := frag.Split(forged, frag.MaxDatagram, uint16(id), func(b []byte) error {
+			if b[3]>>4 != 0 {
+				return nil // the first fragment only
+			}
+			return s.SendDatagram(b)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if id%10 == 9 {
+			want := mbefore.Fragments.FragmentsIn + 2 + uint64(id) + 1
+			waitFor(t, ctx, func() string { return fmt.Sprintf("%d fragments in: mux %+v", want, mux.Stats()) }, func() bool {
+				return mux.Stats().Fragments.FragmentsIn >= want
+			})
+		}
+	}
+	if f := mux.Stats().Fragments; f.PacketsLost < mbefore.Fragments.PacketsLost+flood-frag.Pending {
+		t.Errorf("fragments %+v: want the flood's packets but the last %d lost", f, frag.Pending)
+	}
+	if err := bc.SendPayload([]byte("still here")); err != nil {
+		t.Fatal(err)
+	}
+	waitEcho(t, ctx, bc, "still here")
 }
