@@ -42,7 +42,15 @@ type tabState struct {
 	Drops           map[string]int `json:"drops"` // the netcode client's, by reason
 	CarrierDropped  int            `json:"carrierDropped"`
 	MaxDatagramSize int            `json:"maxDatagramSize"`
-	Error           string         `json:"error"`
+	Fragments       struct {
+		PacketsSplit       int `json:"packetsSplit"`
+		FragmentsSent      int `json:"fragmentsSent"`
+		FragmentsIn        int `json:"fragmentsIn"`
+		PacketsReassembled int `json:"packetsReassembled"`
+		FragmentsDropped   int `json:"fragmentsDropped"`
+		PacketsLost        int `json:"packetsLost"`
+	} `json:"fragments"` // the carrier's
+	Error string `json:"error"`
 }
 
 // waitTab polls the tab's state until ok holds or the page reports an error.
@@ -191,5 +199,18 @@ func TestTabEchoOverWebTransport(t *testing.T) {
 	}
 	if st.MaxDatagramSize < 1000 {
 		t.Errorf("the session's largest datagram is %d bytes", st.MaxDatagramSize)
+	}
+	// Half the payloads are of netcode's largest size: their packets,
+	// over a browser's datagram, went in two fragments each way, and none
+	// of the server's sends failed.
+	const large = 10
+	if ms.SendErrors != 0 {
+		t.Errorf("%d of the server's sends to the tab failed", ms.SendErrors)
+	}
+	if f := ms.Fragments; f.PacketsSplit != large || f.FragmentsSent != 2*large || f.PacketsReassembled != large || f.FragmentsDropped != 0 || f.PacketsLost != 0 {
+		t.Errorf("the server's fragments %+v: want the %d large packets each way in two fragments, none dropped or lost", f, large)
+	}
+	if f := st.Fragments; f.PacketsSplit != large || f.FragmentsSent != 2*large || f.PacketsReassembled != large || f.FragmentsDropped != 0 {
+		t.Errorf("the tab's fragments %+v: want the %d large packets each way in two fragments", f, large)
 	}
 }

@@ -81,10 +81,20 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		return err
 	}
 	rc.Conn = conn
+	if o.browser != nil {
+		// Browser players beside the UDP ones, on the rooms' one socket:
+		// the page's tokens name no match, so its tabs join the --model match.
+		var stop func()
+		if rc.Conn, stop, err = o.browser.start(ctx, conn, cfg.Netcode, o.matchArgs, func(s string) { fmt.Fprintln(out, s) }); err != nil {
+			conn.Close()
+			return err
+		}
+		defer stop()
+	}
 	if rf.admin != "" {
 		ln, err := net.Listen("tcp", rf.admin)
 		if err != nil {
-			conn.Close()
+			rc.Conn.Close()
 			return fmt.Errorf("--admin: %w", err)
 		}
 		rc.Admin = ln // ServeRooms closes it

@@ -57,10 +57,7 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		if err := rooms.check(); err != nil {
 			return err
 		}
-		if rooms.on && *browser.webtransport != "" {
-			return fmt.Errorf("--webtransport: serve --rooms takes UDP players only for now; drop one of the two")
-		}
-		if err := browser.check(models.Model() != "echo"); err != nil {
+		if err := browser.check(models.Model() != "echo", rooms.on); err != nil {
 			return err
 		}
 		cfg := transport.DefaultServerConfig()
@@ -91,7 +88,8 @@ func setupServe(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 		defer lc.done()
 		if rooms.on {
 			return serveRooms(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,
-				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose}, rooms, lc)
+				metricsAddr: *metricsAddr, record: *record, report: *report, verbose: *verbose,
+				browser: browser, matchArgs: browser.matchArgs(fs)}, rooms, lc)
 		}
 		if models.Model() != "echo" {
 			return serveModel(ctx, stdoutOf(fs), models, cfg, serveOptions{listen: *listen, httpAddr: *httpAddr,

@@ -58,11 +58,15 @@ func (b *browserFlags) matchArgs(fs *flag.FlagSet) string {
 }
 
 // check refuses flags that cannot work together, before anything starts.
-func (b *browserFlags) check(networkModel bool) error {
+// With rooms, browser players' tokens may name their match, but the
+// page's tokens name none: --web needs the --model match they join.
+func (b *browserFlags) check(networkModel, rooms bool) error {
 	switch {
 	case *b.webtransport == "" && *b.web == "":
 		return nil
-	case !networkModel:
+	case !networkModel && rooms && *b.web != "":
+		return errors.New("--web gives the page tokens that name no match: with --rooms, give --model, the match its tabs join")
+	case !networkModel && !rooms:
 		return errors.New("--webtransport and --web serve browser players of a network model: give --model")
 	case *b.webtransport == "":
 		return errors.New("--web serves a page whose player needs a WebTransport endpoint: give --webtransport too")
@@ -84,10 +88,16 @@ func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.
 	}
 	logStats := func() {
 		st := mux.Stats()
+		f := st.Fragments
 		slog.Info("webtransport stats", "sessions", st.SessionsAccepted, "refused", st.SessionsRefused,
 			"datagrams_in", st.DatagramsIn, "datagrams_out", st.DatagramsOut, "dropped_size", st.DroppedSize,
 			"dropped_queue_full", st.DroppedQueueFull, "dropped_spoofed", st.DroppedSpoofed,
-			"dropped_no_session", st.DroppedNoSession, "send_errors", st.SendErrors)
+			"dropped_no_session", st.DroppedNoSession, "send_errors", st.SendErrors,
+			"packets_split", f.PacketsSplit, "fragments_sent", f.FragmentsSent, "fragments_in", f.FragmentsIn,
+			"packets_reassembled", f.PacketsReassembled, "fragments_dropped", f.FragmentsDropped, "packets_lost", f.PacketsLost)
+		out(fmt.Sprintf("webtransport  %d sessions, datagrams %d in %d out, send errors %d; fragments: %d packets sent in %d, %d packets reassembled of %d, %d dropped, %d packets lost",
+			st.SessionsAccepted, st.DatagramsIn, st.DatagramsOut, st.SendErrors, f.PacketsSplit, f.FragmentsSent,
+			f.PacketsReassembled, f.FragmentsIn, f.FragmentsDropped, f.PacketsLost))
 	}
 	if *b.web == "" {
 		return mux, logStats, nil

@@ -17,6 +17,8 @@ func TestServeBrowserFlagsRefused(t *testing.T) {
 		{[]string{"serve", "--key", key, "--webtransport", "127.0.0.1:0"}, "--model"},
 		{[]string{"serve", "--key", key, "--model", "lockstep", "--web", "127.0.0.1:0"}, "give --webtransport"},
 		{[]string{"serve", "--key", key, "--model", "lockstep", "--listen", freeUDPAddr(t), "--webtransport", "nowhere"}, "--webtransport"},
+		{[]string{"serve", "--key", key, "--rooms", "--web", "127.0.0.1:0", "--webtransport", "127.0.0.1:0"}, "with --rooms, give --model"},
+		{[]string{"serve", "--key", key, "--rooms", "--listen", freeUDPAddr(t), "--webtransport", "nowhere"}, "--webtransport"},
 	} {
 		var out strings.Builder
 		err := run(context.Background(), c.args, &out)

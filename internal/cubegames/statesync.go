@@ -193,6 +193,49 @@ func statesyncSummary(n statesyncNode, dst []match.Line) []match.Line {
 	)
 }
 
+// handsSeen counts the grabs and throws of each player as one machine
+// sees them: a cube whose holder becomes the player is a grab; one it
+// lets go of while keeping the authority, so that the cube flies on
+// under it, is a throw. On the host and on the other guests, they are
+// what a guest's hands did that the others saw.
+type handsSeen struct {
+	holder        []statesync.Owner // per cube, as last seen
+	grabs, throws [scene.VRPlayers]int
+}
+
+// look reads n's holders after a tick.
+func (h *handsSeen) look(n statesyncNode, cubes int) {
+	if h.holder == nil {
+		h.holder = make([]statesync.Owner, cubes)
+	}
+	for i := range h.holder {
+		auth, holder, _ := n.Authority(i)
+		was := h.holder[i]
+		if holder == was {
+			continue
+		}
+		if holder != statesync.Nobody && int(holder) <= scene.VRPlayers {
+			h.grabs[holder-1]++
+		}
+		if was != statesync.Nobody && int(was) <= scene.VRPlayers && holder == statesync.Nobody && auth == was {
+			h.throws[was-1]++
+		}
+		h.holder[i] = holder
+	}
+}
+
+// line is the summary's line of what handsSeen counted.
+func (h *handsSeen) line(players int) match.Line {
+	var b strings.Builder
+	for p := range players {
+		if p > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "player %d %d/%d", p, h.grabs[p], h.throws[p])
+	}
+	return match.Line{Name: "hands", Value: "grabs/throws seen: " + b.String()}
+}
+
 // statesyncHost is the host: player 0 of the table, played by its bot.
 type statesyncHost struct {
 	*statesync.Host
@@ -200,6 +243,14 @@ type statesyncHost struct {
 	players int // the table: the host and players-1 guests
 	step    time.Duration
 	cubes   []viewer.Cube
+	hands   handsSeen
+}
+
+// Update is the host's tick; then it looks at the cubes' holders.
+func (h *statesyncHost) Update(now time.Time, send func(slot int, datagram []byte)) error {
+	err := h.Host.Update(now, send)
+	h.hands.look(h.Host, len(h.world.Cubes))
+	return err
 }
 
 // Join seats a guest if the table of --players has room for it: netcode
@@ -239,7 +290,8 @@ func (h *statesyncHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figur
 }
 
 func (h *statesyncHost) Summary(_ time.Time, dst []match.Line) []match.Line {
-	dst = append(statesyncSummary(h.Host, dst), match.Line{Name: "rejoins", Value: fmt.Sprintf("%d guests back in their seats", h.Counters().Rejoins)})
+	dst = append(statesyncSummary(h.Host, dst), match.Line{Name: "rejoins", Value: fmt.Sprintf("%d guests back in their seats", h.Counters().Rejoins)},
+		h.hands.line(h.players))
 	var by []string
 	for slot := range h.players - 1 {
 		if n := h.Implausible(slot); n > 0 {
@@ -279,12 +331,14 @@ func agreementText(a statesync.Agreement, step time.Duration) string {
 // statesyncPlayer is a guest: netcode slot s is VR player s+1.
 type statesyncPlayer struct {
 	*statesync.Guest
-	world *scene.VR
-	me    int
-	ticks int
-	bot   *scene.VRBot // nil for a player on the page's keys
-	step  time.Duration
-	cubes []viewer.Cube
+	world   *scene.VR
+	me      int
+	ticks   int
+	players int
+	bot     *scene.VRBot // nil for a player on the page's keys
+	step    time.Duration
+	cubes   []viewer.Cube
+	hands   handsSeen
 }
 
 func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s match.PlayerSetup) (match.Player, error) {
@@ -337,18 +391,21 @@ func newStatesyncPlayer(cfg statesync.Config, vcfg scene.VRConfig, s match.Playe
 	if err != nil {
 		return nil, err
 	}
-	return &statesyncPlayer{Guest: g, world: world, me: me, ticks: s.Ticks, bot: bot, step: cfg.TimeStep}, nil
+	return &statesyncPlayer{Guest: g, world: world, me: me, ticks: s.Ticks, players: s.Players, bot: bot, step: cfg.TimeStep}, nil
 }
 
 // Update steps the guest. A bot stops acting once the guest has played
 // its ticks: its hands let go and go back to rest, so that the world
 // comes to rest while the player lingers, and its agreement with the
-// host at the end is the world's at rest.
+// host at the end is the world's at rest. Then it looks at the cubes'
+// holders.
 func (p *statesyncPlayer) Update(now time.Time, send func([]byte)) error {
 	if p.bot != nil && p.Done() {
 		p.bot.Stop()
 	}
-	return p.Guest.Update(now, send)
+	err := p.Guest.Update(now, send)
+	p.hands.look(p.Guest, len(p.world.Cubes))
+	return err
 }
 
 // Agreement is how far this guest's world agreed with the host's, bit
@@ -372,7 +429,7 @@ func (p *statesyncPlayer) Figures(_ time.Time, dst []viewer.Figure) []viewer.Fig
 }
 
 func (p *statesyncPlayer) Summary(_ time.Time, dst []match.Line) []match.Line {
-	return statesyncSummary(p.Guest, dst)
+	return append(statesyncSummary(p.Guest, dst), p.hands.line(p.players))
 }
 
 // Done: the guest has simulated the ticks it was asked to play.

@@ -61,6 +61,13 @@ func connect(bridge js.Value) (tok *netcode.ConnectToken, conn *carrier.Conn, un
 		bridge.Call("send", a)
 		return nil
 	}, tok.ServerAddresses[0])
+	// The browser's own bound on a datagram, below which packets go in
+	// fragments; a browser that does not say keeps frag.MaxDatagram.
+	if limit := bridge.Get("maxDatagramSize"); limit.Type() == js.TypeNumber {
+		if err := conn.SetMaxDatagram(limit.Int()); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	var buf [netcode.MaxPacketBytes]byte
 	onDatagram := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		a := args[0]
@@ -96,7 +103,9 @@ func run(bridge, st js.Value) error {
 	}
 }
 
-// echoPayloads is how many payloads echo mode sends.
+// echoPayloads is how many payloads echo mode sends; every other one is
+// of netcode's largest size, whose packet exceeds a browser's datagram
+// and travels in fragments both ways.
 const echoPayloads = 20
 
 // echo connects, sends echoPayloads payloads to an echoing server,
@@ -126,6 +135,9 @@ func echo(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	want := map[string]bool{}
 	for k := range echoPayloads {
 		p := fmt.Sprintf("tab %d", k)
+		if k%2 == 1 {
+			p += strings.Repeat(".", netcode.MaxPayloadBytes-len(p))
+		}
 		want[p] = true
 		if err := c.SendPayload([]byte(p)); err != nil {
 			return err
@@ -154,6 +166,15 @@ func echo(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	}
 	st.Set("drops", drops)
 	st.Set("carrierDropped", conn.Dropped())
+	f := conn.Fragments()
+	frags := js.Global().Get("Object").New()
+	frags.Set("packetsSplit", f.PacketsSplit)
+	frags.Set("fragmentsSent", f.FragmentsSent)
+	frags.Set("fragmentsIn", f.FragmentsIn)
+	frags.Set("packetsReassembled", f.PacketsReassembled)
+	frags.Set("fragmentsDropped", f.FragmentsDropped)
+	frags.Set("packetsLost", f.PacketsLost)
+	st.Set("fragments", frags)
 	bridge.Call("status", fmt.Sprintf("slot %d: %d payloads echoed", c.ClientIndex(), echoed))
 	return nil
 }
@@ -191,6 +212,12 @@ func play(tok *netcode.ConnectToken, conn *carrier.Conn, st, bridge js.Value) er
 	s, err := match.Play(context.Background(), cfg)
 	var out strings.Builder
 	s.Print(&out)
+	// The carrier's part: the server's packets too large for one of the
+	// browser's datagrams came in fragments, as did the tab's.
+	// The browser's refusals of the tab's datagrams are the bridge's count.
+	f := conn.Fragments()
+	fmt.Fprintf(&out, "carrier  %d dropped, %d sends failed; fragments: %d packets reassembled of %d, %d dropped, %d packets lost; %d packets sent in %d\n",
+		conn.Dropped(), bridge.Get("sendErrors").Int(), f.PacketsReassembled, f.FragmentsIn, f.FragmentsDropped, f.PacketsLost, f.PacketsSplit, f.FragmentsSent)
 	st.Set("summary", out.String())
 	bridge.Call("status", out.String())
 	st.Set("state", "done")

@@ -1,6 +1,8 @@
 // Package webtransport lets browser tabs join a netcode server beside its
 // UDP players: netcode's packets ride in WebTransport datagrams
-// (HTTP/3 over QUIC, quic-go and webtransport-go), one packet per datagram.
+// (HTTP/3 over QUIC, quic-go and webtransport-go), one packet per datagram,
+// or, for a packet larger than a browser's datagram holds, two or three
+// fragments (package frag) put back together by the other side.
 //
 // A Mux is a transport.PacketConn made of the server's UDP socket and a
 // WebTransport endpoint on a second UDP port. Every browser session gets a
@@ -32,6 +34,9 @@
 // queue of received datagrams has a fixed length (queueLen) and a session
 // may hold at most sessionQueueLen of its entries (the rest is dropped and
 // counted), and at most Config.MaxSessions sessions are open at once.
+// A session's fragments are held in fixed buffers, at most frag.Pending
+// incomplete packets for at most frag.Timeout; a packet put back together
+// is at most netcode.MaxPacketBytes long (Stats.Fragments counts them).
 // What a datagram says is netcode's to judge: forged, replayed and stale
 // packets are dropped and counted by the netcode server (ServerStats).
 //

@@ -18,6 +18,7 @@ import (
 
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/webtransport/frag"
 )
 
 // Config configures a Mux's WebTransport endpoint.
@@ -69,13 +70,18 @@ type Stats struct {
 	DroppedSpoofed   uint64 // UDP packets claiming a browser session's address prefix
 	DroppedNoSession uint64 // written to a session that has closed
 	SendErrors       uint64 // a session refused a datagram (too large for its path, closed)
+	// Fragments counts the packets larger than frag.MaxDatagram, sent
+	// and received in fragments.
+	Fragments frag.Stats
 }
 
 // session is one browser's WebTransport session.
 type session struct {
 	s      *wt.Session
 	addr   netip.AddrPort
-	queued int // entries of the queue it holds, under Mux.mu
+	queued int               // entries of the queue it holds, under Mux.mu
+	frags  *frag.Reassembler // from its first fragment on, under Mux.mu
+	nextID uint16            // of its next packet sent in fragments, under Mux.mu
 }
 
 // entry is one received datagram waiting for the reader.
@@ -201,6 +207,11 @@ func (m *Mux) Stats() Stats {
 	defer m.mu.Unlock()
 	s := m.stats
 	s.SessionsOpen = len(m.sessions)
+	for _, ses := range m.sessions {
+		if ses.frags != nil {
+			s.Fragments.Add(ses.frags.Stats)
+		}
+	}
 	return s
 }
 
@@ -262,21 +273,36 @@ func (m *Mux) serveSession(w http.ResponseWriter, r *http.Request) {
 func (m *Mux) forget(ses *session) {
 	m.mu.Lock()
 	delete(m.sessions, ses.addr)
+	if ses.frags != nil {
+		m.stats.Fragments.Add(ses.frags.Stats)
+	}
 	m.mu.Unlock()
 }
 
 // aLongTimeAgo is a read deadline that has passed: setting it wakes the reader.
 var aLongTimeAgo = time.Unix(1, 0)
 
-// push queues a received datagram and wakes the reader.
+// push queues a received datagram, or the packet a fragment completes,
+// and wakes the reader.
 func (m *Mux) push(ses *session, b []byte) {
 	m.mu.Lock()
-	switch {
-	case len(b) == 0 || len(b) > netcode.MaxPacketBytes:
+	if len(b) == 0 || len(b) > netcode.MaxPacketBytes {
 		m.stats.DroppedSize++
 		m.mu.Unlock()
 		return
-	case m.n == queueLen || ses.queued == sessionQueueLen:
+	}
+	if frag.IsFragment(b) {
+		if ses.frags == nil {
+			ses.frags = new(frag.Reassembler)
+		}
+		whole := ses.frags.Add(b, time.Now())
+		if whole == nil {
+			m.mu.Unlock()
+			return
+		}
+		b = append([]byte(nil), whole...) // at most netcode.MaxPacketBytes
+	}
+	if m.n == queueLen || ses.queued == sessionQueueLen {
 		m.stats.DroppedQueueFull++
 		m.mu.Unlock()
 		return
@@ -338,7 +364,9 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// WriteToUDPAddrPort sends b to a browser session or over UDP, by address.
+// WriteToUDPAddrPort sends b to a browser session or over UDP, by
+// address; to a session, a packet larger than frag.MaxDatagram goes in
+// fragments.
 func (m *Mux) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
 	if !IsBrowserAddr(addr) {
 		return m.udp.WriteToUDPAddrPort(b, addr)
@@ -350,13 +378,20 @@ func (m *Mux) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
 		m.mu.Unlock()
 		return 0, fmt.Errorf("webtransport: no browser session at %v", addr)
 	}
+	id := ses.nextID
+	if len(b) > frag.MaxDatagram {
+		ses.nextID++
+	}
 	m.mu.Unlock()
-	err := ses.s.SendDatagram(b) // copies b
+	n, err := frag.Split(b, frag.MaxDatagram, id, ses.s.SendDatagram) // SendDatagram copies
 	m.mu.Lock()
 	if err != nil {
 		m.stats.SendErrors++
-	} else {
-		m.stats.DatagramsOut++
+	}
+	m.stats.DatagramsOut += uint64(n)
+	if n > 0 && len(b) > frag.MaxDatagram {
+		m.stats.Fragments.PacketsSplit++
+		m.stats.Fragments.FragmentsSent += uint64(n)
 	}
 	m.mu.Unlock()
 	if err != nil {

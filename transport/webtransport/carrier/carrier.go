@@ -4,17 +4,22 @@
 // through the JS bridge in a browser tab). The netcode client driver
 // (transport.NewClient) runs on it unchanged.
 //
+// A packet larger than the carrier's datagrams travels in fragments
+// (package frag), both ways.
+//
 // It imports no network stack, so it builds for GOOS=js GOARCH=wasm.
 package carrier
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/webtransport/frag"
 )
 
 // queueLen bounds the datagrams delivered and not yet read; more are
@@ -36,6 +41,13 @@ type Conn struct {
 	deadline time.Time
 	closed   bool
 	dropped  uint64
+	frags    frag.Reassembler // the received side of the fragments' counts too
+
+	sendMu   sync.Mutex // guards the sending side
+	limit    int        // the largest datagram sent
+	nextID   uint16     // of the next packet sent in fragments
+	split    uint64     // packets sent in fragments
+	fragsOut uint64     // fragments sent
 }
 
 // New returns a Conn that writes with send (which must not keep b) and
@@ -43,21 +55,48 @@ type Conn struct {
 func New(send func(b []byte) error, server netip.AddrPort) *Conn {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &Conn{send: send, server: server, in: make(chan []byte, queueLen), done: make(chan struct{}), timer: t}
+	return &Conn{send: send, server: server, in: make(chan []byte, queueLen), done: make(chan struct{}), timer: t, limit: frag.MaxDatagram}
+}
+
+// SetMaxDatagram lowers the largest datagram the Conn sends to n bytes,
+// the carrier's own bound (a browser's datagrams.maxDatagramSize), if
+// that is below frag.MaxDatagram; larger packets travel in fragments.
+func (c *Conn) SetMaxDatagram(n int) error {
+	if n < frag.MinDatagram {
+		return fmt.Errorf("carrier: datagrams of at most %d bytes: netcode's packets need %d", n, frag.MinDatagram)
+	}
+	c.sendMu.Lock()
+	c.limit = min(n, frag.MaxDatagram)
+	c.sendMu.Unlock()
+	return nil
 }
 
 // Deliver hands the Conn one received datagram; it copies b. A datagram
 // that is empty or longer than netcode.MaxPacketBytes, or that finds the
-// queue full or the Conn closed, is dropped and counted (Dropped).
+// queue full or the Conn closed, is dropped and counted (Dropped). A
+// fragment is held until its packet is whole (Fragments counts them).
 func (c *Conn) Deliver(b []byte) {
 	if len(b) == 0 || len(b) > netcode.MaxPacketBytes {
 		c.drop()
 		return
 	}
+	var p []byte // a copy of b, or the packet b completed
+	if frag.IsFragment(b) {
+		c.mu.Lock()
+		if whole := c.frags.Add(b, time.Now()); whole != nil {
+			p = append([]byte(nil), whole...)
+		}
+		c.mu.Unlock()
+		if p == nil {
+			return
+		}
+	} else {
+		p = append([]byte(nil), b...)
+	}
 	select {
 	case <-c.done:
 		c.drop()
-	case c.in <- append([]byte(nil), b...):
+	case c.in <- p:
 	default:
 		c.drop()
 	}
@@ -67,6 +106,17 @@ func (c *Conn) drop() {
 	c.mu.Lock()
 	c.dropped++
 	c.mu.Unlock()
+}
+
+// Fragments returns the counts of the fragments sent and received.
+func (c *Conn) Fragments() frag.Stats {
+	c.mu.Lock()
+	s := c.frags.Stats
+	c.mu.Unlock()
+	c.sendMu.Lock()
+	s.PacketsSplit, s.FragmentsSent = c.split, c.fragsOut
+	c.sendMu.Unlock()
+	return s
 }
 
 // Dropped returns how many delivered datagrams were dropped.
@@ -116,15 +166,24 @@ func (c *Conn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
 	}
 }
 
-// WriteToUDPAddrPort sends b to the server; addr is the server's in every
-// datagram a netcode client writes.
+// WriteToUDPAddrPort sends b to the server, whole or in fragments; addr
+// is the server's in every datagram a netcode client writes.
 func (c *Conn) WriteToUDPAddrPort(b []byte, _ netip.AddrPort) (int, error) {
 	select {
 	case <-c.done:
 		return 0, net.ErrClosed
 	default:
 	}
-	if err := c.send(b); err != nil {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	n, err := frag.Split(b, c.limit, c.nextID, c.send)
+	if n > 0 && len(b) > c.limit { // its fragments, n of them sent
+
+		c.nextID++
+		c.split++
+		c.fragsOut += uint64(n)
+	}
+	if err != nil {
 		return 0, err
 	}
 	return len(b), nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/webtransport/frag"
 )
 
 // TestConnBounds: a delivered datagram reads back as from the server;
@@ -49,5 +50,46 @@ func TestConnBounds(t *testing.T) {
 	}
 	if _, err := c.WriteToUDPAddrPort([]byte("out"), netip.AddrPort{}); err != nil || len(sent) != 1 || string(sent[0]) != "out" {
 		t.Errorf("write: err %v, sent %q", err, sent)
+	}
+}
+
+// TestConnFragments: under a browser's smaller datagram limit, a packet
+// of netcode's largest size leaves in three fragments, none over the
+// limit, and a Conn that is delivered them reads the packet whole; a
+// limit too small for three fragments is refused.
+func TestConnFragments(t *testing.T) {
+	server := netip.MustParseAddrPort("192.0.2.1:40000")
+	var rx *Conn
+	const limit = 600
+	tx := New(func(b []byte) error {
+		if len(b) > limit {
+			t.Errorf("a datagram of %d bytes, over the limit of %d", len(b), limit)
+		}
+		rx.Deliver(b)
+		return nil
+	}, server)
+	rx = New(func([]byte) error { return nil }, server)
+	defer tx.Close()
+	defer rx.Close()
+	if err := tx.SetMaxDatagram(frag.MinDatagram - 1); err == nil {
+		t.Error("a datagram limit too small for three fragments was taken")
+	}
+	if err := tx.SetMaxDatagram(limit); err != nil {
+		t.Fatal(err)
+	}
+	p := bytes.Repeat([]byte{0x15, 0x99}, netcode.MaxPacketBytes/2)
+	if _, err := tx.WriteToUDPAddrPort(p, server); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, netcode.MaxPacketBytes)
+	n, _, err := rx.ReadFromUDPAddrPort(b)
+	if err != nil || !bytes.Equal(b[:n], p) {
+		t.Fatalf("read %d bytes (err %v), want the %d-byte packet", n, err, len(p))
+	}
+	if s := tx.Fragments(); s.PacketsSplit != 1 || s.FragmentsSent != 3 {
+		t.Errorf("sender's fragments %+v: want one packet in three", s)
+	}
+	if s := rx.Fragments(); s.FragmentsIn != 3 || s.PacketsReassembled != 1 || s.FragmentsDropped != 0 {
+		t.Errorf("receiver's fragments %+v: want three in, one packet", s)
 	}
 }
