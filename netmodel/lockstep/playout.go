@@ -184,6 +184,7 @@ func (c *Client[I, P]) step(t Tick) {
 		}
 	}
 	c.game.Step(c.inputs)
+	c.keepSource(t, predicted)
 	if t%c.cfg.ChecksumEvery == 0 {
 		r := report{tick: t, sum: uint32(c.game.Checksum())}
 		if predicted {
