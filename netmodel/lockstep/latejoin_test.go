@@ -280,69 +280,86 @@ func TestLateJoinRefused(t *testing.T) {
 // TestRejoinTakesOwnSeat: with seats 1 and 2 free, the client whose
 // connect token names seat 2's player (JoinClient, as udpdrive passes
 // netcode's client id) gets seat 2 back, not the lowest free seat; a
-// stranger is refused seat 1, held for its player for RejoinGrace, with
-// a reason that says so, and takes it once the grace is over.
+// stranger is kept out of seat 1, held for its player for RejoinGrace,
+// with a reason that says so (without a referee Join refuses it; with
+// one it is made a spectator, and its client's Update says why), and
+// takes seat 1 once the grace is over.
 func TestRejoinTakesOwnSeat(t *testing.T) {
-	const players = 4
-	cfg := DefaultConfig()
-	cfg.Players = players
-	cfg.MaxSnapshotBytes = 1 << 20
-	srv, err := NewServer[stick](cfg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetReferee(newJoinable(players)); err != nil {
-		t.Fatal(err)
-	}
-	m, err := simmatch.New(simmatch.Config{}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	join := func(id uint64) *Client[stick, *stick] {
-		c, err := NewClient[stick](cfg, newJoinable(players), bot(0), m.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := m.JoinID(c, id); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	for id := uint64(1); id <= players; id++ {
-		join(id)
-	}
-	if err := m.Run(2 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	m.Leave(1) // client id 2, seat 1
-	m.Leave(2) // client id 3, seat 2
-	if err := m.Run(time.Second); err != nil {
-		t.Fatal(err)
-	}
-	back := join(3)
-	stranger, err := NewClient[stick](cfg, newJoinable(players), bot(0), m.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.JoinID(stranger, 9); !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "seat 1 is held for the player who left it") {
-		t.Fatalf("a stranger while seat 1 is held: %v", err)
-	} else {
-		t.Log(err)
-	}
-	if err := m.Run(3 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if got := back.Player(); got != 2 {
-		t.Errorf("client id 3 came back to seat %d, want its own seat 2", got)
-	}
-	if err := m.Run(cfg.RejoinGrace); err != nil {
-		t.Fatal(err)
-	}
-	stranger = join(9)
-	if err := m.Run(3 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if got := stranger.Player(); got != 1 {
-		t.Errorf("a new client id took seat %d, want the free seat 1", got)
+	for _, refereed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("referee=%v", refereed), func(t *testing.T) {
+			const players = 4
+			cfg := DefaultConfig()
+			cfg.Players = players
+			cfg.MaxSnapshotBytes = 1 << 20
+			srv, err := NewServer[stick](cfg, simmatch.Epoch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if refereed {
+				if err := srv.SetReferee(newJoinable(players)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := simmatch.New(simmatch.Config{}, srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := func() *Client[stick, *stick] {
+				c, err := NewClient[stick](cfg, newJoinable(players), bot(0), m.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			join := func(id uint64) *Client[stick, *stick] {
+				c := client()
+				if _, err := m.JoinID(c, id); err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			for id := uint64(1); id <= players; id++ {
+				join(id)
+			}
+			if err := m.Run(2 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			m.Leave(1) // client id 2, seat 1
+			m.Leave(2) // client id 3, seat 2
+			if err := m.Run(time.Second); err != nil {
+				t.Fatal(err)
+			}
+			back := join(3)
+			slot, err := m.JoinID(client(), 9)
+			if refereed {
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = m.Run(time.Second)
+				m.Leave(slot)
+				if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "held for a player who left it") {
+					t.Fatalf("a stranger while seat 1 is held: %v", err)
+				}
+			} else if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "seat 1 is held for the player who left it") {
+				t.Fatalf("a stranger while seat 1 is held: %v", err)
+			}
+			t.Log(err)
+			if err := m.Run(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if got := back.Player(); got != 2 || back.Stats().CaughtUp == 0 {
+				t.Errorf("client id 3 came back to seat %d (caught up after %v), want its own seat 2", got, back.Stats().CaughtUp)
+			}
+			if err := m.Run(cfg.RejoinGrace); err != nil {
+				t.Fatal(err)
+			}
+			stranger := join(9)
+			if err := m.Run(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if got := stranger.Player(); got != 1 || stranger.Stats().CaughtUp == 0 {
+				t.Errorf("a new client id took seat %d (caught up after %v), want the free seat 1", got, stranger.Stats().CaughtUp)
+			}
+		})
 	}
 }

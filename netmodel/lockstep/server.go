@@ -782,17 +782,18 @@ func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error 
 		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
 	}
 	delete(s.refused, slot)
-	seat, err := s.freeSeat(now, clientID)
-	if err != nil {
-		return refuse("%w", err)
-	}
+	seat, held := s.freeSeat(now, clientID)
 	if seat < 0 {
-		if snap == nil {
-			return refuse("every seat is taken (spectators of a running session need a referee): try again when a player leaves")
+		switch {
+		case snap != nil:
+			// Every seat is taken or held: it may watch (lockstep's
+			// spectators join as players do). A player's client that
+			// gets a spectator's messages says so.
+			return s.spectate(now, slot, snap)
+		case held != nil:
+			return refuse("%w", held)
 		}
-		// Every seat is taken: it may watch. (A player's client that
-		// gets a spectator's messages says so.)
-		return s.spectate(now, slot, snap)
+		return refuse("every seat is taken (spectators of a running session need a referee): try again when a player leaves")
 	}
 	p, err := newPipe(&s.cfg, now)
 	if err != nil {
@@ -822,8 +823,8 @@ func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error 
 
 // freeSeat is the seat a late joiner with clientID takes: its own, if it
 // left it, else the lowest free seat not held for another client nor
-// promised to a waiting joiner; -1 if every seat is taken, an error if
-// the only free seats are held.
+// promised to a waiting joiner; -1 if every seat is taken, with an error
+// that says so if the only free seats are held.
 func (s *Server[I, P]) freeSeat(now time.Time, clientID uint64) (int, error) {
 	seat, held := -1, -1
 	for i, m := range s.members {
