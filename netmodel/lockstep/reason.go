@@ -38,6 +38,10 @@ const (
 	// ReasonSourceTimeout: asked for its state as a late joiner's
 	// snapshot (no referee), it did not send it within Config.Timeout.
 	ReasonSourceTimeout
+	// ReasonJoinFailed: as a late joiner (no referee), the states of two
+	// players did not restore, in its client, to the checksum every player
+	// agreed on.
+	ReasonJoinFailed
 	// NumReasons is the number of reasons, for tables indexed by Reason.
 	NumReasons
 )
@@ -63,6 +67,8 @@ func (r Reason) String() string {
 		return "bad_snapshot"
 	case ReasonSourceTimeout:
 		return "no_snapshot"
+	case ReasonJoinFailed:
+		return "join_failed"
 	}
 	return fmt.Sprintf("reason_%d", int(r))
 }
@@ -87,6 +93,8 @@ func (r Reason) explain(tick Tick, cfg *Config) string {
 		return fmt.Sprintf("the state after tick %d you sent for a late joiner does not restore to the checksum every player agreed on for that tick (a modified client, or a game whose MarshalState and UnmarshalState do not round-trip)", tick)
 	case ReasonSourceTimeout:
 		return fmt.Sprintf("the server asked for your state after tick %d for a late joiner and did not get it within %v", tick, cfg.Timeout)
+	case ReasonJoinFailed:
+		return fmt.Sprintf("two players' states (the last after tick %d) did not restore in your client to the checksum every player agreed on: a different build or game, or a modified client", tick)
 	}
 	return fmt.Sprintf("%v at tick %d", r, tick)
 }

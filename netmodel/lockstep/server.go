@@ -101,11 +101,15 @@ type member[I any] struct {
 	source  *member[I]
 	// waiting: a joiner in Server.joiners, to take seat once a player's
 	// state has come.
-	waiting  bool
-	seat     int
-	snapAck  snapAck
-	snapNext int // the next chunk to send
-	stats    PlayerStats
+	waiting bool
+	seat    int
+	// suspect sent the joiner a snapshot it found wrong, of suspectTick:
+	// dropped if another player's state restores for the joiner.
+	suspect     *member[I]
+	suspectTick Tick
+	snapAck     snapAck
+	snapNext    int // the next chunk to send
+	stats       PlayerStats
 }
 
 // tellDropped is how long the server keeps telling a dropped player why,
@@ -912,31 +916,41 @@ func (s *Server[I, P]) takeSnapAck(now time.Time, idx int, m *member[I], msg *cl
 	m.snap = nil
 	if msg.verdict == verdictBad {
 		s.badSnapshot(now, idx, m)
+	} else if m.suspect != nil {
+		// Another player's state restored: the first one lied.
+		s.disconnect(now, m.suspect, ReasonSnapshot, m.suspectTick)
+		m.suspect = nil
 	}
 	return nil
 }
 
 // badSnapshot handles a joiner whose snapshot does not restore to the
-// checksum it came with. From a player: that player is dropped
-// (ReasonSnapshot), the joiner's seat departs and it waits for another
-// player's state. From the referee, the game's MarshalState and
-// UnmarshalState do not round-trip: the joiner is dropped (ReasonDesync),
-// a spectator let go.
+// checksum it came with. The server cannot tell whether the source or
+// the joiner is wrong: from a player, the joiner's seat departs, it waits
+// for another player's state, and the first source becomes its suspect,
+// dropped (ReasonSnapshot) once another state restores; if that one does
+// not either, the joiner is dropped (ReasonJoinFailed) and the sources
+// stay. From the referee, the game's MarshalState and UnmarshalState do
+// not round-trip: the joiner is dropped (ReasonDesync), a spectator let go.
 func (s *Server[I, P]) badSnapshot(now time.Time, idx int, m *member[I]) {
 	s.stats.BadSnapshots++
-	if m.source == nil || m.watch {
-		if m.watch {
-			m.lastHeard = time.Time{} // updateWatchers lets it go
-			return
-		}
+	switch {
+	case m.watch:
+		m.lastHeard = time.Time{} // updateWatchers lets it go
+		return
+	case m.source == nil:
 		s.disconnect(now, m, ReasonDesync, m.from-1)
+		return
+	case m.suspect != nil:
+		s.disconnect(now, m, ReasonJoinFailed, m.from-1)
 		return
 	}
 	s.stats.SnapshotFailures++
-	s.disconnect(now, m.source, ReasonSnapshot, m.from-1)
 	s.depart(now, m)
 	s.joiners = append(s.joiners, &member[I]{slot: m.slot, clientID: m.clientID, connected: true, pipe: m.pipe,
-		lastHeard: now, progress: now, waiting: true, seat: idx, stats: PlayerStats{Slot: m.slot}})
+		lastHeard: now, progress: now, waiting: true, seat: idx, stats: PlayerStats{Slot: m.slot},
+		suspect: m.source, suspectTick: m.from - 1})
+	s.failed = append(s.failed, m.source)
 	m.slot = -1 // the slot is the waiting joiner's now
 }
 

@@ -18,9 +18,13 @@ import (
 //     every player's checksum of T is in and decided: the agreed checksum
 //     goes with the bytes to the joiner, seated as with a referee.
 //   - The joiner restores the state and compares its Checksum with the
-//     agreed one before it plays; if they differ it says so, the source is
-//     dropped (ReasonSnapshot), the joiner's seat departs again and another
-//     player is asked. A source that sends nothing within Timeout of the
+//     agreed one before it plays; if they differ it says so, its seat
+//     departs again and another player is asked. The server cannot tell
+//     whether the source or the joiner lies: the source is dropped
+//     (ReasonSnapshot) once another player's state restores for the
+//     joiner, and the joiner (ReasonJoinFailed) if that one fails too, so
+//     a hostile joiner cannot get honest players dropped.
+//     A source that sends nothing within Timeout of the
 //     request is dropped (ReasonSourceTimeout); one that cannot is asked
 //     no more for these joiners. With no player left to ask, the joiners
 //     are refused with the reason.

@@ -23,7 +23,8 @@ func (g lyingSource) MarshalState() ([]byte, error) {
 // noRefMatch is a 4-player session without a referee over 60 ms of round
 // trip and 2 % loss: player 3's link dies at 20 s and a client with its
 // client id comes back at 25 s; the others are played by newGame's games
-// (a hostile source among them), with hostile applied to their clients.
+// (a hostile source among them), with hostile applied to every client
+// (late: the rejoiner).
 type noRefMatch struct {
 	srv     *Server[stick, *stick]
 	m       *simmatch.Match
@@ -32,7 +33,7 @@ type noRefMatch struct {
 	watch   stallWatch
 }
 
-func runNoRefMatch(t *testing.T, cfg Config, seconds int, newGame func(player int, g *joinable) Game[stick], hostile func(player int, c *Client[stick, *stick])) *noRefMatch {
+func runNoRefMatch(t *testing.T, cfg Config, seconds int, newGame func(player int, g *joinable) Game[stick], hostile func(player int, late bool, c *Client[stick, *stick])) *noRefMatch {
 	t.Helper()
 	const players = 4
 	cfg.Players = players
@@ -59,8 +60,8 @@ func runNoRefMatch(t *testing.T, cfg Config, seconds int, newGame func(player in
 		if err != nil {
 			t.Fatal(err)
 		}
-		if hostile != nil && player < players-1 {
-			hostile(player, c)
+		if hostile != nil {
+			hostile(player, m.Elapsed() > 0, c)
 		}
 		slot, err := m.JoinID(c, id)
 		if err != nil {
@@ -93,7 +94,7 @@ func runNoRefMatch(t *testing.T, cfg Config, seconds int, newGame func(player in
 		}
 		err := m.Run(time.Second / 60)
 		var dropped *DroppedError
-		if errors.As(err, &dropped) && (dropped.Reason == ReasonSnapshot || dropped.Reason == ReasonSourceTimeout) {
+		if errors.As(err, &dropped) && (dropped.Reason == ReasonSnapshot || dropped.Reason == ReasonSourceTimeout || dropped.Reason == ReasonJoinFailed) {
 			// The hostile source learns why it was dropped: it is gone.
 			for slot, c := range x.clients {
 				if c != nil && errors.Is(c.Update(m.Now(), func([]byte) {}), ErrDropped) {
@@ -220,7 +221,7 @@ func TestLyingSource(t *testing.T) {
 // it is dropped (ReasonSourceTimeout) and told, the next player's state
 // seats the rejoiner, and the checksums agree.
 func TestSilentSource(t *testing.T) {
-	x := runNoRefMatch(t, DefaultConfig(), 50, nil, func(player int, c *Client[stick, *stick]) { c.mute = player == 0 })
+	x := runNoRefMatch(t, DefaultConfig(), 50, nil, func(player int, _ bool, c *Client[stick, *stick]) { c.mute = player == 0 })
 	x.check(t)
 	st := x.srv.Stats(x.m.Now())
 	if st.Drops[ReasonSourceTimeout] != 1 || st.Players[0].Reason != ReasonSourceTimeout || st.SnapshotFailures != 1 || st.SnapshotRequests != 2 || st.LateJoins != 1 {
@@ -273,4 +274,26 @@ func TestNoSource(t *testing.T) {
 		t.Fatalf("released %v %q %q; %d failed, %d seated", done, code, reason, st.SnapshotFailures, st.LateJoins)
 	}
 	t.Log(reason)
+}
+
+// TestDistrustingJoiner: a rejoiner that finds every snapshot wrong
+// cannot get honest players dropped: the first source is only suspected,
+// and when a second player's state fails for it too, the rejoiner is
+// dropped (ReasonJoinFailed), the sources stay.
+func TestDistrustingJoiner(t *testing.T) {
+	x := runNoRefMatch(t, DefaultConfig(), 40, nil, func(_ int, late bool, c *Client[stick, *stick]) { c.distrust = late })
+	st := x.srv.Stats(x.m.Now())
+	if st.Drops[ReasonJoinFailed] != 1 || st.Drops[ReasonSnapshot] != 0 || st.Players[3].Reason != ReasonJoinFailed ||
+		st.BadSnapshots != 2 || st.SnapshotRequests != 2 || st.Desync != nil {
+		t.Fatalf("%d dropped for a failed join, %d for a bad snapshot, player 3's reason %v; %d bad of %d asked, desync %v",
+			st.Drops[ReasonJoinFailed], st.Drops[ReasonSnapshot], st.Players[3].Reason, st.BadSnapshots, st.SnapshotRequests, st.Desync)
+	}
+	for p := range 3 {
+		if !st.Players[p].Connected || x.clients[p] == nil {
+			t.Fatalf("honest player %d was dropped (%v)", p, st.Players[p].Reason)
+		}
+	}
+	if x.clients[3] != nil {
+		t.Fatal("the distrusting joiner's client did not learn it was dropped")
+	}
 }
