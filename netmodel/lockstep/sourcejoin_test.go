@@ -297,3 +297,43 @@ func TestDistrustingJoiner(t *testing.T) {
 		t.Fatal("the distrusting joiner's client did not learn it was dropped")
 	}
 }
+
+// TestSourceChunkBounds: the server takes a source's chunks only for the
+// state it asked for, allocates only a size within MaxSnapshotBytes, and
+// drops (ReasonSnapshot) a source that claims a larger state or changes
+// its size mid-transfer.
+func TestSourceChunkBounds(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players, cfg.MaxSnapshotBytes = 2, 4096
+	for _, c := range []struct {
+		name   string
+		chunks []srcChunk
+		drop   bool
+		held   int // bytes allocated for the state afterwards
+	}{
+		{"another tick", []srcChunk{{tick: 120, total: 100, data: make([]byte, 100)}}, false, 0},
+		{"within bounds", []srcChunk{{tick: 60, total: 3000, data: make([]byte, snapshotChunk)}}, false, 3000},
+		{"beyond MaxSnapshotBytes", []srcChunk{{tick: 60, total: 4097, data: make([]byte, snapshotChunk)}}, true, 0},
+		{"size changed", []srcChunk{{tick: 60, total: 3000, data: make([]byte, snapshotChunk)}, {tick: 60, total: 2000, index: 1, data: make([]byte, 2000-snapshotChunk)}}, true, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x := runningMatch(t, cfg)
+			s, now := x.server, x.m.Now()
+			m := s.members[0]
+			s.fetch = &fetch[stick]{src: m, tick: 60, asked: now}
+			for _, ch := range c.chunks {
+				msg := clientMsg[stick]{acks: m.acks, source: true, src: ch}
+				if err := s.handle(now, 0, m, encodeClient[stick](t, &msg, cfg.Window)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			held := 0
+			if s.fetch != nil {
+				held = len(s.fetch.state.buf)
+			}
+			if dropped := !m.connected && m.reason == ReasonSnapshot; dropped != c.drop || held != c.held {
+				t.Fatalf("dropped %v (%v), %d bytes held; want dropped %v, %d held", dropped, m.reason, held, c.drop, c.held)
+			}
+		})
+	}
+}
