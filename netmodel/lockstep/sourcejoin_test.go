@@ -337,3 +337,32 @@ func TestSourceChunkBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestLyingThenSilentSources: player 0 sends a false state and player 1
+// none: the rejoiner, unseated again after the false one, waits out
+// player 1's Timeout without timing out itself, is seated from player 2's
+// state, and then player 0 is dropped as the liar.
+func TestLyingThenSilentSources(t *testing.T) {
+	x := runNoRefMatch(t, DefaultConfig(), 55, func(player int, g *joinable) Game[stick] {
+		if player == 0 {
+			return lyingSource{g}
+		}
+		return g
+	}, func(player int, _ bool, c *Client[stick, *stick]) { c.mute = player == 1 })
+	st := x.srv.Stats(x.m.Now())
+	if st.Drops[ReasonSnapshot] != 1 || st.Drops[ReasonSourceTimeout] != 1 || st.Players[0].Reason != ReasonSnapshot ||
+		st.Players[1].Reason != ReasonSourceTimeout || st.SnapshotRequests != 3 || st.LateJoins != 2 {
+		t.Fatalf("drops %v, players' reasons %v and %v; %d asked, %d seated", st.Drops, st.Players[0].Reason, st.Players[1].Reason, st.SnapshotRequests, st.LateJoins)
+	}
+	if x.clients[2] == nil || x.clients[3] == nil {
+		t.Fatal("an honest player or the rejoiner was dropped")
+	}
+	j := x.clients[3].Stats()
+	if j.CaughtUp == 0 || j.Checksums == 0 {
+		t.Fatalf("the rejoiner: caught up after %v, %d checksums", j.CaughtUp, j.Checksums)
+	}
+	if a, b := x.clients[2].Stats(), j; a.LastChecksumTick == b.LastChecksumTick && a.LastChecksum != b.LastChecksum {
+		t.Fatalf("tick %d: checksums %#x and %#x", a.LastChecksumTick, a.LastChecksum, b.LastChecksum)
+	}
+	t.Logf("rejoiner had its state %v and caught up %v after connecting", j.Joined, j.CaughtUp)
+}
