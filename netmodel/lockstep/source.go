@@ -119,8 +119,14 @@ func (s *Server[I, P]) sourceFailed(f *fetch[I]) {
 
 // ask asks a connected player that has not failed the waiting joiners
 // for its state after a checkpoint tick no client can have simulated
-// yet: beyond every input the server holds and the clock allows, and the
-// rollback window. Without such a player the joiners are refused.
+// yet, and names it in the message that carries the request before the
+// inputs it carries are applied: a client simulates (or in rollback
+// predicts up to Rollback ticks beyond) only ticks whose inputs of every
+// connected player it has, which the server relayed, so beyond every
+// input of a connected player the server holds and the rollback window.
+// A source alone fills the departed seats itself up to its clock, which
+// may run MaxLead ahead. The tick also lies after the last inputs of the
+// joiners' seats. Without such a player the joiners are refused.
 func (s *Server[I, P]) ask(now time.Time) {
 	var src *member[I]
 	for _, m := range s.members {
@@ -142,9 +148,18 @@ func (s *Server[I, P]) ask(now time.Time) {
 		s.joiners, s.failed = s.joiners[:0], nil
 		return
 	}
-	t := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead))
+	t := s.sessionTick(now)
+	if s.connected() == 1 {
+		t += Tick(s.cfg.ticks(s.cfg.MaxLead))
+	}
 	for _, m := range s.members {
-		t = max(t, m.ring.have)
+		if m.connected {
+			t = max(t, m.ring.have)
+		}
+	}
+	for _, j := range s.joiners {
+		// A joiner plays from after its seat's last inputs.
+		t = max(t, s.members[j.seat].left)
 	}
 	t += Tick(s.cfg.Rollback) + 1
 	t += (s.cfg.ChecksumEvery - t%s.cfg.ChecksumEvery) % s.cfg.ChecksumEvery
