@@ -100,7 +100,9 @@ func (s *Server[I, P]) updateFetch(now time.Time) {
 			s.seatJoiners(now, f)
 			return
 		case now.Sub(f.asked) > s.cfg.Timeout:
-			s.disconnect(now, f.src, ReasonSourceTimeout, f.tick)
+			if !f.state.complete() {
+				s.disconnect(now, f.src, ReasonSourceTimeout, f.tick)
+			} // else it sent it all: the checksums of the tick did not come
 			s.sourceFailed(f)
 		default:
 			return
