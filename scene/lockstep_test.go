@@ -238,6 +238,7 @@ func TestLockstepLateJoin(t *testing.T) {
 	cfg := lockstep.DefaultRollbackConfig()
 	cfg.Players = players
 	cfg.MaxSnapshotBytes = 8 << 20
+	cfg.RejoinGrace = 0 // the seat is not held for the player who left: a new client takes it
 	srv, err := lockstep.NewServer[Input](cfg, simmatch.Epoch)
 	if err != nil {
 		t.Fatal(err)

@@ -222,20 +222,22 @@ func benchLockstep(ctx context.Context, o lsOptions) error {
 		for _, layout := range []*scene.Layout{nil, &cubes} {
 			for _, c := range ljConditions {
 				for _, m := range o.modes {
-					if m.flag == "tcp" {
-						continue // late join needs datagrams
+					for _, refereed := range ljSources {
+						if m.flag == "tcp" {
+							continue // late join needs datagrams
+						}
+						if err := ctx.Err(); err != nil {
+							return err
+						}
+						fmt.Fprintf(o.progress, "bench lockstep: late join, %-10s %-9s %-13s referee %-5v ", ljGameName(layout), c.name, m.name, refereed)
+						start := time.Now()
+						r, err := runLateJoinRow(o, c, m, layout, refereed)
+						if err != nil {
+							return err
+						}
+						fmt.Fprintf(o.progress, "%.1f s\n", time.Since(start).Seconds())
+						joins = append(joins, r)
 					}
-					if err := ctx.Err(); err != nil {
-						return err
-					}
-					fmt.Fprintf(o.progress, "bench lockstep: late join, %-10s %-9s %-13s ", ljGameName(layout), c.name, m.name)
-					start := time.Now()
-					r, err := runLateJoinRow(o, c, m, layout)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(o.progress, "%.1f s\n", time.Since(start).Seconds())
-					joins = append(joins, r)
 				}
 			}
 		}

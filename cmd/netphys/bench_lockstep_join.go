@@ -12,14 +12,17 @@ import (
 	"github.com/netphys/netphys/transport/netsim"
 )
 
-// The late-join rows of bench lockstep: 4 players on a refereeing server
-// (late join on: MaxSnapshotBytes 8 MB); player 3 leaves at 5 s and a new
-// client joins at 7 s, takes the free seat, receives the referee's state
-// and the inputs since, catches up and plays to 15 s. Measured: the time
-// from connecting to having the snapshot and to playing (simulated up to
-// its join tick), the snapshot's size and every byte the joiner received,
-// the longest stall the others saw after the join, and whether every
-// checksum the referee compared after it agreed.
+// The late-join rows of bench lockstep: 4 players (late join on:
+// MaxSnapshotBytes 8 MB); player 3 leaves at 5 s and comes back with its
+// client id at 7 s as a new client, takes its held seat, receives the
+// game's state and the inputs since, catches up and plays to 20 s. The
+// state is the referee's, or without a referee a player's (asked for a
+// checkpoint tick ahead, relayed once all agreed on its checksum).
+// Measured: the time from connecting to having the snapshot and to
+// playing (simulated up to its join tick), the snapshot's size and every
+// byte the joiner received, the longest stall the others saw after the
+// join, and how many checksums the server compared after it (all equal,
+// or the row shows the error).
 
 // MarshalState and UnmarshalState make inputChain a lockstep.Snapshotter:
 // its state is its hash.
@@ -39,11 +42,12 @@ func (g *inputChain) UnmarshalState(b []byte) error {
 type ljResult struct {
 	cond             lsCondition
 	mode, game       string
+	source           string        // the snapshot's: "referee" or "player"
 	snapshot, joined time.Duration // connect to having the snapshot, to playing
 	bytes            int           // the snapshot
 	received         uint64        // every byte the joiner received by playing, with headers
 	othersStall      time.Duration // the longest stall of the other players after the join
-	verified         uint64        // checksums the referee compared after the join
+	verified         uint64        // checksums the server compared after the join
 	err              error
 }
 
@@ -56,8 +60,12 @@ func ljGameName(layout *scene.Layout) string {
 
 var ljConditions = []lsCondition{{"100ms/1%", 100 * time.Millisecond, 0.01}, {"250ms/5%", 250 * time.Millisecond, 0.05}}
 
-func runLateJoinRow(o lsOptions, c lsCondition, mode lsMode, layout *scene.Layout) (ljResult, error) {
-	r := ljResult{cond: c, mode: mode.name, game: "inputChain"}
+// ljSources are the snapshot sources of the rows: the referee's state, a
+// player's.
+var ljSources = []bool{true, false}
+
+func runLateJoinRow(o lsOptions, c lsCondition, mode lsMode, layout *scene.Layout, refereed bool) (ljResult, error) {
+	r := ljResult{cond: c, mode: mode.name, game: "inputChain", source: "player"}
 	const players = 4
 	cfg := mode.cfg()
 	cfg.Players = players
@@ -73,12 +81,15 @@ func runLateJoinRow(o lsOptions, c lsCondition, mode lsMode, layout *scene.Layou
 	if err != nil {
 		return r, err
 	}
-	ref, err := newGame()
-	if err != nil {
-		return r, err
-	}
-	if err := srv.SetReferee(ref); err != nil {
-		return r, err
+	if refereed {
+		r.source = "referee"
+		ref, err := newGame()
+		if err != nil {
+			return r, err
+		}
+		if err := srv.SetReferee(ref); err != nil {
+			return r, err
+		}
 	}
 	cond := netsim.Conditions{Latency: c.rtt / 2, Loss: c.loss}
 	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: o.seed, Conditions: cond}}, srv)
@@ -86,7 +97,7 @@ func runLateJoinRow(o lsOptions, c lsCondition, mode lsMode, layout *scene.Layou
 		return r, err
 	}
 	clients := make([]*lockstep.Client[scene.Input, *scene.Input], players)
-	join := func() (int, error) {
+	join := func(id uint64) (int, error) {
 		g, err := newGame()
 		if err != nil {
 			return 0, err
@@ -95,14 +106,14 @@ func runLateJoinRow(o lsOptions, c lsCondition, mode lsMode, layout *scene.Layou
 		if err != nil {
 			return 0, err
 		}
-		slot, err := m.Join(cl)
+		slot, err := m.JoinID(cl, id)
 		if err == nil {
 			clients[slot] = cl
 		}
 		return slot, err
 	}
-	for range players {
-		if _, err := join(); err != nil {
+	for id := range uint64(players) {
+		if _, err := join(id + 1); err != nil {
 			return r, err
 		}
 	}
@@ -110,12 +121,12 @@ func runLateJoinRow(o lsOptions, c lsCondition, mode lsMode, layout *scene.Layou
 	run := make([]time.Duration, players)
 	var verifiedAt uint64
 	joiner := -1
-	for f := 0; f < 15*60; f++ {
+	for f := 0; f < 20*60; f++ {
 		switch f {
 		case 5 * 60:
 			m.Leave(3)
 		case 7 * 60:
-			if joiner, err = join(); err != nil {
+			if joiner, err = join(players); err != nil {
 				return r, fmt.Errorf("late join: %w", err)
 			}
 			verifiedAt = srv.Stats(m.Now()).Verified
@@ -152,23 +163,24 @@ func runLateJoinRow(o lsOptions, c lsCondition, mode lsMode, layout *scene.Layou
 	if st.Desync != nil || st.Drops[lockstep.ReasonDesync] > 0 {
 		r.err = fmt.Errorf("desync: %v, %d dropped for one", st.Desync, st.Drops[lockstep.ReasonDesync])
 	} else if r.joined == 0 {
-		r.err = fmt.Errorf("the joiner did not catch up by 15 s")
+		r.err = fmt.Errorf("the joiner did not catch up by 20 s")
 	}
 	return r, nil
 }
 
 func printLateJoin(o lsOptions, rows []ljResult) {
 	w := o.stdout
-	fmt.Fprintf(w, "\nlate join: 4 players on a refereeing server; player 3 leaves at 5 s, a new client joins at 7 s and takes its seat; seed %d\n", o.seed)
-	fmt.Fprintf(w, "snapshot and playing: from connecting to having the referee's state, and to having simulated up to its join tick; received: every byte (with headers) the joiner got until then\n\n")
+	fmt.Fprintf(w, "\nlate join: 4 players; player 3 leaves at 5 s and comes back as a new client at 7 s into its held seat; seed %d\n", o.seed)
+	fmt.Fprintf(w, "source: the state is the referee's, or (no referee) a player's of a checkpoint tick ahead, relayed once all agreed on its checksum\n")
+	fmt.Fprintf(w, "snapshot and playing: from connecting to having the state, and to having simulated up to its join tick; received: every byte (with headers) the joiner got until then\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "game\tcondition\tmode\tsnapshot\tplaying\tstate bytes\treceived bytes\tothers' longest stall after\tchecksums verified after\terror\t")
+	fmt.Fprintln(tw, "game\tcondition\tmode\tsource\tsnapshot\tplaying\tstate bytes\treceived bytes\tothers' longest stall after\tchecksums verified after\terror\t")
 	for _, r := range rows {
 		e := "-"
 		if r.err != nil {
 			e = r.err.Error()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f ms\t%.0f ms\t%d\t%d\t%.0f ms\t%d\t%s\t\n", r.game, r.cond.name, r.mode,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f ms\t%.0f ms\t%d\t%d\t%.0f ms\t%d\t%s\t\n", r.game, r.cond.name, r.mode, r.source,
 			ms(r.snapshot), ms(r.joined), r.bytes, r.received, ms(r.othersStall), r.verified, e)
 	}
 	tw.Flush()

@@ -37,7 +37,8 @@ func init() {
 func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	rollback := fs.Bool("rollback", false, "lockstep: GGPO-style rollback (a tick of input delay, missing inputs predicted, re-simulated when wrong)")
 	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
-	late := fs.Bool("late-join", false, "lockstep: serve seats a player who connects while the match runs in a free seat, and spectators, from the referee's state (players must say it too)")
+	late := fs.Bool("late-join", false, "lockstep: serve seats a player who connects while the match runs in a free seat (its own if it left it less than 30 s ago), and spectators, from the referee's state, or without one a player's, checked against the checksum all agreed on (players must say it too)")
+	refereed := fs.Bool("referee", true, "lockstep: serve runs the world itself and drops the player whose checksum differs from its own; false: the majority of 3 or more players judges, and late joiners get a player's state (no spectators joining a running match)")
 	layoutFlag := layoutFlag(fs)
 	return func() (match.Sides, error) {
 		layout, err := layoutFlag.Models()
@@ -62,6 +63,12 @@ func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 				srv, err := lockstep.NewServer[scene.Input](c, s.Now)
 				if err != nil {
 					return nil, err
+				}
+				if !*refereed {
+					if s.Record != "" {
+						return nil, fmt.Errorf("--record needs the referee (the server's own world records the match): drop --referee=false")
+					}
+					return &lockstepHost{Server: srv}, nil
 				}
 				// The referee: the server steps the cube world itself
 				// from the inputs it relays and drops the player whose
@@ -207,7 +214,11 @@ func (h *lockstepHost) Summary(now time.Time, dst []match.Line) []match.Line {
 		match.Line{Name: "checksums", Value: fmt.Sprintf("%d ticks verified equal across players, %d unverified", st.Verified, st.Unverified)},
 	)
 	if st.LateJoins > 0 || st.Watchers > 0 || st.WatchersDropped > 0 {
-		dst = append(dst, match.Line{Name: "late join", Value: fmt.Sprintf("%d players seated while running, %d spectators (%d dropped)", st.LateJoins, st.Watchers, st.WatchersDropped)})
+		v := fmt.Sprintf("%d players seated while running, %d spectators (%d dropped)", st.LateJoins, st.Watchers, st.WatchersDropped)
+		if st.SnapshotRequests > 0 {
+			v += fmt.Sprintf("; %d states asked of players, %d failed, %d found wrong by the joiner", st.SnapshotRequests, st.SnapshotFailures, st.BadSnapshots)
+		}
+		dst = append(dst, match.Line{Name: "late join", Value: v})
 	}
 	if st.Refereed {
 		dst = append(dst, match.Line{Name: "referee", Value: fmt.Sprintf("the server's own world judges the checksums; simulated up to tick %d", st.RefereeTick)})

@@ -205,7 +205,9 @@ func FuzzClientMessage(f *testing.F) {
 	for _, m := range []clientMsg[stick]{
 		{},
 		{acks: [MaxPlayers]Tick{0, 70, 75, 70}, inputs: run[stick]{first: 60, inputs: []stick{{1, false}, {1, false}, {4, true}}}, reports: []report{{60, 0xdeadbeef}}},
-		{acks: [MaxPlayers]Tick{0, 70, 70, 70}, snap: true, snapAck: snapAck{have: 12, mask: 0x5}},
+		{acks: [MaxPlayers]Tick{0, 70, 70, 70}, snap: true, snapOf: 130, snapAck: snapAck{have: 12, mask: 0x5}, verdict: verdictBad},
+		{acks: [MaxPlayers]Tick{0, 70, 70, 70}, source: true, src: srcChunk{tick: 120, total: 1500, index: 1, data: make([]byte, 1500-snapshotChunk)}},
+		{acks: [MaxPlayers]Tick{0, 70, 70, 70}, source: true, src: srcChunk{tick: 180}},
 		{watch: true, acks: [MaxPlayers]Tick{66, 70, 70, 70}},
 	} {
 		w := wire.NewWriter(make([]byte, maxMessage))
@@ -232,7 +234,8 @@ func FuzzClientMessage(f *testing.F) {
 			t.Fatal(err)
 		}
 		if again.acks != m.acks || again.inputs.first != m.inputs.first || len(again.inputs.inputs) != len(m.inputs.inputs) || len(again.reports) != len(m.reports) ||
-			again.snap != m.snap || again.snapAck != m.snapAck || again.watch != m.watch {
+			again.snap != m.snap || again.snapAck != m.snapAck || again.watch != m.watch || again.snapOf != m.snapOf || again.verdict != m.verdict ||
+			again.source != m.source || again.src.tick != m.src.tick || again.src.total != m.src.total || again.src.index != m.src.index || string(again.src.data) != string(m.src.data) {
 			t.Fatalf("round trip %+v → %+v", m, again)
 		}
 		for i := range m.inputs.inputs {
@@ -250,12 +253,12 @@ func FuzzClientMessage(f *testing.F) {
 
 func FuzzServerMessage(f *testing.F) {
 	seed := serverMsg[stick]{players: 3, you: 1, state: stateStopped, clockMs: -40, ack: 9,
-		desync: DesyncError{Tick: 120, A: 0, B: 2}}
+		desync: DesyncError{Tick: 120, A: 0, B: 2}, source: true, request: srcRequest{tick: 240, ack: snapAck{have: 3, mask: 0x9}}}
 	seed.runs[0] = run[stick]{first: 5, inputs: []stick{{2, true}, {2, true}}}
 	seed.runs[2] = run[stick]{first: 7, inputs: []stick{{0, false}}}
 	dropped := serverMsg[stick]{players: 4, you: 3, state: stateDropped, reason: ReasonDesync, reasonTick: 300}
 	joining := serverMsg[stick]{players: 3, you: 2, joining: true, clockMs: 2000,
-		chunk: snapChunk{from: 100, back: 180, ack: 190, total: 12 + 32*5 + 1500, index: 1, data: make([]byte, 12+32*5+1500-snapshotChunk)}}
+		chunk: snapChunk{from: 100, back: 180, ack: 190, total: 12 + 32*5 + 1500, sum: 0xfeed, index: 1, data: make([]byte, 12+32*5+1500-snapshotChunk)}}
 	watcher := seed
 	watcher.state, watcher.watcher = stateRunning, true
 	watcher.runs[1] = run[stick]{first: 6, inputs: []stick{{3, false}}}
@@ -283,7 +286,8 @@ func FuzzServerMessage(f *testing.F) {
 		if again.players != m.players || again.you != m.you || again.state != m.state || again.clockMs != m.clockMs ||
 			again.ack != m.ack || again.desync != m.desync || again.reason != m.reason || again.reasonTick != m.reasonTick ||
 			again.joining != m.joining || again.watcher != m.watcher || again.chunk.from != m.chunk.from || again.chunk.back != m.chunk.back ||
-			again.chunk.total != m.chunk.total || again.chunk.index != m.chunk.index || string(again.chunk.data) != string(m.chunk.data) {
+			again.chunk.total != m.chunk.total || again.chunk.index != m.chunk.index || string(again.chunk.data) != string(m.chunk.data) ||
+			again.chunk.sum != m.chunk.sum || again.source != m.source || again.request != m.request {
 			t.Fatalf("round trip %+v → %+v", m, again)
 		}
 		for p := range m.players {

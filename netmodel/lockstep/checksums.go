@@ -120,6 +120,7 @@ func (s *Server[I, P]) decide(now time.Time, e *checksumEntry) {
 		case all:
 			s.stats.Verified++
 			e.done = true
+			s.agreeOn(e.tick, e.refSum)
 		}
 		return
 	}
@@ -147,6 +148,7 @@ func (s *Server[I, P]) decide(now time.Time, e *checksumEntry) {
 	switch {
 	case most == n:
 		s.stats.Verified++
+		s.agreeOn(e.tick, best)
 	case n >= 3 && 2*most > n:
 		var differ uint8
 		for p := range s.members {
@@ -155,6 +157,7 @@ func (s *Server[I, P]) decide(now time.Time, e *checksumEntry) {
 			}
 		}
 		s.dropLiars(now, e.tick, differ)
+		s.agreeOn(e.tick, best)
 	default:
 		var a, b = -1, -1
 		for p := range s.members {

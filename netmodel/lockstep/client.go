@@ -33,6 +33,12 @@ type Client[I comparable, P Input[I]] struct {
 	// does not sample (so never sends) its input of tick t while it
 	// returns true; est is the session clock in ticks.
 	withhold func(t Tick, est float64) bool
+	// mute, in tests only, makes the client a hostile source that never
+	// answers the server's requests for its state.
+	mute bool
+	// distrust, in tests only, makes the client a hostile joiner that
+	// finds every snapshot wrong.
+	distrust bool
 
 	rings [MaxPlayers]inputRing[I]
 	// departed players' inputs are zero from left on; the client fills
@@ -63,6 +69,9 @@ type Client[I comparable, P Input[I]] struct {
 	// joining is a late joiner's snapshot being received; nil once the
 	// server has seen it complete (or for a player who started).
 	joining *joinState
+	// src is the state the server asked for (a late joiner's snapshot,
+	// without a referee), nil when it asks for none.
+	src *sourceState
 
 	inputs []I
 	reader wire.Reader
@@ -78,10 +87,10 @@ const noRollback = Tick(math.MaxInt32)
 type joinState struct {
 	from, back Tick
 	total      int
-	buf        []byte
-	got        []bool
-	ack        snapAck
-	installed  bool
+	sum        uint32 // the checksum the restored state must have
+	chunkSet
+	installed bool
+	verdict   int // verdictGood or verdictBad once it has every chunk
 }
 
 // Control returns the local player's input for tick t: the keys of a
@@ -247,6 +256,7 @@ func (c *Client[I, P]) handle(now time.Time, b []byte) error {
 		c.startDelay()
 	}
 	c.joining = nil // the server saw the snapshot complete
+	c.takeRequest(m)
 	c.sampleClock(now, m.clockMs)
 	if m.ack > c.serverHas && !c.watch {
 		c.serverHas = m.ack
@@ -312,7 +322,7 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 	}
 	if m.watcher != c.watch {
 		if !c.watch && c.mismatch == nil {
-			c.mismatch = fmt.Errorf("%w: every seat of the running session is taken: the server would have this client watch (lockstep.NewSpectator); try again when a player leaves", ErrSession)
+			c.mismatch = fmt.Errorf("%w: every seat of the running session is taken, or held for a player who left it (Config.RejoinGrace): the server would have this client watch (lockstep.NewSpectator); try again when a player leaves or later", ErrSession)
 		}
 		return forged("a message for a spectator %v, this client watches: %v", m.watcher, c.watch)
 	}
@@ -332,7 +342,7 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 			switch {
 			case c.departed[p] && m.left[p] != c.left[p]:
 				return forged("player %d left at tick %d, earlier at %d", p, m.left[p], c.left[p])
-			case !c.departed[p] && m.left[p] < c.rings[p].have:
+			case !c.departed[p] && m.left[p] < c.rings[p].have && !c.fromSnapshot(p):
 				return forged("player %d left at tick %d, we have its inputs up to %d", p, m.left[p], c.rings[p].have)
 			case len(r.inputs) > 0 && r.newest() >= m.left[p]:
 				return forged("player %d's input for tick %d, after it left at %d", p, r.newest(), m.left[p])
@@ -349,6 +359,13 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 		}
 	}
 	return nil
+}
+
+// fromSnapshot reports whether a late joiner holds none of player p's
+// inputs but those its snapshot's state includes: p may have left
+// before the snapshot's tick.
+func (c *Client[I, P]) fromSnapshot(p int) bool {
+	return c.stats.JoinedAt > 0 && c.rings[p].have == c.stats.JoinedFrom
 }
 
 // sampleClock folds the server's session clock into the estimate of the
@@ -370,11 +387,20 @@ func (c *Client[I, P]) Stats() Stats {
 }
 
 // takeChunk keeps one chunk of a late joiner's snapshot and, once it has
-// them all, restores the game from them: the client then runs from the
-// snapshot's tick, its own seat's inputs zero up to the tick it joins at.
+// them all, restores the game from them and checks its checksum against
+// the one the server sent: the client then runs from the snapshot's tick,
+// its own seat's inputs zero up to the tick it joins at. A snapshot whose
+// checksum differs is not played: the client tells the server and waits,
+// unseated, for another one (a later back).
 func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 	ch := &m.chunk
 	j := c.joining
+	if j != nil && j.verdict == verdictBad {
+		if ch.back <= j.back {
+			return nil // the bad snapshot's, late
+		}
+		j = nil
+	}
 	switch {
 	case ch.total > c.cfg.MaxSnapshotBytes:
 		c.stats.Rejected++
@@ -382,7 +408,7 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 	case ch.back-ch.from > Tick(c.cfg.Buffer/2):
 		c.stats.Rejected++
 		return fmt.Errorf("%w: a snapshot of tick %d joining at %d, beyond the buffer", ErrForged, ch.from, ch.back)
-	case j != nil && (ch.from != j.from || ch.back != j.back || ch.total != j.total || !c.watch && c.me != m.you):
+	case j != nil && (ch.from != j.from || ch.back != j.back || ch.total != j.total || ch.sum != j.sum || !c.watch && c.me != m.you):
 		c.stats.Rejected++
 		return fmt.Errorf("%w: snapshot chunk of tick %d, %d bytes, player %d; the snapshot is of tick %d, %d bytes, player %d",
 			ErrForged, ch.from, ch.total, m.you, j.from, j.total, c.me)
@@ -393,53 +419,62 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 			c.mismatch = fmt.Errorf("%w: the session is running and the server sends a snapshot to join it, but this game is not a lockstep.Snapshotter", ErrConfig)
 			return nil
 		}
-		j = &joinState{from: ch.from, back: ch.back, total: ch.total,
-			buf: make([]byte, ch.total), got: make([]bool, chunks(ch.total))}
-		c.joining = j
-		if !c.watch {
-			c.me = m.you
-		}
-		c.stats.SnapshotBytes = ch.total
-		// The client runs from here: it samples and sends its inputs
-		// from back on while the snapshot arrives, so that the others
-		// never wait for it; it simulates once it has the snapshot.
-		c.state, c.next = stateRunning, j.from
-		for p := range c.cfg.Players {
-			c.rings[p].have = j.from
-		}
-		var zero I
-		for own := &c.rings[max(c.me, 0)]; !c.watch && own.have < j.back; {
-			own.push(zero)
-		}
-		c.serverHas, c.sent, c.lastProgress = j.back, j.back, now
-		c.stats.JoinedFrom, c.stats.JoinedAt = j.from, j.back
+		j = &joinState{from: ch.from, back: ch.back, total: ch.total, sum: ch.sum, chunkSet: newChunkSet(ch.total)}
+		c.startJoin(now, j, m.you)
 	}
 	if ch.ack > c.serverHas && !c.watch && ch.ack <= c.rings[c.me].have {
 		c.serverHas, c.lastProgress = ch.ack, now
 	}
-	if j.installed || j.got[ch.index] {
+	if j.installed {
 		return nil
 	}
-	copy(j.buf[ch.index*snapshotChunk:], ch.data)
-	j.got[ch.index] = true
-	for j.ack.have < len(j.got) && j.got[j.ack.have] {
-		j.ack.have++
+	j.put(ch.index, ch.data)
+	if !j.complete() {
+		return nil
 	}
-	j.ack.mask = 0
-	for i := range 64 {
-		if k := j.ack.have + 1 + i; k < len(j.got) && j.got[k] {
-			j.ack.mask |= 1 << i
+	err := c.game.(Snapshotter).UnmarshalState(j.buf)
+	if err == nil && (uint32(c.game.Checksum()) != j.sum || c.distrust) {
+		err = fmt.Errorf("its checksum is %#x, the server sent %#x", uint32(c.game.Checksum()), j.sum)
+	}
+	j.buf = nil
+	if err != nil {
+		c.stats.BadSnapshots++
+		j.verdict = verdictBad
+		if c.watch {
+			c.mismatch = fmt.Errorf("lockstep: the server's snapshot of tick %d does not restore this game (is it the same game, layout and player count?): %w", j.from, err)
+			return nil
 		}
-	}
-	if j.ack.have < len(j.got) {
+		// Unseated until another snapshot comes: nothing runs, and the
+		// messages of the seat it had are ignored.
+		c.state, c.me = stateLobby, -1
 		return nil
 	}
-	if err := c.game.(Snapshotter).UnmarshalState(j.buf); err != nil {
-		c.mismatch = fmt.Errorf("lockstep: the server's snapshot of tick %d does not restore this game (is it the same game, layout and player count?): %w", j.from, err)
-		return nil
-	}
-	j.installed, j.buf = true, nil
+	j.installed, j.verdict = true, verdictGood
 	c.startDelay()
 	c.stats.Joined = now.Sub(c.epoch)
 	return nil
+}
+
+// startJoin makes the client run from a late joiner's snapshot j as the
+// player you: it samples and sends its inputs from j.back on while the
+// snapshot arrives, so that the others never wait for it; it simulates
+// once it has the snapshot.
+func (c *Client[I, P]) startJoin(now time.Time, j *joinState, you int) {
+	c.joining = j
+	if !c.watch {
+		c.me = you
+	}
+	c.stats.SnapshotBytes = j.total
+	c.state, c.next, c.rollbackTo = stateRunning, j.from, noRollback
+	c.pending, c.reports, c.src = c.pending[:0], c.reports[:0], nil
+	for p := range c.cfg.Players {
+		c.rings[p].have = j.from
+		c.departed[p], c.left[p] = false, 0
+	}
+	var zero I
+	for own := &c.rings[max(c.me, 0)]; !c.watch && own.have < j.back; {
+		own.push(zero)
+	}
+	c.serverHas, c.sent, c.lastProgress = j.back, j.back, now
+	c.stats.JoinedFrom, c.stats.JoinedAt, c.stats.CaughtUp = j.from, j.back, 0
 }

@@ -76,8 +76,18 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 	}
 	m.snap = c.joining != nil
 	if m.snap {
-		m.snapAck = c.joining.ack
+		m.snapOf, m.snapAck, m.verdict = c.joining.back, c.joining.ack, c.joining.verdict
 	}
+	if err := c.transmit(now, send, carried); err != nil {
+		return err
+	}
+	return c.sendSource(now, send)
+}
+
+// transmit encodes c.out and sends it; carried is the newest checksum
+// tick it carries (-1: none).
+func (c *Client[I, P]) transmit(now time.Time, send func([]byte), carried Tick) error {
+	m := &c.out
 	w := wire.NewWriter(c.buf)
 	if err := serializeClient[I, P](w, m, c.cfg.Players, max(c.me, 0), c.cfg.Window, 0); err != nil {
 		return fmt.Errorf("lockstep: encoding a message: %w", err)

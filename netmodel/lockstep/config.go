@@ -115,13 +115,19 @@ type Config struct {
 	// round trip: the session then starts without those whose round trip
 	// is still unknown (ReasonNoStart), their seats playing the zero input.
 	StartTimeout time.Duration
-	// MaxSnapshotBytes bounds the game state (Snapshotter) a refereeing
-	// server sends a player who joins the running session, and a client
-	// takes; 0 (DefaultConfig's) refuses late joiners. 8 << 20 holds the
+	// MaxSnapshotBytes bounds the game state (Snapshotter) the server
+	// sends a player who joins the running session (the referee's, or a
+	// player's), and a client takes; 0 (DefaultConfig's) refuses late
+	// joiners. 8 << 20 holds the
 	// 900-cube world's half megabyte. The transfer must also finish within
 	// Timeout: a joiner that acknowledges nothing new for that long is
 	// dropped (ReasonNoAck).
 	MaxSnapshotBytes int
+	// RejoinGrace holds the seat of a player who left or was dropped for
+	// its client id (Server.JoinClient) this long: it comes back to it,
+	// while a client with another id takes another free seat or is
+	// refused. Seats of clients without an id are not held.
+	RejoinGrace time.Duration
 	// SnapshotBurst is the most snapshot chunks (snapshotChunk bytes each,
 	// one datagram) the server sends a joiner per Update.
 	SnapshotBurst int
@@ -157,6 +163,7 @@ func DefaultConfig() Config {
 		// Late join is off (MaxSnapshotBytes 0); 8 << 20 holds the
 		// 900-cube world's state (about 0.5 MB) with room to spare.
 		SnapshotBurst: 16,
+		RejoinGrace:   30 * time.Second,
 		Transport:     Datagrams,
 		Reliable:      rel,
 		Stream:        tcpsim.DefaultConfig(),
@@ -212,6 +219,8 @@ func (c *Config) validate() error {
 		return bad("checksum every %d, timeout %v, lead %v", c.ChecksumEvery, c.Timeout, c.MaxLead)
 	case c.MaxLag <= 0 || c.MaxLag > c.Timeout || c.StartTimeout <= 0:
 		return bad("max lag %v (want more than 0, at most the timeout %v), start timeout %v", c.MaxLag, c.Timeout, c.StartTimeout)
+	case c.RejoinGrace < 0:
+		return bad("rejoin grace %v", c.RejoinGrace)
 	case c.Transport > Stream:
 		return bad("transport %v", c.Transport)
 	case c.MaxSnapshotBytes < 0 || c.MaxSnapshotBytes > maxSnapshotChunks*snapshotChunk || c.MaxSnapshotBytes > 0 && c.SnapshotBurst < 1:

@@ -90,23 +90,41 @@
 //
 // # Late join and rejoin
 //
-// A refereeing server (SetReferee with a game that implements
-// Snapshotter, Transport Datagrams, Config.MaxSnapshotBytes > 0) seats a
-// client that joins the running session in the seat of a player who left
-// or was dropped: its own seat if it had one and it is free (JoinClient,
-// which a driver calls with the client id of the connect token), else the
-// lowest such. The joiner receives the
-// referee's game as bytes, the state before the referee's next tick, in
-// chunks of 1 kB with selective acks (at most Config.SnapshotBurst per
-// Update, within Timeout), then every player's inputs since; it restores
-// the game, simulates forward to the present (MaxCatchUp ticks per
-// Update) and reports checksums from the snapshot's tick on, which the
-// referee verifies. Its seat's inputs are the zero input up to the tick
-// it joins at, more than MaxLead beyond the session clock when it
-// connected, so that no client has simulated that far; the others learn
-// the seat is back from the server's next message and never wait for the
-// joiner before that tick. Stats report the snapshot's size, its tick,
-// the join tick and when the joiner had the snapshot and had caught up.
+// With late join on (Transport Datagrams, Config.MaxSnapshotBytes > 0,
+// games that implement Snapshotter) a server seats a client that joins
+// the running session in the seat of a player who left or was dropped:
+// its own seat if it had one (JoinClient, which a driver calls with the
+// client id of the connect token), else the lowest free seat. A seat is
+// held for the client id of the player who left it for
+// Config.RejoinGrace (30 s): meanwhile a client with another id takes
+// another free seat, or is refused with a reason that names the seat and
+// the time left.
+//
+// The joiner receives the game as bytes, the state before a tick, with
+// its checksum, in chunks of 1 kB with selective acks (at most
+// Config.SnapshotBurst per Update), then every player's inputs since; it
+// restores the game, checks that its checksum is the one sent, simulates
+// forward to the present (MaxCatchUp ticks per Update) and reports
+// checksums from the snapshot's tick on, verified as everyone's. Its
+// seat's inputs are the zero input up to the tick it joins at, more than
+// MaxLead beyond the session clock when it is seated, so that no client
+// has simulated that far; the others learn the seat is back from the
+// server's next message and never wait for the joiner before that tick.
+// Stats report the snapshot's size, its tick, the join tick and when the
+// joiner had the snapshot and had caught up.
+//
+// Where the server runs the referee (SetReferee) the state is the
+// referee's. Otherwise a player's: the server asks a connected player for
+// its state after a checkpoint tick no client has simulated yet, relays
+// it (at most MaxSnapshotBytes) once every player's checksum of that
+// tick is in, with the agreed checksum, and the joiner checks it. A
+// source whose state does not match is dropped (ReasonSnapshot) once
+// another player's state restores for the joiner (a joiner for which two
+// fail is dropped instead: ReasonJoinFailed), one that sends nothing
+// within Timeout too (ReasonSourceTimeout), one that cannot
+// (no Snapshotter) is not asked again; the joiner waits, unseated, while
+// another player is asked, and is refused when none is left (Released
+// gives the reason). The others never wait for any of it.
 //
 // # Spectators
 //

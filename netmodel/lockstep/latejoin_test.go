@@ -100,10 +100,11 @@ func (w *stallWatch) frame(i int, c *Client[stick, *stick]) {
 // round trip and 2 % loss, pure and rollback (whose game state carries
 // 400 kB of filler, so that the snapshot takes 391 chunks over the lossy
 // link): player 3 is killed at 20 s
-// (its link goes dead; the server drops it for lag) and a new client
-// rejoins in its seat at 25 s; player 1 leaves at 30 s and a fifth client
-// joins late at 32 s, taking the free seat 1 (MaxPlayers is 4: a late
-// joiner takes a seat a player left). Each joiner receives the referee's
+// (its link goes dead; the server drops it for lag) and a new client with
+// its client id rejoins in its seat at 25 s; player 1 leaves at 30 s and
+// a fifth client joins late at 32 s, taking the free seat 1 once its
+// RejoinGrace (1 s here) is over (MaxPlayers is 4: a late joiner takes a
+// seat a player left). Each joiner receives the referee's
 // state and the inputs since, catches up and plays. At the end every
 // player's checksums equal the referee's (none dropped for a desync, and
 // the checksums of the ticks after the joins are compared), and from
@@ -114,6 +115,7 @@ func TestLateJoinAndRejoin(t *testing.T) {
 			const players = 4
 			cfg.Players = players
 			cfg.MaxSnapshotBytes = 8 << 20
+			cfg.RejoinGrace = time.Second
 			srv, err := NewServer[stick](cfg, simmatch.Epoch)
 			if err != nil {
 				t.Fatal(err)
@@ -135,14 +137,14 @@ func TestLateJoinAndRejoin(t *testing.T) {
 			clients := make([]*Client[stick, *stick], players) // by slot
 			games := make([]*joinable, players)
 			var watch stallWatch
-			join := func() int {
+			join := func(id uint64) int {
 				g := newJoinable(players)
 				g.pad = pad
 				c, err := NewClient[stick](cfg, g, func(t Tick, v *View) stick { return stickAt(v.Player, t) }, m.Now())
 				if err != nil {
 					t.Fatal(err)
 				}
-				slot, err := m.Join(c)
+				slot, err := m.JoinID(c, id)
 				if err != nil {
 					t.Fatalf("join at %v: %v", m.Elapsed(), err)
 				}
@@ -152,8 +154,8 @@ func TestLateJoinAndRejoin(t *testing.T) {
 				}
 				return slot
 			}
-			for range players {
-				join()
+			for id := range uint64(players) {
+				join(id + 1)
 			}
 			for frame := 0; frame < 45*60; frame++ {
 				switch frame {
@@ -164,7 +166,7 @@ func TestLateJoinAndRejoin(t *testing.T) {
 					}
 				case 25 * 60:
 					m.Leave(3) // the killed process's connection times out
-					if slot := join(); slot != 3 {
+					if slot := join(4); slot != 3 {
 						t.Fatalf("the rejoining client got slot %d", slot)
 					}
 					if err := m.SetLink(3, cond, cond); err != nil {
@@ -173,7 +175,7 @@ func TestLateJoinAndRejoin(t *testing.T) {
 				case 30 * 60:
 					m.Leave(1)
 				case 32 * 60:
-					if slot := join(); slot != 1 {
+					if slot := join(5); slot != 1 {
 						t.Fatalf("the fifth client got slot %d", slot)
 					}
 				}
@@ -278,52 +280,86 @@ func TestLateJoinRefused(t *testing.T) {
 // TestRejoinTakesOwnSeat: with seats 1 and 2 free, the client whose
 // connect token names seat 2's player (JoinClient, as udpdrive passes
 // netcode's client id) gets seat 2 back, not the lowest free seat; a
-// stranger then takes seat 1.
+// stranger is kept out of seat 1, held for its player for RejoinGrace,
+// with a reason that says so (without a referee Join refuses it; with
+// one it is made a spectator, and its client's Update says why), and
+// takes seat 1 once the grace is over.
 func TestRejoinTakesOwnSeat(t *testing.T) {
-	const players = 4
-	cfg := DefaultConfig()
-	cfg.Players = players
-	cfg.MaxSnapshotBytes = 1 << 20
-	srv, err := NewServer[stick](cfg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetReferee(newJoinable(players)); err != nil {
-		t.Fatal(err)
-	}
-	m, err := simmatch.New(simmatch.Config{}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	join := func(id uint64) *Client[stick, *stick] {
-		c, err := NewClient[stick](cfg, newJoinable(players), bot(0), m.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := m.JoinID(c, id); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	for id := uint64(1); id <= players; id++ {
-		join(id)
-	}
-	if err := m.Run(2 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	m.Leave(1) // client id 2, seat 1
-	m.Leave(2) // client id 3, seat 2
-	if err := m.Run(time.Second); err != nil {
-		t.Fatal(err)
-	}
-	back, stranger := join(3), join(9)
-	if err := m.Run(3 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if got := back.Player(); got != 2 {
-		t.Errorf("client id 3 came back to seat %d, want its own seat 2", got)
-	}
-	if got := stranger.Player(); got != 1 {
-		t.Errorf("a new client id took seat %d, want the free seat 1", got)
+	for _, refereed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("referee=%v", refereed), func(t *testing.T) {
+			const players = 4
+			cfg := DefaultConfig()
+			cfg.Players = players
+			cfg.MaxSnapshotBytes = 1 << 20
+			srv, err := NewServer[stick](cfg, simmatch.Epoch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if refereed {
+				if err := srv.SetReferee(newJoinable(players)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := simmatch.New(simmatch.Config{}, srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := func() *Client[stick, *stick] {
+				c, err := NewClient[stick](cfg, newJoinable(players), bot(0), m.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			join := func(id uint64) *Client[stick, *stick] {
+				c := client()
+				if _, err := m.JoinID(c, id); err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			for id := uint64(1); id <= players; id++ {
+				join(id)
+			}
+			if err := m.Run(2 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			m.Leave(1) // client id 2, seat 1
+			m.Leave(2) // client id 3, seat 2
+			if err := m.Run(time.Second); err != nil {
+				t.Fatal(err)
+			}
+			back := join(3)
+			slot, err := m.JoinID(client(), 9)
+			if refereed {
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = m.Run(time.Second)
+				m.Leave(slot)
+				if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "held for a player who left it") {
+					t.Fatalf("a stranger while seat 1 is held: %v", err)
+				}
+			} else if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "seat 1 is held for the player who left it") {
+				t.Fatalf("a stranger while seat 1 is held: %v", err)
+			}
+			t.Log(err)
+			if err := m.Run(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if got := back.Player(); got != 2 || back.Stats().CaughtUp == 0 {
+				t.Errorf("client id 3 came back to seat %d (caught up after %v), want its own seat 2", got, back.Stats().CaughtUp)
+			}
+			if err := m.Run(cfg.RejoinGrace); err != nil {
+				t.Fatal(err)
+			}
+			stranger := join(9)
+			if err := m.Run(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if got := stranger.Player(); got != 1 || stranger.Stats().CaughtUp == 0 {
+				t.Errorf("a new client id took seat %d (caught up after %v), want the free seat 1", got, stranger.Stats().CaughtUp)
+			}
+		})
 	}
 }

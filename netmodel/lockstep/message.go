@@ -103,8 +103,20 @@ type report struct {
 //	  tick                16 bits
 //	  checksum            32 bits
 //	snapshot              1 bit: a late joiner acknowledges its snapshot
+//	  back                32 bits: the snapshot's back (which names it)
 //	  have                16 bits: it holds the chunks before this one
 //	  mask                64 bits: and chunk have+1+i if bit i is set
+//	  verdict             2 bits: 0 not all here, 1 restored and its
+//	                      checksum is the one the server sent, 2 not
+//	source                1 bit: a chunk of the state the server asked
+//	                      this player for (a late joiner's snapshot)
+//	  tick                32 bits: the checkpoint tick it is the state after
+//	  total               32 bits: its size in bytes; 0: this client cannot
+//	                      send it (its game is no Snapshotter, or it
+//	                      simulated the tick before it was asked)
+//	  if total > 0:
+//	    index             16 bits: the chunk's index
+//	    data              the chunk: snapshotChunk bytes, the last one fewer
 //
 // Each player's ack says the client holds that player's inputs for the
 // ticks before it; one per player, so that a player whose inputs are late
@@ -116,6 +128,33 @@ type clientMsg[I any] struct {
 	reports []report // at most maxReports
 	snap    bool     // a late joiner's acknowledgement of its snapshot
 	snapAck snapAck
+	snapOf  Tick // with snap: the back of the snapshot acknowledged
+	verdict int  // with snap: verdictPending, verdictGood or verdictBad
+	source  bool // a chunk of the state the server asked for follows
+	src     srcChunk
+}
+
+// A late joiner's verdict on its snapshot, once it has every chunk.
+const (
+	verdictPending = 0 // not all here
+	verdictGood    = 1 // restored, its checksum is the one the server sent
+	verdictBad     = 2 // does not restore, or its checksum differs
+)
+
+// srcChunk is one chunk of the state a player sends the server as a late
+// joiner's snapshot (total 0: it cannot).
+type srcChunk struct {
+	tick  Tick
+	total int
+	index int
+	data  []byte // reused; at most snapshotChunk
+}
+
+// srcRequest is the server asking a player for its state after a
+// checkpoint tick, with what it has received of it.
+type srcRequest struct {
+	tick Tick
+	ack  snapAck
 }
 
 // snapAck acknowledges snapshot chunks: every one before have, and
@@ -217,13 +256,79 @@ func serializeClient[I comparable, P Input[I]](s wire.Stream, m *clientMsg[I], p
 			m.reports = append(m.reports, r)
 		}
 	}
-	if err := wire.SerializeBool(s, &m.snap); err != nil || !m.snap {
+	if err := wire.SerializeBool(s, &m.snap); err != nil {
 		return err
 	}
-	if err := wire.SerializeInt(s, &m.snapAck.have, 0, maxSnapshotChunks); err != nil {
+	if m.snap {
+		back := uint32(m.snapOf)
+		if err := wire.SerializeBits(s, &back, 32); err != nil {
+			return err
+		}
+		m.snapOf = Tick(int32(back))
+		if err := serializeSnapAck(s, &m.snapAck); err != nil {
+			return err
+		}
+		if err := wire.SerializeInt(s, &m.verdict, verdictPending, verdictBad); err != nil {
+			return err
+		}
+	}
+	if err := wire.SerializeBool(s, &m.source); err != nil || !m.source {
 		return err
 	}
-	return wire.SerializeBits(s, &m.snapAck.mask, 64)
+	return serializeSrcChunk(s, &m.src)
+}
+
+func serializeSnapAck(s wire.Stream, a *snapAck) error {
+	if err := wire.SerializeInt(s, &a.have, 0, maxSnapshotChunks); err != nil {
+		return err
+	}
+	return wire.SerializeBits(s, &a.mask, 64)
+}
+
+// serializeSrcChunk codes a chunk of a source's state. The chunk's length
+// follows from total and index, so a reader checks both first; nothing
+// read sizes an allocation (data is refilled within snapshotChunk).
+func serializeSrcChunk(s wire.Stream, c *srcChunk) error {
+	tick, total := uint32(c.tick), uint32(c.total)
+	for _, v := range []*uint32{&tick, &total} {
+		if err := wire.SerializeBits(s, v, 32); err != nil {
+			return err
+		}
+	}
+	c.tick = Tick(int32(tick))
+	if total > maxSnapshotChunks*snapshotChunk || c.tick < 0 {
+		return fmt.Errorf("a state of %d bytes after tick %d: %w", total, c.tick, wire.ErrInvalid)
+	}
+	c.total = int(total)
+	if c.total == 0 {
+		c.index, c.data = 0, c.data[:0]
+		return nil
+	}
+	if err := wire.SerializeInt(s, &c.index, 0, maxSnapshotChunks-1); err != nil {
+		return err
+	}
+	if c.index >= chunks(c.total) {
+		return fmt.Errorf("chunk %d of a %d-byte state: %w", c.index, c.total, wire.ErrInvalid)
+	}
+	return serializeChunkData(s, &c.data, c.total, c.index)
+}
+
+// serializeChunkData codes chunk index of a total-byte snapshot, whose
+// length the reader knows from them.
+func serializeChunkData(s wire.Stream, data *[]byte, total, index int) error {
+	n := min(snapshotChunk, total-index*snapshotChunk)
+	if s.Mode() == wire.Reading {
+		*data = (*data)[:0]
+	} else if len(*data) != n {
+		return fmt.Errorf("chunk of %d bytes, want %d: %w", len(*data), n, wire.ErrInvalid)
+	}
+	if err := wire.SerializeBytes(s, data, snapshotChunk); err != nil {
+		return err
+	}
+	if len(*data) != n {
+		return fmt.Errorf("chunk of %d bytes, want %d: %w", len(*data), n, wire.ErrInvalid)
+	}
+	return nil
 }
 
 // Session states on the wire.
@@ -251,6 +356,12 @@ const (
 //	      left            16 bits: its inputs from this tick on are the
 //	                      zero input, which the client fills in itself
 //	    a run of its inputs (before left, if departed)
+//	  source              1 bit: the server asks the client for its state
+//	                      (a late joiner's snapshot)
+//	  if source:
+//	    tick              32 bits: the checkpoint tick it is the state after
+//	    have              16 bits: the server holds the chunks before this one
+//	    mask              64 bits: and chunk have+1+i if bit i is set
 //	if stopped:
 //	  tick                32 bits: the tick whose checksums differ
 //	  a, b                2 bits each: two players that disagree
@@ -270,6 +381,7 @@ const (
 //	    ack               32 bits: the server holds the joiner's inputs for
 //	                      the ticks before it (it sends them from back on)
 //	    total             32 bits: the snapshot's size in bytes
+//	    sum               32 bits: the checksum the restored state must have
 //	    index             16 bits: the chunk's index
 //	    data              the chunk: snapshotChunk bytes, the last one fewer
 type serverMsg[I any] struct {
@@ -286,6 +398,8 @@ type serverMsg[I any] struct {
 	joining      bool // stateLobby: a snapshot chunk for a late joiner
 	chunk        snapChunk
 	watcher      bool // to a spectator
+	source       bool // running: the server asks for the client's state
+	request      srcRequest
 }
 
 // snapChunk is one chunk of a late joiner's snapshot.
@@ -293,6 +407,7 @@ type snapChunk struct {
 	from, back Tick
 	ack        Tick
 	total      int
+	sum        uint32 // the low 32 bits of Game.Checksum of the state
 	index      int
 	data       []byte // reused; at most snapshotChunk
 }
@@ -371,6 +486,21 @@ func serializeServer[I comparable, P Input[I]](s wire.Stream, m *serverMsg[I], w
 			return fmt.Errorf("player %d: %w", p, err)
 		}
 	}
+	if err := wire.SerializeBool(s, &m.source); err != nil {
+		return err
+	}
+	if m.source {
+		tick := uint32(m.request.tick)
+		if err := wire.SerializeBits(s, &tick, 32); err != nil {
+			return err
+		}
+		if m.request.tick = Tick(int32(tick)); m.request.tick < 0 {
+			return fmt.Errorf("state of tick %d asked for: %w", m.request.tick, wire.ErrInvalid)
+		}
+		if err := serializeSnapAck(s, &m.request.ack); err != nil {
+			return err
+		}
+	}
 	if m.state != stateStopped {
 		return nil
 	}
@@ -416,7 +546,7 @@ func serializeChunk[I any](s wire.Stream, m *serverMsg[I]) error {
 	}
 	c := &m.chunk
 	clock, from, back, ack, total := uint32(m.clockMs), uint32(c.from), uint32(c.back), uint32(c.ack), uint32(c.total)
-	for _, v := range []*uint32{&clock, &from, &back, &ack, &total} {
+	for _, v := range []*uint32{&clock, &from, &back, &ack, &total, &c.sum} {
 		if err := wire.SerializeBits(s, v, 32); err != nil {
 			return err
 		}
@@ -432,17 +562,5 @@ func serializeChunk[I any](s wire.Stream, m *serverMsg[I]) error {
 	if c.index >= chunks(c.total) || c.from < 0 || c.back < c.from || c.ack < c.back {
 		return fmt.Errorf("chunk %d of a %d-byte snapshot from tick %d, back at %d: %w", c.index, c.total, c.from, c.back, wire.ErrInvalid)
 	}
-	n := min(snapshotChunk, c.total-c.index*snapshotChunk)
-	if s.Mode() == wire.Reading {
-		c.data = c.data[:0]
-	} else if len(c.data) != n {
-		return fmt.Errorf("chunk of %d bytes, want %d: %w", len(c.data), n, wire.ErrInvalid)
-	}
-	if err := wire.SerializeBytes(s, &c.data, snapshotChunk); err != nil {
-		return err
-	}
-	if len(c.data) != n {
-		return fmt.Errorf("chunk of %d bytes, want %d: %w", len(c.data), n, wire.ErrInvalid)
-	}
-	return nil
+	return serializeChunkData(s, &c.data, c.total, c.index)
 }

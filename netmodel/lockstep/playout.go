@@ -50,7 +50,9 @@ func (c *Client[I, P]) Update(now time.Time, send func(datagram []byte)) error {
 }
 
 func (c *Client[I, P]) checkTimeout(now time.Time) error {
-	waiting := !c.watch && c.serverHas < c.rings[max(c.me, 0)].have
+	// In the lobby (or unseated after a bad snapshot) no input of ours
+	// waits for the server's ack.
+	waiting := !c.watch && c.state != stateLobby && c.serverHas < c.rings[max(c.me, 0)].have
 	if !waiting {
 		c.lastProgress = now
 	}
@@ -184,6 +186,7 @@ func (c *Client[I, P]) step(t Tick) {
 		}
 	}
 	c.game.Step(c.inputs)
+	c.keepSource(t, predicted)
 	if t%c.cfg.ChecksumEvery == 0 {
 		r := report{tick: t, sum: uint32(c.game.Checksum())}
 		if predicted {

@@ -31,6 +31,17 @@ const (
 	// round trip was still unknown (its datagrams acknowledge none of the
 	// server's): the session started without it.
 	ReasonNoStart
+	// ReasonSnapshot: asked for its state as a late joiner's snapshot
+	// (no referee), it sent one that does not restore to the checksum
+	// every player agreed on for that tick.
+	ReasonSnapshot
+	// ReasonSourceTimeout: asked for its state as a late joiner's
+	// snapshot (no referee), it did not send it within Config.Timeout.
+	ReasonSourceTimeout
+	// ReasonJoinFailed: as a late joiner (no referee), the states of two
+	// players did not restore, in its client, to the checksum every player
+	// agreed on.
+	ReasonJoinFailed
 	// NumReasons is the number of reasons, for tables indexed by Reason.
 	NumReasons
 )
@@ -52,6 +63,12 @@ func (r Reason) String() string {
 		return "buffer"
 	case ReasonNoStart:
 		return "no_start"
+	case ReasonSnapshot:
+		return "bad_snapshot"
+	case ReasonSourceTimeout:
+		return "no_snapshot"
+	case ReasonJoinFailed:
+		return "join_failed"
 	}
 	return fmt.Sprintf("reason_%d", int(r))
 }
@@ -72,6 +89,12 @@ func (r Reason) explain(tick Tick, cfg *Config) string {
 		return fmt.Sprintf("the inputs the session still needed from you no longer fit in its buffer of %d ticks (at tick %d)", cfg.Buffer, tick)
 	case ReasonNoStart:
 		return fmt.Sprintf("no round trip to you was measured within %v of the lobby filling up (your datagrams acknowledge none of the server's): the session started without you", cfg.StartTimeout)
+	case ReasonSnapshot:
+		return fmt.Sprintf("the state after tick %d you sent for a late joiner does not restore to the checksum every player agreed on for that tick (a modified client, or a game whose MarshalState and UnmarshalState do not round-trip)", tick)
+	case ReasonSourceTimeout:
+		return fmt.Sprintf("the server asked for your state after tick %d for a late joiner and did not get it within %v", tick, cfg.Timeout)
+	case ReasonJoinFailed:
+		return fmt.Sprintf("two players' states (the last after tick %d) did not restore in your client to the checksum every player agreed on: a different build or game, or a modified client", tick)
 	}
 	return fmt.Sprintf("%v at tick %d", r, tick)
 }

@@ -31,7 +31,15 @@ type Server[I comparable, P Input[I]] struct {
 	table    [checksumSlots]checksumEntry
 	ref      *referee[I]
 	full     time.Time // when the lobby last became full
-	stats    ServerStats
+	// Late join without a referee: joiners wait for a seat while fetch
+	// gets a player's state of a checkpoint tick; failed are the players
+	// whose state did not come, or was wrong, for them; refused tells a
+	// joiner none could send it, by slot, until the driver lets it go.
+	joiners []*member[I]
+	fetch   *fetch[I]
+	failed  []*member[I]
+	refused map[int]string
+	stats   ServerStats
 
 	reader wire.Reader
 	writer wire.Writer
@@ -74,6 +82,9 @@ type member[I any] struct {
 	sent      [MaxPlayers]Tick // over a stream: the inputs sent to it, by player
 	lastHeard time.Time
 	progress  time.Time // when ack last advanced, or nothing waited for it
+	// departedAt is when it left or was dropped: its seat is held for its
+	// clientID until Config.RejoinGrace after.
+	departedAt time.Time
 	// reason says why the server dropped it (ReasonNone: it left), at
 	// reasonTick; it is told until droppedAt+tellDropped.
 	reason     Reason
@@ -81,13 +92,24 @@ type member[I any] struct {
 	droppedAt  time.Time
 	// A late joiner: its checksums count from tick from (0 for the
 	// players who started), and until it has every chunk of snap, its
-	// snapshot of the referee's game, the server sends it chunks.
-	from     Tick
-	watch    bool // a spectator (in Server.watchers)
-	snap     []byte
-	snapAck  snapAck
-	snapNext int // the next chunk to send
-	stats    PlayerStats
+	// snapshot of the game (the referee's, or source's if source is not
+	// nil), whose checksum is snapSum, the server sends it chunks.
+	from    Tick
+	watch   bool // a spectator (in Server.watchers)
+	snap    []byte
+	snapSum uint32
+	source  *member[I]
+	// waiting: a joiner in Server.joiners, to take seat once a player's
+	// state has come.
+	waiting bool
+	seat    int
+	// suspect sent the joiner a snapshot it found wrong, of suspectTick:
+	// dropped if another player's state restores for the joiner.
+	suspect     *member[I]
+	suspectTick Tick
+	snapAck     snapAck
+	snapNext    int // the next chunk to send
+	stats       PlayerStats
 }
 
 // tellDropped is how long the server keeps telling a dropped player why,
@@ -133,10 +155,12 @@ func (s *Server[I, P]) member(slot int) (int, *member[I]) {
 // once Config.Players have joined and every one of them answered; a
 // client that joins a full lobby watches (a spectator, see NewSpectator).
 // Once the session runs, Join refuses (ErrSession) unless late join is on
-// (Config.MaxSnapshotBytes, a referee whose game is a Snapshotter,
-// datagrams): then the client takes the free seat of a player who left or
-// was dropped, or watches if every seat is taken, and gets the referee's
-// state first (the package doc's "Late join and rejoin").
+// (Config.MaxSnapshotBytes, datagrams, and a referee's game, if any, that
+// is a Snapshotter): then the client takes the free seat of a player who
+// left or was dropped, or watches if every seat is taken (with a
+// referee), and gets the game's state first: the referee's, or a
+// player's, checked against the checksum all agreed on (the package doc's
+// "Late join and rejoin").
 func (s *Server[I, P]) Join(now time.Time, slot int) error {
 	return s.JoinClient(now, slot, 0)
 }
@@ -152,6 +176,7 @@ func (s *Server[I, P]) JoinClient(now time.Time, slot int, clientID uint64) erro
 	if _, m := s.member(slot); m != nil || s.watcher(slot) != nil {
 		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
 	}
+	delete(s.refused, slot)
 	if len(s.members) == s.cfg.Players {
 		// Every seat is taken: it watches from tick 0 (a player's client
 		// that gets a spectator's messages says so once the session runs).
@@ -182,6 +207,13 @@ func (s *Server[I, P]) Lobby() (joined, want int) { return len(s.members), s.cfg
 // Leave removes the client in slot: from the lobby, or from a running
 // session, where its input becomes the zero input from then on.
 func (s *Server[I, P]) Leave(now time.Time, slot int) {
+	delete(s.refused, slot)
+	for k, j := range s.joiners {
+		if j.slot == slot {
+			s.joiners = append(s.joiners[:k], s.joiners[k+1:]...)
+			return
+		}
+	}
 	i, m := s.member(slot)
 	if m == nil || !m.connected {
 		for k, w := range s.watchers {
@@ -198,15 +230,15 @@ func (s *Server[I, P]) Leave(now time.Time, slot int) {
 		s.members = append(s.members[:i], s.members[i+1:]...)
 		return
 	}
-	s.depart(m)
+	s.depart(now, m)
 }
 
 // depart ends a player's part in a running session: its inputs from the
 // first one the server lacks are the zero input, and every client fills
 // them in itself once it learns the tick.
-func (s *Server[I, P]) depart(m *member[I]) {
+func (s *Server[I, P]) depart(now time.Time, m *member[I]) {
 	if m.connected {
-		m.connected, m.left = false, m.ring.have
+		m.connected, m.left, m.departedAt = false, m.ring.have, now
 	}
 }
 
@@ -214,7 +246,7 @@ func (s *Server[I, P]) depart(m *member[I]) {
 // and starts telling it why.
 func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, tick Tick) {
 	if m.connected {
-		s.depart(m)
+		s.depart(now, m)
 		m.reason, m.reasonTick, m.droppedAt = reason, tick, now
 		s.stats.Disconnected++
 		s.stats.Drops[reason]++
@@ -229,6 +261,12 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 // left by itself), set as soon as the player is dropped, before done. It
 // implements udpdrive.Releaser.
 func (s *Server[I, P]) Released(slot int) (code, reason string, done bool) {
+	if s.joiner(slot) != nil {
+		return "", "", false
+	}
+	if r, ok := s.refused[slot]; ok {
+		return "late_join", r, true
+	}
 	_, m := s.member(slot)
 	if (m == nil || !m.connected) && s.watcher(slot) != nil {
 		return "", "", false
@@ -257,6 +295,8 @@ func (s *Server[I, P]) Receive(now time.Time, slot int, datagram []byte) error {
 	if m == nil || !m.connected {
 		if w := s.watcher(slot); w != nil {
 			idx, m = -1, w
+		} else if j := s.joiner(slot); j != nil {
+			idx, m = -1, j
 		} else {
 			return fmt.Errorf("%w: datagram from slot %d, not a connected player", ErrForged, slot)
 		}
@@ -281,6 +321,15 @@ func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) er
 	near := m.ring.have
 	if m.watch {
 		near = max(0, s.minAck())
+	}
+	if m.waiting {
+		// A joiner waiting for its snapshot: it is heard, nothing else.
+		if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, 0, s.cfg.Window, 0); err != nil {
+			m.stats.Rejected++
+			return fmt.Errorf("%w: a waiting joiner: %w", ErrMalformed, err)
+		}
+		m.lastHeard = now
+		return nil
 	}
 	if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, idx, s.cfg.Window, near); err != nil {
 		m.stats.Rejected++
@@ -317,8 +366,11 @@ func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) er
 	for _, rep := range msg.reports {
 		s.compare(idx, rep)
 	}
+	if msg.source {
+		s.takeSource(now, m, &msg.src)
+	}
 	if msg.snap {
-		return s.takeSnapAck(m, msg.snapAck)
+		return s.takeSnapAck(now, idx, m, msg)
 	}
 	return nil
 }
@@ -331,8 +383,8 @@ func (s *Server[I, P]) check(now time.Time, idx int, m *member[I], msg *clientMs
 	}
 	r := &msg.inputs
 	if s.state == stateLobby {
-		if len(r.inputs) > 0 || len(msg.reports) > 0 {
-			return forged("inputs or checksums before the session started")
+		if len(r.inputs) > 0 || len(msg.reports) > 0 || msg.source {
+			return forged("inputs, checksums or state before the session started")
 		}
 		return nil
 	}
@@ -442,6 +494,7 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 		s.dropLaggard(now)
 		s.stepReferee()
 		s.decideAll(now)
+		s.updateFetch(now)
 	}
 	for i, m := range s.members {
 		switch {
@@ -465,6 +518,15 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 	}
 	if err := s.updateWatchers(now, send); err != nil {
 		return err
+	}
+	for _, j := range s.joiners {
+		j.pipe.update(now)
+		j.pipe.acks(ignoreAck)
+		out := &s.out
+		out.players, out.you, out.state = s.cfg.Players, j.seat, stateLobby
+		if _, err := s.transmit(now, -1, j, out, send); err != nil {
+			return err
+		}
 	}
 	if s.desync != nil {
 		return s.desync
@@ -603,8 +665,13 @@ func (s *Server[I, P]) sendTo(now time.Time, idx int, m *member[I], send func(in
 		if s.desync != nil {
 			out.desync = *s.desync
 		}
+		if f := s.fetch; f != nil && f.src == m {
+			out.source, out.request = true, srcRequest{tick: f.tick, ack: f.state.ack}
+		}
 	}
-	if ok, err := s.transmit(now, idx, m, out, send); !ok || err != nil {
+	ok, err := s.transmit(now, idx, m, out, send)
+	out.source = false
+	if !ok || err != nil {
 		return err
 	}
 	for p := range s.members {
@@ -670,6 +737,7 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 	st.Desync = s.desync
 	st.Refereed = s.ref != nil && !s.ref.off
 	st.Watchers = len(s.watchers)
+	st.Joining = len(s.joiners)
 	st.Players = make([]PlayerStats, len(s.members))
 	for i, m := range s.members {
 		ps := m.stats
@@ -683,19 +751,27 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 
 // lateJoin seats the client in slot in the running session: in the seat
 // of a player who left or was dropped (and has been told): its own if it
-// had one (clientID), else the lowest such. The joiner gets the referee's game as bytes (Snapshotter), the
-// state before the referee's next tick from, in chunks, then every
-// player's inputs from from on; its seat's inputs are the zero input up
-// to back, a tick the other clients cannot have reached (beyond the
-// session clock by more than MaxLead), and its own from back on. The
-// others learn that the seat is back from the next message and never
-// wait for the joiner before back; after back only as for any player.
+// had one (clientID), else the lowest such that is not held for another
+// client (Config.RejoinGrace). The joiner gets the game as bytes
+// (Snapshotter), the state before a tick from, in chunks, with its
+// checksum, then every player's inputs from from on; its seat's inputs
+// are the zero input up to back, a tick the other clients cannot have
+// reached (beyond the session clock by more than MaxLead), and its own
+// from back on. The others learn that the seat is back from the next
+// message and never wait for the joiner before back; after back only as
+// for any player.
+//
+// With a referee the state is the referee's, at once. Without one the
+// joiner waits while a player's state after a checkpoint tick is fetched
+// (see updateFetch): the server cannot check those bytes, the joiner
+// does, against the checksum every player reported for that tick.
 func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error {
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("%w: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...)
 	}
 	var snap Snapshotter
-	if s.ref != nil && !s.ref.off {
+	refereed := s.ref != nil && !s.ref.off
+	if refereed {
 		snap, _ = s.ref.game.(Snapshotter)
 	}
 	switch {
@@ -703,28 +779,39 @@ func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error 
 		return refuse("stopped: try again when it is over")
 	case s.cfg.MaxSnapshotBytes == 0:
 		return fmt.Errorf("%w: the session of %d players is running (lockstep has no late join): try again when it is over", ErrSession, s.cfg.Players)
-	case s.cfg.Transport != Datagrams || snap == nil:
-		return refuse("takes no late joiner (it needs a referee whose game is a Snapshotter, datagrams and MaxSnapshotBytes): try again when it is over")
+	case s.cfg.Transport != Datagrams || refereed && snap == nil:
+		return refuse("takes no late joiner (it needs datagrams, MaxSnapshotBytes and, with a referee, a referee whose game is a Snapshotter): try again when it is over")
 	}
-	if _, m := s.member(slot); m != nil && m.connected || s.watcher(slot) != nil {
+	if _, m := s.member(slot); m != nil && m.connected || s.watcher(slot) != nil || s.joiner(slot) != nil {
 		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
 	}
-	seat := -1
-	for i, m := range s.members {
-		if !m.connected && (m.reason == ReasonNone || m.stats.Told) {
-			if seat < 0 || clientID != 0 && m.clientID == clientID {
-				seat = i
-			}
-		}
-	}
+	delete(s.refused, slot)
+	seat, held := s.freeSeat(now, clientID)
 	if seat < 0 {
-		// Every seat is taken: it may watch. (A player's client that
-		// gets a spectator's messages says so.)
-		return s.spectate(now, slot, snap)
+		switch {
+		case snap != nil:
+			// Every seat is taken or held: it may watch (lockstep's
+			// spectators join as players do). A player's client that
+			// gets a spectator's messages says so.
+			return s.spectate(now, slot, snap)
+		case held != nil:
+			return refuse("%w", held)
+		}
+		return refuse("every seat is taken (spectators of a running session need a referee): try again when a player leaves")
 	}
-	old := s.members[seat]
+	p, err := newPipe(&s.cfg, now)
+	if err != nil {
+		return err
+	}
+	m := &member[I]{slot: slot, clientID: clientID, connected: true, pipe: p, lastHeard: now, progress: now, seat: seat,
+		stats: PlayerStats{Slot: slot}}
+	if snap == nil {
+		m.waiting = true
+		s.joiners = append(s.joiners, m)
+		return nil
+	}
 	from := s.ref.next
-	if from < old.left {
+	if from < s.members[seat].left {
 		return refuse("seat %d's last inputs are not simulated yet: try again in a moment", seat)
 	}
 	b, err := snap.MarshalState()
@@ -734,32 +821,87 @@ func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error 
 	if len(b) > s.cfg.MaxSnapshotBytes {
 		return refuse("its state takes %d bytes, more than MaxSnapshotBytes (%d)", len(b), s.cfg.MaxSnapshotBytes)
 	}
-	p, err := newPipe(&s.cfg, now)
-	if err != nil {
-		return err
+	s.seat(now, m, from, b, uint32(s.ref.game.Checksum()), nil)
+	return nil
+}
+
+// freeSeat is the seat a late joiner with clientID takes: its own, if it
+// left it, else the lowest free seat not held for another client nor
+// promised to a waiting joiner; -1 if every seat is taken, with an error
+// that says so if the only free seats are held.
+func (s *Server[I, P]) freeSeat(now time.Time, clientID uint64) (int, error) {
+	seat, held := -1, -1
+	for i, m := range s.members {
+		if m.connected || m.reason != ReasonNone && !m.stats.Told || s.promised(i) {
+			continue
+		}
+		if clientID != 0 && m.clientID == clientID {
+			return i, nil
+		}
+		if m.clientID != 0 && now.Sub(m.departedAt) < s.cfg.RejoinGrace {
+			if held < 0 {
+				held = i
+			}
+			continue
+		}
+		if seat < 0 {
+			seat = i
+		}
 	}
+	if seat < 0 && held >= 0 {
+		m := s.members[held]
+		return -1, fmt.Errorf("seat %d is held for the player who left it %v ago, for %v more (Config.RejoinGrace): try again then",
+			held, now.Sub(m.departedAt).Round(time.Millisecond), (s.cfg.RejoinGrace - now.Sub(m.departedAt)).Round(time.Millisecond))
+	}
+	return seat, nil
+}
+
+// promised reports whether a waiting joiner will take seat.
+func (s *Server[I, P]) promised(seat int) bool {
+	for _, j := range s.joiners {
+		if j.seat == seat {
+			return true
+		}
+	}
+	return false
+}
+
+// joiner returns the waiting joiner in slot, or nil.
+func (s *Server[I, P]) joiner(slot int) *member[I] {
+	for _, j := range s.joiners {
+		if j.slot == slot {
+			return j
+		}
+	}
+	return nil
+}
+
+// seat puts the joiner m in its seat (m.seat) with the state b before
+// tick from, whose checksum is sum, from source (nil: the referee).
+func (s *Server[I, P]) seat(now time.Time, m *member[I], from Tick, b []byte, sum uint32, source *member[I]) {
+	old := s.members[m.seat]
 	back := max(old.ring.have, s.sessionTick(now)+Tick(s.cfg.ticks(s.cfg.MaxLead))+1)
 	var zero I
 	for old.ring.have < back {
 		old.ring.push(zero)
 	}
-	m := &member[I]{
-		slot: slot, clientID: clientID, connected: true, pipe: p, ring: old.ring, ack: from,
-		lastHeard: now, progress: now, from: from, snap: b,
-		stats: PlayerStats{Slot: slot, JoinedFrom: from, JoinedAt: back, SnapshotBytes: len(b)},
-	}
+	m.waiting, m.connected, m.ring, m.ack, m.progress = false, true, old.ring, from, now
+	m.from, m.snap, m.snapSum, m.source = from, b, sum, source
+	m.snapAck, m.snapNext = snapAck{}, 0
 	for q := range m.acks {
 		m.acks[q] = from
 	}
-	s.members[seat] = m
+	m.stats.JoinedFrom, m.stats.JoinedAt, m.stats.SnapshotBytes = from, back, len(b)
+	s.members[m.seat] = m
 	s.stats.LateJoins++
-	return nil
 }
 
-// takeSnapAck records a joiner's acknowledgement of its snapshot's chunks.
-func (s *Server[I, P]) takeSnapAck(m *member[I], a snapAck) error {
-	if m.snap == nil {
-		return nil // a late repeat: it has it all
+// takeSnapAck records a joiner's acknowledgement of its snapshot's chunks
+// and, once it has them all, its verdict on them.
+func (s *Server[I, P]) takeSnapAck(now time.Time, idx int, m *member[I], msg *clientMsg[I]) error {
+	a := msg.snapAck
+	if m.snap == nil || msg.snapOf != m.stats.JoinedAt {
+		return nil // a late repeat, or about a snapshot before this one
 	}
 	n := chunks(len(m.snap))
 	if k := n - a.have - 1; a.have > n || a.have == n && a.mask != 0 || k >= 0 && k < 64 && a.mask>>k != 0 {
@@ -768,10 +910,48 @@ func (s *Server[I, P]) takeSnapAck(m *member[I], a snapAck) error {
 	if a.have >= m.snapAck.have {
 		m.snapAck = a
 	}
-	if m.snapAck.have == n {
-		m.snap = nil
+	if m.snapAck.have < n {
+		return nil
+	}
+	m.snap = nil
+	if msg.verdict == verdictBad {
+		s.badSnapshot(now, idx, m)
+	} else if m.suspect != nil {
+		// Another player's state restored: the first one lied.
+		s.disconnect(now, m.suspect, ReasonSnapshot, m.suspectTick)
+		m.suspect = nil
 	}
 	return nil
+}
+
+// badSnapshot handles a joiner whose snapshot does not restore to the
+// checksum it came with. The server cannot tell whether the source or
+// the joiner is wrong: from a player, the joiner's seat departs, it waits
+// for another player's state, and the first source becomes its suspect,
+// dropped (ReasonSnapshot) once another state restores; if that one does
+// not either, the joiner is dropped (ReasonJoinFailed) and the sources
+// stay. From the referee, the game's MarshalState and UnmarshalState do
+// not round-trip: the joiner is dropped (ReasonDesync), a spectator let go.
+func (s *Server[I, P]) badSnapshot(now time.Time, idx int, m *member[I]) {
+	s.stats.BadSnapshots++
+	switch {
+	case m.watch:
+		m.lastHeard = time.Time{} // updateWatchers lets it go
+		return
+	case m.source == nil:
+		s.disconnect(now, m, ReasonDesync, m.from-1)
+		return
+	case m.suspect != nil:
+		s.disconnect(now, m, ReasonJoinFailed, m.from-1)
+		return
+	}
+	s.stats.SnapshotFailures++
+	s.depart(now, m)
+	s.joiners = append(s.joiners, &member[I]{slot: m.slot, clientID: m.clientID, connected: true, pipe: m.pipe,
+		lastHeard: now, progress: now, waiting: true, seat: idx, stats: PlayerStats{Slot: m.slot},
+		suspect: m.source, suspectTick: m.from - 1})
+	s.failed = append(s.failed, m.source)
+	m.slot = -1 // the slot is the waiting joiner's now
 }
 
 // sendSnapshot sends a joiner up to SnapshotBurst chunks it has not
@@ -780,26 +960,35 @@ func (s *Server[I, P]) sendSnapshot(now time.Time, idx int, m *member[I], send f
 	out := &s.out
 	out.players, out.you, out.state, out.joining, out.watcher = s.cfg.Players, max(idx, 0), stateLobby, true, m.watch
 	out.clockMs = int32(now.Sub(s.start) / time.Millisecond)
-	n := chunks(len(m.snap))
-	lo, hi := m.snapAck.have, min(n, m.snapAck.have+snapWindow)
 	c := &out.chunk
-	c.from, c.back, c.ack, c.total = m.from, m.stats.JoinedAt, m.ring.have, len(m.snap)
+	c.from, c.back, c.ack, c.total, c.sum = m.from, m.stats.JoinedAt, m.ring.have, len(m.snap), m.snapSum
 	if m.watch {
 		c.ack = c.back // a spectator sends no inputs
 	}
 	defer func() { out.joining, out.watcher = false, false }()
-	for sent, tries := 0, 0; sent < s.cfg.SnapshotBurst && tries < hi-lo; tries++ {
-		i := m.snapNext
+	return eachChunk(m.snapAck, &m.snapNext, len(m.snap), s.cfg.SnapshotBurst, func(i int) error {
+		c.index = i
+		c.data = m.snap[i*snapshotChunk : min(len(m.snap), (i+1)*snapshotChunk)]
+		_, err := s.transmit(now, idx, m, out, send)
+		return err
+	})
+}
+
+// eachChunk calls send with up to burst chunks of a total-byte snapshot
+// that ack does not hold, cycling over the snapWindow from the first it
+// lacks; next is where the cycle goes on.
+func eachChunk(ack snapAck, next *int, total, burst int, send func(i int) error) error {
+	lo, hi := ack.have, min(chunks(total), ack.have+snapWindow)
+	for sent, tries := 0, 0; sent < burst && tries < hi-lo; tries++ {
+		i := *next
 		if i < lo || i >= hi {
 			i = lo
 		}
-		m.snapNext = i + 1
-		if i > lo && m.snapAck.mask&(1<<(i-lo-1)) != 0 {
+		*next = i + 1
+		if i > lo && ack.mask&(1<<(i-lo-1)) != 0 {
 			continue
 		}
-		c.index = i
-		c.data = m.snap[i*snapshotChunk : min(len(m.snap), (i+1)*snapshotChunk)]
-		if _, err := s.transmit(now, idx, m, out, send); err != nil {
+		if err := send(i); err != nil {
 			return err
 		}
 		sent++
@@ -850,13 +1039,13 @@ func (s *Server[I, P]) handleWatcher(now time.Time, idx int, m *member[I], msg *
 	}
 	if !m.watch {
 		w := &member[I]{slot: m.slot, connected: true, watch: true, pipe: m.pipe, acks: m.acks, ack: m.ack,
-			lastHeard: now, progress: now, from: m.from, snap: m.snap, snapAck: m.snapAck, snapNext: m.snapNext,
-			stats: PlayerStats{Slot: m.slot, JoinedFrom: m.from, JoinedAt: m.from, SnapshotBytes: len(m.snap)}}
+			lastHeard: now, progress: now, from: m.from, snap: m.snap, snapSum: m.snapSum, snapAck: m.snapAck, snapNext: m.snapNext,
+			stats: PlayerStats{Slot: m.slot, JoinedFrom: m.from, JoinedAt: m.stats.JoinedAt, SnapshotBytes: len(m.snap)}}
 		if s.state == stateLobby {
 			s.members = append(s.members[:idx], s.members[idx+1:]...)
 		} else {
 			m.slot = -1
-			s.depart(m)
+			s.depart(now, m)
 		}
 		s.watchers = append(s.watchers, w)
 		m = w
@@ -869,7 +1058,7 @@ func (s *Server[I, P]) handleWatcher(now time.Time, idx int, m *member[I], msg *
 		m.acks[p] = max(m.acks[p], msg.acks[p])
 	}
 	if msg.snap {
-		return s.takeSnapAck(m, msg.snapAck)
+		return s.takeSnapAck(now, idx, m, msg)
 	}
 	return nil
 }
@@ -934,7 +1123,7 @@ func (s *Server[I, P]) spectate(now time.Time, slot int, snap Snapshotter) error
 		return err
 	}
 	w := &member[I]{slot: slot, connected: true, watch: true, pipe: p, ack: from, lastHeard: now, progress: now,
-		from: from, snap: b, stats: PlayerStats{Slot: slot, JoinedFrom: from, JoinedAt: from, SnapshotBytes: len(b)}}
+		from: from, snap: b, snapSum: uint32(s.ref.game.Checksum()), stats: PlayerStats{Slot: slot, JoinedFrom: from, JoinedAt: from, SnapshotBytes: len(b)}}
 	for q := range w.acks {
 		w.acks[q] = from
 	}

@@ -62,6 +62,11 @@ type Stats struct {
 	JoinedFrom, JoinedAt Tick
 	SnapshotBytes        int
 	Joined, CaughtUp     time.Duration
+	// BadSnapshots counts the snapshots it received that did not restore
+	// to the checksum they came with; SourceChunks the chunks of its own
+	// state it sent the server for a late joiner.
+	BadSnapshots uint64
+	SourceChunks uint64
 }
 
 // PlayerStats are the server's figures for one player.
@@ -89,6 +94,9 @@ type PlayerStats struct {
 	// players who started).
 	JoinedFrom, JoinedAt Tick
 	SnapshotBytes        int
+	// SourceChunks counts the chunks of its state it sent for late
+	// joiners (no referee).
+	SourceChunks uint64
 }
 
 // ServerStats are the server's figures.
@@ -113,7 +121,16 @@ type ServerStats struct {
 	RefereeTick Tick
 	RefereeOff  bool
 	// LateJoins counts the players seated in the running session.
-	LateJoins uint64
+	// Without a referee, Joining are the joiners waiting for a player's
+	// state; SnapshotRequests counts the states asked of players,
+	// SnapshotFailures those that did not come in time, that the player
+	// could not send or whose bytes a joiner found wrong. BadSnapshots
+	// counts the snapshots a joiner found wrong, whoever sent them.
+	LateJoins        uint64
+	Joining          int
+	SnapshotRequests uint64
+	SnapshotFailures uint64
+	BadSnapshots     uint64
 	// Watchers are the spectators now; WatchersDropped counts those
 	// dropped for silence or for falling out of the buffer.
 	Watchers        int
