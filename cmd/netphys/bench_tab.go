@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/netphys/netphys/internal/headless"
+	"github.com/netphys/netphys/tab"
+	"github.com/netphys/netphys/tab/tabbench"
+)
+
+// bench tab: what a browser tab costs as a player. The tab's wasm
+// program (tab/wasm), built as serve --web builds it, is measured in
+// headless chromium: its size, raw and gzipped; its load time, from
+// the page's navigation start to the first tick its client simulates;
+// and what each model's client costs per frame (tabbench: lockstep in
+// the tower world, lockstep with rollback in the 900-cube world,
+// predict in the arena), beside the same code run natively in this
+// process. The verdict applies frameRule.
+
+func init() {
+	register(&command{
+		name:    "bench tab",
+		summary: "a browser tab as a player: the wasm program's size and load time, and each model client's cost per frame in headless chromium against native (about 30 s)",
+		setup:   setupBenchTab,
+	})
+}
+
+// tabBenchOptions are bench tab's settings.
+type tabBenchOptions struct {
+	frames  int
+	warmup  time.Duration
+	cases   []tabbench.Case
+	timeout time.Duration
+}
+
+// tabBenchReport is what bench tab measured.
+type tabBenchReport struct {
+	frames, warmup    string
+	wasmRaw, wasmGzip int
+	load              time.Duration // page open to the first simulated tick
+	native, tab       []tabbench.Result
+}
+
+func setupBenchTab(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
+	frames := fs.Int("frames", 1200, "60 Hz frames timed in each case (1200: 20 s of the scripted play)")
+	warmup := fs.Duration("warmup", time.Second, "virtual time each case plays before its frames are timed")
+	names := fs.String("cases", "", "the cases to run, comma-separated (default: all): "+caseNames())
+	timeout := fs.Duration("timeout", 10*time.Minute, "give up on the browser after this long")
+	return func(ctx context.Context, args []string) error {
+		o := tabBenchOptions{frames: *frames, warmup: *warmup, timeout: *timeout}
+		if o.frames < 1 || o.warmup < 0 || o.timeout <= 0 {
+			return fmt.Errorf("--frames %d, --warmup %v, --timeout %v: want 1 frame or more, a warmup of 0 or more, a positive timeout", o.frames, o.warmup, o.timeout)
+		}
+		o.cases = tabbench.Cases
+		if *names != "" {
+			o.cases = nil
+			for _, n := range strings.Split(*names, ",") {
+				c, err := tabbench.Lookup(strings.TrimSpace(n))
+				if err != nil {
+					return fmt.Errorf("--cases: %w (known: %s)", err, caseNames())
+				}
+				o.cases = append(o.cases, c)
+			}
+		}
+		r, err := runBenchTab(ctx, o)
+		if err != nil {
+			return err
+		}
+		r.print(stdoutOf(fs))
+		return nil
+	}
+}
+
+func caseNames() string {
+	var names []string
+	for _, c := range tabbench.Cases {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// runBenchTab builds the tab's program, runs the cases natively, then in
+// headless chromium.
+func runBenchTab(ctx context.Context, o tabBenchOptions) (tabBenchReport, error) {
+	r := tabBenchReport{frames: fmt.Sprint(o.frames), warmup: o.warmup.String()}
+	slog.Info("bench tab: building the tab's wasm program", "package", tab.WasmPackage)
+	prog, err := tab.Build(ctx, ".")
+	if err != nil {
+		return r, err
+	}
+	r.wasmRaw = len(prog.Wasm)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(prog.Wasm); err != nil {
+		return r, err
+	}
+	if err := zw.Close(); err != nil {
+		return r, err
+	}
+	r.wasmGzip = gz.Len()
+
+	var names []string
+	for _, c := range o.cases {
+		names = append(names, c.Name)
+		slog.Info("bench tab: native", "case", c.Name)
+		res, err := tabbench.Run(c, tabbench.Config{Warmup: o.warmup, Frames: o.frames})
+		if err != nil {
+			return r, err
+		}
+		r.native = append(r.native, res)
+	}
+
+	args := fmt.Sprintf("--frames=%d --warmup=%v --cases=%s", o.frames, o.warmup, strings.Join(names, ","))
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	if r.tab, r.load, err = benchInTab(ctx, prog, args); err != nil {
+		return r, err
+	}
+	if len(r.tab) != len(r.native) {
+		return r, fmt.Errorf("bench tab: the tab ran %d cases, native %d", len(r.tab), len(r.native))
+	}
+	return r, nil
+}
+
+// tabBenchState is what the page says of the tab's bench.
+type tabBenchState struct {
+	Origin float64 `json:"origin"` // the page's performance.timeOrigin, ms since the epoch
+	State  struct {
+		State     string  `json:"state"`
+		Bench     string  `json:"bench"`
+		FirstTick float64 `json:"firstTick"` // ms since the epoch
+		Error     string  `json:"error"`
+	} `json:"st"`
+}
+
+// benchInTab serves the tab's page and runs its bench mode with args in
+// headless chromium.
+func benchInTab(ctx context.Context, prog tab.Program, args string) ([]tabbench.Result, time.Duration, error) {
+	if _, err := os.Stat(headless.ChromiumPath); err != nil {
+		return nil, 0, fmt.Errorf("bench tab needs chromium at %s: install it (apt-get install chromium)", headless.ChromiumPath)
+	}
+	// No token service and no WebTransport endpoint: the bench opens no
+	// session.
+	h, err := tab.Handler(prog, http.NotFoundHandler(), http.NotFoundHandler())
+	if err != nil {
+		return nil, 0, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, 0, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+
+	dir, err := os.MkdirTemp("", "netphys-bench-tab-")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer os.RemoveAll(dir)
+	allocCtx, stopBrowser := chromedp.NewExecAllocator(ctx, headless.Options(dir, 640, 360)...)
+	defer stopBrowser()
+	tabCtx, closeTab := chromedp.NewContext(allocCtx)
+	defer closeTab()
+	page := fmt.Sprintf("http://%s/?mode=bench&args=%s", ln.Addr(), url.QueryEscape(args))
+	slog.Info("bench tab: in headless chromium", "page", page)
+	if err := chromedp.Do(tabCtx, chromedp.Navigate(page)); err != nil {
+		return nil, 0, fmt.Errorf("bench tab: open %s: %w", page, err)
+	}
+	for {
+		st, err := chromedp.Run(tabCtx, chromedp.Evaluate[tabBenchState](`({origin: performance.timeOrigin, st: globalThis.__tabState ?? {}})`))
+		switch {
+		case err == nil && st.State.Error != "":
+			return nil, 0, fmt.Errorf("bench tab: the tab failed: %s", st.State.Error)
+		case err == nil && st.State.State == "done":
+			var res []tabbench.Result
+			if err := json.Unmarshal([]byte(st.State.Bench), &res); err != nil {
+				return nil, 0, fmt.Errorf("bench tab: the tab's results: %w", err)
+			}
+			if st.State.FirstTick <= st.Origin {
+				return nil, 0, errors.New("bench tab: the tab reported no first tick")
+			}
+			load := time.Duration((st.State.FirstTick - st.Origin) * float64(time.Millisecond))
+			return res, load, nil
+		case ctx.Err() != nil:
+			return nil, 0, fmt.Errorf("bench tab: the tab did not finish (state %+v, err %v): %w", st.State, err, ctx.Err())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// frameBudget is a 60 Hz frame.
+const frameBudget = time.Second / 60
+
+// frameRule says whether a tab carries a client at 60 Hz: its mean frame
+// takes at most half the frame (the other half is the page's drawing,
+// the garbage collector and the browser's own work), and 99 % of its
+// frames fit in a whole frame (a rollback's or a reconciliation's
+// re-simulation may spend the frame's budget, but not more: past it the
+// client falls behind the clock).
+func frameRule(r tabbench.Result) bool {
+	return r.Mean <= frameBudget/2 && r.P99 <= frameBudget
+}
+
+// frameRuleText is frameRule in words, printed under the table.
+const frameRuleText = "60 Hz: yes if the tab's mean frame is at most half the 16.7 ms frame (8.3 ms; the other half is drawing, GC and the browser) and its p99 frame at most 16.7 ms"
+
+func (r tabBenchReport) print(w io.Writer) {
+	fmt.Fprintf(w, "netphys bench tab: each model client's cost per 60 Hz frame (one tick, and any ticks simulated again), %d players, 100 ms RTT, 1%% loss, %s frames after %s of play; the tab: headless chromium, the program in its worker\n\n",
+		tabbench.Players, r.frames, r.warmup)
+	fmt.Fprintf(w, "wasm   %.1f MB raw, %.1f MB gzip (level 6)\n", float64(r.wasmRaw)/1e6, float64(r.wasmGzip)/1e6)
+	fmt.Fprintf(w, "load   %.2f s from the page's navigation to the first tick simulated (page, viewer, wasm fetch and compile, world built)\n\n", r.load.Seconds())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "client\tnative median\tmean\tp99\ttab median\tmean\tp99\tmax\ttab/native\t60 Hz in a tab\t")
+	for i, t := range r.tab {
+		n := r.native[i]
+		ratio := "-"
+		if n.Median > 0 {
+			ratio = fmt.Sprintf("%.1f×", float64(t.Median)/float64(n.Median))
+		}
+		verdict := "no"
+		if frameRule(t) {
+			verdict = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Case, msText(n.Median), msText(n.Mean), msText(n.P99),
+			msText(t.Median), msText(t.Mean), msText(t.P99), msText(t.Max), ratio, verdict)
+	}
+	tw.Flush()
+	if len(r.tab) > 0 {
+		fmt.Fprintf(w, "\nnative: %s of this process's thread; tab: %s in its worker (performance.now, 100 µs steps), which counts what the machine gave to other processes; tab/native: the medians' ratio, the figure a busy machine disturbs least\n",
+			r.native[0].Clock, r.tab[0].Clock)
+	}
+	fmt.Fprintf(w, "%s\n", frameRuleText)
+}
+
+// msText prints d in milliseconds.
+func msText(d time.Duration) string { return fmt.Sprintf("%.3f ms", ms(d)) }
