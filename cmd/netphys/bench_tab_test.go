@@ -48,7 +48,12 @@ func TestBenchTabShort(t *testing.T) {
 			t.Errorf("the table has no row for %s", c.Name)
 		}
 	}
-	for _, want := range []string{"wasm ", "load ", "tab/native", "60 Hz: yes if"} {
+	for i, c := range r.tabCPU {
+		if c < 0 {
+			t.Errorf("case %d: the worker's CPU time %v", i, c)
+		}
+	}
+	for _, want := range []string{"wasm ", "load ", "CPU tab/native", "60 Hz in a tab: yes if"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q", want)
 		}

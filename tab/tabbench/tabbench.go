@@ -140,6 +140,10 @@ type Config struct {
 	// FirstTick, when set, is called once the timed client has
 	// simulated its world's first tick: the tab's load time ends there.
 	FirstTick func()
+	// Timing, when set, is called right before the timed frames (true)
+	// and right after them (false): the tab pauses there so that the
+	// worker's CPU time can be read from outside.
+	Timing func(on bool)
 }
 
 // Result is what a Run measured of the timed client.
@@ -152,6 +156,9 @@ type Result struct {
 	Median time.Duration `json:"median"`
 	P99    time.Duration `json:"p99"`
 	Max    time.Duration `json:"max"`
+	// Span is the Clock's time over the timed frames, every side of the
+	// match included (the server, the other clients, the simulator).
+	Span time.Duration `json:"span"`
 }
 
 // PerTick is the mean time per simulated tick.
@@ -194,10 +201,18 @@ func Run(c Case, cfg Config) (Result, error) {
 	t.frames = make([]time.Duration, 0, cfg.Frames+1)
 	t.timing = true
 	before := ticks()
+	if cfg.Timing != nil {
+		cfg.Timing(true)
+	}
+	start := cpuclock.Now()
 	if err := m.Run(time.Duration(cfg.Frames) * frame); err != nil {
 		return Result{}, fmt.Errorf("tabbench: %s: %w", c.Name, err)
 	}
-	r := Result{Case: c.Name, Clock: cpuclock.Name, Frames: len(t.frames), Ticks: ticks() - before}
+	span := cpuclock.Now() - start
+	if cfg.Timing != nil {
+		cfg.Timing(false)
+	}
+	r := Result{Case: c.Name, Clock: cpuclock.Name, Frames: len(t.frames), Ticks: ticks() - before, Span: span}
 	if r.Frames == 0 {
 		return r, fmt.Errorf("tabbench: %s: no frame timed", c.Name)
 	}

@@ -19,7 +19,13 @@ import (
 // their results as JSON in __tabState.bench, and in __tabState.firstTick
 // when the first case's client simulated its first tick (the worker's
 // clock, bridge.now: milliseconds since the epoch, as the page's
-// performance.timeOrigin), for `netphys bench tab`.
+// performance.timeOrigin), for `netphys bench tab`. Around each case's
+// timed frames it says so in __tabState.timing ("2 on", "2 off") and
+// pauses, so that bench tab can read the worker thread's CPU time there.
+// timingPause is how long the program idles at each timing mark: the
+// worker mirrors its state every 100 ms and bench tab polls the page.
+const timingPause = 700 * time.Millisecond
+
 func bench(bridge, st js.Value) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	frames := fs.Int("frames", 600, "60 Hz frames timed in each case")
@@ -46,6 +52,10 @@ func bench(bridge, st js.Value) error {
 		cfg := tabbench.Config{Warmup: *warmup, Frames: *frames}
 		if i == 0 {
 			cfg.FirstTick = func() { st.Set("firstTick", bridge.Call("now")) }
+		}
+		cfg.Timing = func(on bool) {
+			st.Set("timing", fmt.Sprintf("%d %v", i, map[bool]string{true: "on", false: "off"}[on]))
+			time.Sleep(timingPause) // the worker mirrors the state meanwhile
 		}
 		r, err := tabbench.Run(c, cfg)
 		if err != nil {
