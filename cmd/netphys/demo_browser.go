@@ -20,7 +20,9 @@ import (
 )
 
 // demo --browser-player: a match whose player 1 is a browser tab and
-// whose other players are the game's bots, all served by this process.
+// whose other players are the game's bots, all served by this process
+// (state sync: the tab is the first guest, the server's host plays
+// besides).
 // The server is serve's (a UDP socket and a WebTransport endpoint as one
 // socket, the tab's page, wasm and token endpoint: browserFlags.start);
 // the bots are match.Play in this process, over UDP on loopback. They
@@ -116,8 +118,12 @@ func (bp *browserPlayerFlags) run(ctx context.Context, fs *flag.FlagSet, out io.
 		pc.Close()
 		return err
 	}
-	fmt.Fprintf(out, "netphys demo: open %s in Chrome or Chromium: the tab is player 1 (%s), %s%s\n",
-		page, m.KeyHelp(), botsPlay(clients-1), chromiumFlag(httpAddr, page))
+	who := "player 1"
+	if m.HostSeats > 0 {
+		who = "player 1 of the clients, beside the server's host"
+	}
+	fmt.Fprintf(out, "netphys demo: open %s in Chrome or Chromium: the tab is %s (%s), %s%s\n",
+		page, who, m.KeyHelp(), botsPlay(clients-1), chromiumFlag(httpAddr, page))
 
 	var stop <-chan time.Time
 	if duration > 0 {
@@ -184,9 +190,9 @@ func botsPlay(n int) string {
 	case 0:
 		return "no bot plays"
 	case 1:
-		return "a bot plays the other player"
+		return "a bot is the other client"
 	}
-	return fmt.Sprintf("%d bots play the others", n)
+	return fmt.Sprintf("%d bots are the other clients", n)
 }
 
 // waitFirstClient waits until a client (the tab) has connected to srv
