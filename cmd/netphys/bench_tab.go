@@ -37,7 +37,7 @@ import (
 func init() {
 	register(&command{
 		name:    "bench tab",
-		summary: "a browser tab as a player: the wasm program's size and load time, and each model client's cost per frame in headless chromium against native (about a minute)",
+		summary: "a browser tab as a player: the wasm program's size and load time, and each model client's cost per frame in headless chromium against native (about 35 s; run it from the netphys module: it builds the wasm program)",
 		setup:   setupBenchTab,
 	})
 }
