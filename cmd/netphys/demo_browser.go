@@ -65,6 +65,9 @@ func (bp *browserPlayerFlags) run(ctx context.Context, fs *flag.FlagSet, out io.
 	if httpAddr == "" {
 		return fmt.Errorf("--http is empty: demo --browser-player serves the tab's page there; give an address such as 127.0.0.1:8080")
 	}
+	if !loopback(httpAddr) && loopback(*bp.webtransport) {
+		return fmt.Errorf("--http %s serves the page beyond this machine, but --webtransport %s is a loopback address a browser elsewhere cannot reach: give --webtransport on the same interface", httpAddr, *bp.webtransport)
+	}
 	if !isSet(fs, "model") {
 		if err := fs.Set("model", "lockstep"); err != nil {
 			return err
@@ -233,6 +236,20 @@ func (bp *browserPlayerFlags) tabArgs(fs *flag.FlagSet, model string, players in
 		args = append(args, fmt.Sprintf("--ticks=%d", *bp.ticks))
 	}
 	return strings.Join(args, " ")
+}
+
+// loopback reports whether the host of the address addr is on loopback
+// only (localhost, 127.0.0.0/8, ::1).
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // chromiumFlag says what the browser needs when the page is not served

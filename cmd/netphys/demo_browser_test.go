@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -106,4 +107,41 @@ func demoWithTab(t *testing.T, ticks int, flags ...string) (tab, out string) {
 		t.Errorf("the demo did not say the tab joined as player 1")
 	}
 	return st.Summary, out
+}
+
+// TestDemoBrowserPlayerFlags: flags that do not go with a browser player
+// fail before anything starts or prints, naming the flag.
+func TestDemoBrowserPlayerFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"demo", "--ticks", "5"}, "give --browser-player too"},
+		{[]string{"demo", "--webtransport", "127.0.0.1:0"}, "give --browser-player too"},
+		{[]string{"demo", "--browser-player", "--loss", "5%"}, "--loss"},
+		{[]string{"demo", "--browser-player", "--headless"}, "--headless"},
+		{[]string{"demo", "--browser-player", "--ticks", "-1"}, "--ticks -1"},
+		{[]string{"demo", "--browser-player", "--http", ""}, "--http is empty"},
+		{[]string{"demo", "--browser-player", "--http", "0.0.0.0:8080"}, "--webtransport 127.0.0.1:0 is a loopback address"},
+		{[]string{"demo", "--browser-player", "--model", "state"}, "--model state"},
+		{[]string{"demo", "--browser-player", "--players", "9"}, "--players 9"},
+	} {
+		var out strings.Builder
+		err := run(context.Background(), tt.args, &out)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err %v, want it to mention %q", tt.args, err, tt.want)
+		}
+		if out.Len() > 0 {
+			t.Errorf("%q printed before failing:\n%s", tt.args, out.String())
+		}
+	}
+	if loopback("0.0.0.0:1") || loopback("10.1.2.3:1") || !loopback("127.0.0.1:0") || !loopback("[::1]:80") || !loopback("localhost:8080") {
+		t.Error("loopback tells loopback addresses wrong")
+	}
+	if f := chromiumFlag("10.1.2.3:8080", "http://10.1.2.3:8080/?args="); !strings.Contains(f, "--unsafely-treat-insecure-origin-as-secure=http://10.1.2.3:8080") {
+		t.Errorf("a page on 10.1.2.3: %q, want the flag", f)
+	}
+	if f := chromiumFlag("127.0.0.1:8080", "http://127.0.0.1:8080/?args="); f != "" {
+		t.Errorf("a page on loopback: %q, want no flag", f)
+	}
 }
