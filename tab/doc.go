@@ -18,6 +18,12 @@
 // the bridge's TabSocket standing in for the viewer's WebSocket and
 // postMessage carrying its messages between the page and the worker.
 //
+// The page's ?mode= picks what the program does: play (the default: a
+// player of the server's match, with the page's ?args= as its match
+// flags), echo (a netcode round trip, for the tests), or bench: no token
+// and no session, the model clients of tabbench timed in the worker, for
+// `netphys bench tab`.
+//
 // The wasm program is built from source by Build, with the toolchain's
 // own wasm_exec.js, which must match the Go version that built it: the
 // server needs the Go toolchain for now.

@@ -34,6 +34,7 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 	autoplay := fs.Duration("autoplay", 5*time.Second, "with the viewer: after this long without a key, the scripted play drives the player until a key is pressed (0: never)")
 	layout := cubegames.DeclareLayout(fs, scene.Tower20, def.Layout, "state")
 	models := match.DeclareFlags(fs, match.Defaults{Model: "state", Players: 4, Builtin: []string{"state"}})
+	browser := declareBrowserPlayer(fs)
 	return func(ctx context.Context, args []string) error {
 		// Every flag is checked before anything starts or prints.
 		if *duration < 0 {
@@ -41,6 +42,9 @@ func setupDemo(fs *flag.FlagSet) func(ctx context.Context, args []string) error 
 		}
 		if *autoplay < 0 {
 			return fmt.Errorf("--autoplay %v: want 0 (never) or more", *autoplay)
+		}
+		if *browser.on || isSet(fs, "webtransport") || isSet(fs, "ticks") {
+			return browser.run(ctx, fs, stdoutOf(fs), models, layout, *httpAddr, *duration)
 		}
 		if models.Model() != "state" {
 			cond, err := conditions()

@@ -75,10 +75,10 @@ func (b *browserFlags) check(networkModel, rooms bool) error {
 }
 
 // start returns conn, or conn and a WebTransport endpoint as one socket
-// with --webtransport, and serves the tab with --web. stop logs the
-// endpoint's counters and ends the web server; the socket is the
-// caller's to close.
-func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.ServerConfig, args string, out func(string)) (transport.PacketConn, func(), error) {
+// with --webtransport, and serves the tab with --web, giving page the
+// tab's URL. stop logs the endpoint's counters and ends the web server;
+// the socket is the caller's to close.
+func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.ServerConfig, args string, page func(url string)) (transport.PacketConn, func(), error) {
 	if *b.webtransport == "" {
 		return conn, func() {}, nil
 	}
@@ -132,7 +132,7 @@ func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.
 		}
 	}()
 	slog.Warn("web: the token endpoint gives a token to every page that asks: a development server, not one for the internet")
-	out(fmt.Sprintf("netphys serve: a browser tab plays at http://%s/?args=%s", ln.Addr(), url.QueryEscape(args)))
+	page(fmt.Sprintf("http://%s/?args=%s", ln.Addr(), url.QueryEscape(args)))
 	return mux, func() {
 		logStats()
 		shutdown, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/netphys/netphys/internal/headless"
 )
 
 // ChromiumPath is where Debian's chromium package installs the browser.
-const ChromiumPath = "/usr/bin/chromium"
+const ChromiumPath = headless.ChromiumPath
 
 // Browser is one headless chromium with one tab, owned by one test.
 type Browser struct {
@@ -45,32 +47,7 @@ func Start(t testing.TB, ctx context.Context, width, height int) *Browser {
 		t.Fatalf("no browser at %s: install chromium (apt-get install chromium)", ChromiumPath)
 	}
 	b := &Browser{t: t, dataDir: t.TempDir(), consoleDone: make(chan struct{})}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(ChromiumPath),
-		chromedp.Headless,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(b.dataDir),
-		// No background traffic: the network is closed and background
-		// fetches hang.
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		// A headless tab counts as hidden: without these, chromium runs its
-		// timers and frames about once a second.
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		// WebGL without a GPU: SwiftShader, the software renderer chromium
-		// ships, which --disable-gpu would otherwise leave switched off.
-		chromedp.Flag("use-angle", "swiftshader"),
-		chromedp.Flag("enable-unsafe-swiftshader", true),
-		chromedp.WindowSize(width, height),
-	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, headless.Options(b.dataDir, width, height)...)
 	b.stopAll = cancelAlloc // kills what is left and waits for the process
 	b.ctx, _ = chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
 	if err := chromedp.Do(b.ctx); err != nil {

@@ -17,6 +17,14 @@ function publishState() {
 }
 
 async function start(mode, args) {
+  if (mode === "bench") {
+    // No server, no session: the model clients' cost, timed in this
+    // worker (netphys bench tab). now is the clock of the page's
+    // performance.timeOrigin: milliseconds since the epoch.
+    self.netphysBridge = { mode, args, status, now: () => performance.timeOrigin + performance.now() };
+    await runProgram();
+    return;
+  }
   const infoRsp = await fetch("webtransport.json", { cache: "no-store" });
   if (!infoRsp.ok) throw new Error(`webtransport.json: ${infoRsp.status} ${await infoRsp.text()}`);
   const info = await infoRsp.json();
@@ -61,18 +69,7 @@ async function start(mode, args) {
     (err) => status(`session failed: ${err}`),
   );
 
-  const go = new Go();
-  const { instance } = await WebAssembly.instantiateStreaming(fetch("tab.wasm"), go.importObject);
-  const mirror = setInterval(publishState, 100);
-  go.run(instance).then(() => {
-    // The program stays loaded once done (it sets ended): exiting is a crash.
-    clearInterval(mirror);
-    const st = self.__tabState || {};
-    if (!st.ended && !st.error) st.error = "the Go program exited (its panic is in the console)";
-    self.__tabState = st;
-    publishState();
-    status("program ended");
-  });
+  await runProgram();
 
   const reader = session.datagrams.readable.getReader();
   for (;;) {
@@ -88,6 +85,23 @@ async function start(mode, args) {
     if (next.done) return;
     if (bridge.onDatagram) bridge.onDatagram(next.value);
   }
+}
+
+// runProgram starts the Go program, which finds self.netphysBridge, and
+// mirrors its state to the page.
+async function runProgram() {
+  const go = new Go();
+  const { instance } = await WebAssembly.instantiateStreaming(fetch("tab.wasm"), go.importObject);
+  const mirror = setInterval(publishState, 100);
+  go.run(instance).then(() => {
+    // The program stays loaded once done (it sets ended): exiting is a crash.
+    clearInterval(mirror);
+    const st = self.__tabState || {};
+    if (!st.ended && !st.error) st.error = "the Go program exited (its panic is in the console)";
+    self.__tabState = st;
+    publishState();
+    status("program ended");
+  });
 }
 
 self.onmessage = (ev) => {
