@@ -101,7 +101,7 @@ func (bp *browserPlayerFlags) run(ctx context.Context, fs *flag.FlagSet, out io.
 	nc.PublicAddress = conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	web := &browserFlags{webtransport: bp.webtransport, web: &httpAddr}
 	var page string
-	pc, stopWeb, err := web.start(ctx, conn, *nc, bp.tabArgs(fs, m.Name, setup.Players, world.String()), func(u string) { page = u })
+	pc, stopWeb, err := web.start(ctx, conn, *nc, bp.tabArgs(fs, m.Name, setup.Players, world.String()), func(u string) { page = u }, out)
 	if err != nil {
 		conn.Close()
 		return err

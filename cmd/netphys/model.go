@@ -50,7 +50,7 @@ func serveModel(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	var pc transport.PacketConn = conn
 	if o.browser != nil {
 		var stop func()
-		if pc, stop, err = o.browser.start(ctx, conn, cfg.Netcode, o.matchArgs, func(page string) { fmt.Fprintf(out, "netphys serve: a browser tab plays at %s\n", page) }); err != nil {
+		if pc, stop, err = o.browser.start(ctx, conn, cfg.Netcode, o.matchArgs, func(page string) { fmt.Fprintf(out, "netphys serve: a browser tab plays at %s\n", page) }, out); err != nil {
 			conn.Close()
 			return err
 		}

@@ -85,7 +85,7 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 		// Browser players beside the UDP ones, on the rooms' one socket:
 		// the page's tokens name no match, so its tabs join the --model match.
 		var stop func()
-		if rc.Conn, stop, err = o.browser.start(ctx, conn, cfg.Netcode, o.matchArgs, func(s string) { fmt.Fprintln(out, s) }); err != nil {
+		if rc.Conn, stop, err = o.browser.start(ctx, conn, cfg.Netcode, o.matchArgs, func(page string) { fmt.Fprintf(out, "netphys serve: a browser tab plays at %s\n", page) }, out); err != nil {
 			conn.Close()
 			return err
 		}

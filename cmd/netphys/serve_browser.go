@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -76,9 +77,9 @@ func (b *browserFlags) check(networkModel, rooms bool) error {
 
 // start returns conn, or conn and a WebTransport endpoint as one socket
 // with --webtransport, and serves the tab with --web, giving page the
-// tab's URL. stop logs the endpoint's counters and ends the web server;
-// the socket is the caller's to close.
-func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.ServerConfig, args string, page func(url string)) (transport.PacketConn, func(), error) {
+// tab's URL. stop writes the endpoint's counters to out and ends the web
+// server; the socket is the caller's to close.
+func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.ServerConfig, args string, page func(url string), out io.Writer) (transport.PacketConn, func(), error) {
 	if *b.webtransport == "" {
 		return conn, func() {}, nil
 	}
@@ -95,9 +96,9 @@ func (b *browserFlags) start(ctx context.Context, conn *net.UDPConn, nc netcode.
 			"dropped_no_session", st.DroppedNoSession, "send_errors", st.SendErrors,
 			"packets_split", f.PacketsSplit, "fragments_sent", f.FragmentsSent, "fragments_in", f.FragmentsIn,
 			"packets_reassembled", f.PacketsReassembled, "fragments_dropped", f.FragmentsDropped, "packets_lost", f.PacketsLost)
-		out(fmt.Sprintf("webtransport  %d sessions, datagrams %d in %d out, send errors %d; fragments: %d packets sent in %d, %d packets reassembled of %d, %d dropped, %d packets lost",
+		fmt.Fprintf(out, "webtransport  %d sessions, datagrams %d in %d out, send errors %d; fragments: %d packets sent in %d, %d packets reassembled of %d, %d dropped, %d packets lost\n",
 			st.SessionsAccepted, st.DatagramsIn, st.DatagramsOut, st.SendErrors, f.PacketsSplit, f.FragmentsSent,
-			f.PacketsReassembled, f.FragmentsIn, f.FragmentsDropped, f.PacketsLost))
+			f.PacketsReassembled, f.FragmentsIn, f.FragmentsDropped, f.PacketsLost)
 	}
 	if *b.web == "" {
 		return mux, logStats, nil
