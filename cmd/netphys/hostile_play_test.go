@@ -52,21 +52,6 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 			t.Fatalf("serve is not running %s:\n%s", when, serveBuf.String())
 		}
 	}
-	honestChecksums := func(outs []string, ticks int) {
-		t.Helper()
-		var first string
-		for i, out := range outs {
-			m := checksumLine.FindStringSubmatch(out)
-			if m == nil || m[1] != fmt.Sprint(ticks) {
-				t.Fatalf("honest player %d printed no checksum of tick %d", i, ticks)
-			}
-			if first == "" {
-				first = m[2]
-			} else if m[2] != first {
-				t.Fatalf("honest player %d ended with checksum %s, another with %s", i, m[2], first)
-			}
-		}
-	}
 
 	// 1. A liar and two misconfigured players.
 	const ticks = 240
@@ -94,7 +79,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	for i, p := range honest {
 		outs = append(outs, wait(fmt.Sprintf("honest player %d", i+1), p, true))
 	}
-	honestChecksums(outs, ticks)
+	sameChecksum(t, ticks, outs)
 	serveRunning("after the first match")
 
 	// 2. A player killed mid-match; a fresh token knocks meanwhile. The
@@ -123,7 +108,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	for i, p := range honest {
 		outs = append(outs, wait(fmt.Sprintf("survivor %d", i+1), p, true))
 	}
-	honestChecksums(outs, longer)
+	sameChecksum(t, longer, outs)
 	serveRunning("after the second match")
 
 	// 3. The next match takes the killed player's id again.
@@ -136,7 +121,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	for i, p := range next {
 		outs = append(outs, wait(fmt.Sprintf("third match, player %d", i+1), p, true))
 	}
-	honestChecksums(outs, short)
+	sameChecksum(t, short, outs)
 
 	serveRunning("after the third match")
 	resp, err := http.Get("http://" + metricsAddr + "/metrics")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -39,25 +38,7 @@ func TestLockstepLateJoinWithoutRefereeBetweenProcesses(t *testing.T) {
 	// (MaxLag) and frees its seat for its client id a second later.
 	time.Sleep(4 * time.Second)
 	finish = append(finish, play(4))
-	var sums []string
-	for i, pl := range finish {
-		err := pl.cmd.Wait()
-		out := pl.out.String()
-		if err != nil {
-			t.Fatalf("process %d: %v\n%s", i, err, out)
-		}
-		m := checksumLine.FindStringSubmatch(out)
-		if m == nil || m[1] != fmt.Sprint(ticks) {
-			t.Fatalf("process %d printed no checksum of tick %d:\n%s", i, ticks, out)
-		}
-		sums = append(sums, m[2])
-	}
-	t.Logf("checksums of tick %d: %v", ticks, sums)
-	for i, s := range sums {
-		if s != sums[0] {
-			t.Errorf("process %d ended with checksum %s, process 0 with %s", i, s, sums[0])
-		}
-	}
+	sameChecksum(t, ticks, waitAll(t, finish))
 	serve.Process.Signal(os.Interrupt)
 	serve.Wait()
 	out := serveBuf.String()

@@ -66,22 +66,7 @@ func TestLockstepMatchBetweenProcesses(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
 	const players, ticks = 4, 240
 	outs, serveOut := processMatch(t, players, ticks, "--model", "lockstep", "--layout", "tower20")
-	var sums []string
-	for i, out := range outs {
-		m := checksumLine.FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("player process %d printed no checksum at tick %d", i, ticks)
-		}
-		if m[1] != fmt.Sprint(ticks) {
-			t.Fatalf("player process %d: checksum of tick %s, want %d", i, m[1], ticks)
-		}
-		sums = append(sums, m[2])
-	}
-	for i, s := range sums {
-		if s != sums[0] {
-			t.Errorf("player %d ended with checksum %s, player 0 with %s", i, s, sums[0])
-		}
-	}
+	sameChecksum(t, ticks, outs)
 	if !strings.Contains(serveOut, "verified equal") || !strings.Contains(serveOut, "player 4") {
 		t.Errorf("server summary lacks the verified checksums or a player")
 	}

@@ -107,3 +107,38 @@ func (p *procs) run(env []string, args ...string) proc {
 func botArgs(file string, ticks int, match ...string) []string {
 	return append([]string{"play", "--token-file", file, "--bot", "--http", "", "--ticks", fmt.Sprint(ticks), "--linger", "1s", "--report", "0"}, match...)
 }
+
+// waitAll waits for every process to end and returns their outputs; a
+// process that failed fails the test with its output.
+func waitAll(t *testing.T, ps []proc) []string {
+	t.Helper()
+	outs := make([]string, len(ps))
+	for i, pl := range ps {
+		err := pl.cmd.Wait()
+		outs[i] = pl.out.String()
+		if err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	return outs
+}
+
+// sameChecksum checks that every output printed the lockstep checksum
+// of tick ticks and that they are all equal; it returns that checksum.
+func sameChecksum(t *testing.T, ticks int, outs []string) string {
+	t.Helper()
+	var first string
+	for i, out := range outs {
+		m := checksumLine.FindStringSubmatch(out)
+		switch {
+		case m == nil || m[1] != fmt.Sprint(ticks):
+			t.Fatalf("process %d printed no checksum of tick %d:\n%s", i, ticks, out)
+		case first == "":
+			first = m[2]
+		case m[2] != first:
+			t.Errorf("process %d ended with checksum %s, process 0 with %s", i, m[2], first)
+		}
+	}
+	t.Logf("checksum of tick %d: %s, in %d processes", ticks, first, len(outs))
+	return first
+}

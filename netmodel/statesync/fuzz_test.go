@@ -106,24 +106,7 @@ func FuzzPacketDecode(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var p packet
-		if err := wc.decode(data, &p, find); err != nil {
-			return
-		}
-		out, err := wc.encode(make([]byte, len(data)+16), Coder(data[0]&1), &p)
-		if err != nil {
-			t.Fatalf("a decoded packet does not encode: %v", err)
-		}
-		if !bytes.Equal(out, data) {
-			t.Fatalf("re-encoded as\n% x\ndecoded from\n% x", out, data)
-		}
-		var q packet
-		if err := wc.decode(out, &q, find); err != nil {
-			t.Fatalf("the re-encoding does not decode: %v", err)
-		}
-		if !reflect.DeepEqual(p, q) {
-			t.Fatalf("round trip changed the packet:\n%+v\n%+v", p, q)
-		}
+		roundTrip(t, wc, find, data)
 	})
 }
 
@@ -199,5 +182,29 @@ func TestAvatarBound(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// roundTrip checks a fuzzed packet: one that decodes encodes back to the
+// same bytes, and those decode to the same packet.
+func roundTrip(t *testing.T, wc wireCodec, find *lookup, data []byte) {
+	t.Helper()
+	var p packet
+	if err := wc.decode(data, &p, find); err != nil {
+		return
+	}
+	out, err := wc.encode(make([]byte, len(data)+16), Coder(data[0]&1), &p)
+	if err != nil {
+		t.Fatalf("a decoded packet does not encode: %v", err)
+	}
+	if !bytes.Equal(out, data) {
+		t.Fatalf("re-encoded as\n% x\ndecoded from\n% x", out, data)
+	}
+	var q packet
+	if err := wc.decode(out, &q, find); err != nil {
+		t.Fatalf("the re-encoding does not decode: %v", err)
+	}
+	if !reflect.DeepEqual(p, q) {
+		t.Fatalf("round trip changed the packet:\n%+v\n%+v", p, q)
 	}
 }

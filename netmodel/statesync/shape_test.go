@@ -3,7 +3,6 @@ package statesync
 import (
 	"bytes"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -297,23 +296,6 @@ func FuzzAvatarDecode(f *testing.F) {
 		}
 		wc := codecs[int(data[0]>>4)%len(codecs)]
 		data = append([]byte{data[0] & 0x0F}, data[1:]...)
-		var p packet
-		if err := wc.decode(data, &p, find); err != nil {
-			return
-		}
-		out, err := wc.encode(make([]byte, len(data)+16), Coder(data[0]&1), &p)
-		if err != nil {
-			t.Fatalf("a decoded packet does not encode: %v", err)
-		}
-		if !bytes.Equal(out, data) {
-			t.Fatalf("re-encoded as\n% x\ndecoded from\n% x", out, data)
-		}
-		var q packet
-		if err := wc.decode(out, &q, find); err != nil {
-			t.Fatalf("the re-encoding does not decode: %v", err)
-		}
-		if !reflect.DeepEqual(p, q) {
-			t.Fatalf("round trip changed the packet:\n%+v\n%+v", p, q)
-		}
+		roundTrip(t, wc, find, data)
 	})
 }
