@@ -39,6 +39,9 @@ type Client[I comparable, P Input[I]] struct {
 	// distrust, in tests only, makes the client a hostile joiner that
 	// finds every snapshot wrong.
 	distrust bool
+	// hideSums, in tests only, makes the client a player whose checksums
+	// never reach the server.
+	hideSums bool
 
 	rings [MaxPlayers]inputRing[I]
 	// departed players' inputs are zero from left on; the client fills
