@@ -326,9 +326,6 @@ func (c *Client[I, P]) check(m *serverMsg[I]) error {
 		return nil
 	}
 	if m.watcher != c.watch {
-		if !c.watch && c.mismatch == nil {
-			c.mismatch = fmt.Errorf("%w: every seat of the running session is taken, or held for a player who left it (Config.RejoinGrace): the server would have this client watch (lockstep.NewSpectator); try again when a player leaves or later", ErrSession)
-		}
 		return forged("a message for a spectator %v, this client watches: %v", m.watcher, c.watch)
 	}
 	if m.state == stateLobby {
