@@ -281,6 +281,38 @@ func TestLateJoinRefused(t *testing.T) {
 	}
 }
 
+// TestFullLobbyRefusesPlayer: a player's client that joins a full lobby
+// is refused at its first message with the reason, never made a
+// spectator; a spectator joining it watches.
+func TestFullLobbyRefusesPlayer(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 2
+	srv, _ := NewServer[stick](cfg, simmatch.Epoch)
+	m, _ := simmatch.New(simmatch.Config{}, srv)
+	for p := range 2 {
+		c, _ := NewClient[stick](cfg, newParticles(4), bot(p), m.Now())
+		if _, err := m.Join(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := NewClient[stick](cfg, newParticles(4), bot(0), m.Now())
+	slot, err := m.Join(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewSpectator[stick](cfg, newParticles(4), m.Now())
+	if _, err := m.Join(w); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(refusedWith(t, srv, m, slot, "seats are taken"))
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if st := srv.Stats(m.Now()); st.Watchers != 1 || !st.Running || w.Tick() == 0 {
+		t.Fatalf("%d spectators, running %v, the spectator at tick %d", st.Watchers, st.Running, w.Tick())
+	}
+}
+
 // refusedWith runs the session until the server has let the client in
 // slot go, checks that it was refused as a late joiner with a reason that
 // contains want, and takes it out as the driver would; it returns the

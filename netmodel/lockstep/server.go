@@ -34,7 +34,8 @@ type Server[I comparable, P Input[I]] struct {
 	// Late join without a referee: joiners wait for a seat while fetch
 	// gets a player's state of a checkpoint tick; failed are the players
 	// whose state did not come, or was wrong, for them; refused tells a
-	// joiner none could send it, by slot, until the driver lets it go.
+	// client why it was refused (no player could send its state, every
+	// seat is taken or held), by slot, until the driver lets it go.
 	joiners []*member[I]
 	fetch   *fetch[I]
 	failed  []*member[I]
