@@ -816,6 +816,7 @@ func (s *Server[I, P]) seatFromReferee(now time.Time, m *member[I]) error {
 	}
 	b, err := s.ref.game.(Snapshotter).MarshalState()
 	if err != nil {
+		s.refuseJoin(m, "its state cannot be sent (the referee's MarshalState failed): try again later")
 		return fmt.Errorf("lockstep: the referee's state for a late joiner: %w", err)
 	}
 	if len(b) > s.cfg.MaxSnapshotBytes {
@@ -827,7 +828,8 @@ func (s *Server[I, P]) seatFromReferee(now time.Time, m *member[I]) error {
 
 // refuseJoin refuses the late joiner m with a reason that completes "the
 // session of N players is running and": Released tells the driver, which
-// tells the client.
+// tells the client. It returns nil: the refusal is no error of the call
+// that led to it.
 func (s *Server[I, P]) refuseJoin(m *member[I], format string, args ...any) error {
 	s.refuse(m, fmt.Sprintf("%v: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...))
 	return nil
