@@ -38,7 +38,7 @@ func lockstepFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 	rollback := fs.Bool("rollback", false, "lockstep: GGPO-style rollback (a tick of input delay, missing inputs predicted, re-simulated when wrong)")
 	tcp := fs.Bool("tcp", false, "lockstep: send each input once over a model of TCP (the article's baseline) instead of redundant datagrams")
 	late := fs.Bool("late-join", false, "lockstep: serve seats a player who connects while the match runs in a free seat (its own if it left it less than 30 s ago), and spectators, from the referee's state, or without one a player's, checked against the checksum all agreed on (players must say it too)")
-	refereed := fs.Bool("referee", true, "lockstep: serve runs the world itself and drops the player whose checksum differs from its own; false: the majority of 3 or more players judges, and late joiners get a player's state (no spectators joining a running match)")
+	refereed := fs.Bool("referee", true, "lockstep: serve runs the world itself and drops the player whose checksum differs from its own; false: the majority of 3 or more players judges, and late joiners and spectators get a player's state, checked against the checksum all agreed on")
 	layoutFlag := layoutFlag(fs)
 	return func() (match.Sides, error) {
 		layout, err := layoutFlag.Models()

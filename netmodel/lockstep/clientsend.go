@@ -69,7 +69,11 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 			from = max(from, c.sent)
 		}
 		ring.fill(&m.inputs, from, min(int(ring.have-from), c.cfg.Window))
-		for _, r := range c.reports[:min(len(c.reports), maxReports)] {
+		n := min(len(c.reports), maxReports)
+		if c.hideSums {
+			n = 0
+		}
+		for _, r := range c.reports[:n] {
 			m.reports = append(m.reports, r)
 			carried = r.tick
 		}

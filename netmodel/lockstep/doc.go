@@ -133,11 +133,13 @@
 // are all known, its input delay behind the session clock (GGPO's
 // spectators). Any number may watch; they join the lobby (in or beyond
 // its seats: a spectator's first message frees the seat it was given) or
-// the running session (then they get the referee's state first, as a late
-// joiner does). The players never wait for a spectator: one that falls
-// out of the server's buffer, or is silent for Timeout, is dropped
-// (ServerStats.WatchersDropped). A player's client joining a session
-// whose seats are all taken is made a spectator, and its Update says so.
+// the running session (then they get the referee's state first, or
+// without a referee a player's, checked against the agreed checksum, as a
+// late joiner does). The players never wait for a spectator: one that
+// falls out of the server's buffer, or is silent for Timeout, is dropped
+// (ServerStats.WatchersDropped). A player's client is never made a
+// spectator: joining when every seat is taken or held, it is refused at
+// its first message with the reason (Released).
 //
 // # Desync detection
 //

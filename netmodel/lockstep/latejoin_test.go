@@ -233,10 +233,11 @@ func TestLateJoinAndRejoin(t *testing.T) {
 	}
 }
 
-// TestLateJoinRefused: with late join off (DefaultConfig), without a
-// referee, or with one whose game is not a Snapshotter, Join of a running
-// session says why; with every seat taken, a player's client is made a
-// spectator, and its Update says that every seat is taken.
+// TestLateJoinRefused: with late join off (DefaultConfig), or with a
+// referee whose game is not a Snapshotter, Join of a running session says
+// why; with every seat taken, with or without a referee, a player's
+// client is never made a spectator: it is refused at its first message
+// with the reason (Released, which the driver tells the client).
 func TestLateJoinRefused(t *testing.T) {
 	for i, ref := range []Game[stick]{newJoinable(2), nil, newParticles(4), newJoinable(2)} {
 		cfg := DefaultConfig()
@@ -261,29 +262,85 @@ func TestLateJoinRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, _ := NewClient[stick](cfg, newJoinable(2), bot(0), m.Now())
-		_, err := m.Join(c)
-		if i == 3 {
+		slot, err := m.Join(c)
+		if i == 1 || i == 3 {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = m.Run(time.Second)
-			if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "every seat of the running session is taken") {
-				t.Fatalf("a player's client in a full session: %v", err)
+			reason := refusedWith(t, srv, m, slot, "every seat is taken")
+			if st := srv.Stats(m.Now()); st.Watchers != 0 || st.Joining != 0 || c.Player() != -1 {
+				t.Fatalf("referee %T: the refused player's client: %d spectators, %d joining, player %d", ref, st.Watchers, st.Joining, c.Player())
 			}
-		} else if !errors.Is(err, ErrSession) {
+			t.Log(reason)
+			continue
+		}
+		if !errors.Is(err, ErrSession) {
 			t.Fatalf("referee %T: late join into a full session: %v", ref, err)
 		}
 		t.Log(err)
 	}
 }
 
+// TestFullLobbyRefusesPlayer: a player's client that joins a full lobby
+// is refused at its first message with the reason, never made a
+// spectator; a spectator joining it watches.
+func TestFullLobbyRefusesPlayer(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Players = 2
+	srv, _ := NewServer[stick](cfg, simmatch.Epoch)
+	m, _ := simmatch.New(simmatch.Config{}, srv)
+	for p := range 2 {
+		c, _ := NewClient[stick](cfg, newParticles(4), bot(p), m.Now())
+		if _, err := m.Join(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := NewClient[stick](cfg, newParticles(4), bot(0), m.Now())
+	slot, err := m.Join(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewSpectator[stick](cfg, newParticles(4), m.Now())
+	if _, err := m.Join(w); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(refusedWith(t, srv, m, slot, "seats are taken"))
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if st := srv.Stats(m.Now()); st.Watchers != 1 || !st.Running || w.Tick() == 0 {
+		t.Fatalf("%d spectators, running %v, the spectator at tick %d", st.Watchers, st.Running, w.Tick())
+	}
+}
+
+// refusedWith runs the session until the server has let the client in
+// slot go, checks that it was refused as a late joiner with a reason that
+// contains want, and takes it out as the driver would; it returns the
+// reason.
+func refusedWith(t *testing.T, srv *Server[stick, *stick], m *simmatch.Match, slot int, want string) string {
+	t.Helper()
+	for range 60 {
+		if _, _, done := srv.Released(slot); done {
+			break
+		}
+		if err := m.Run(time.Second / 60); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, reason, done := srv.Released(slot)
+	if !done || code != "late_join" || !strings.Contains(reason, want) || !strings.HasPrefix(reason, ErrSession.Error()) {
+		t.Fatalf("slot %d: released %v, %q %q; want a refusal that says %q", slot, done, code, reason, want)
+	}
+	m.Leave(slot)
+	return reason
+}
+
 // TestRejoinTakesOwnSeat: with seats 1 and 2 free, the client whose
 // connect token names seat 2's player (JoinClient, as udpdrive passes
 // netcode's client id) gets seat 2 back, not the lowest free seat; a
 // stranger is kept out of seat 1, held for its player for RejoinGrace,
-// with a reason that says so (without a referee Join refuses it; with
-// one it is made a spectator, and its client's Update says why), and
-// takes seat 1 once the grace is over.
+// with a reason that says so (with or without a referee: never made a
+// spectator), and takes seat 1 once the grace is over.
 func TestRejoinTakesOwnSeat(t *testing.T) {
 	for _, refereed := range []bool{true, false} {
 		t.Run(fmt.Sprintf("referee=%v", refereed), func(t *testing.T) {
@@ -330,20 +387,15 @@ func TestRejoinTakesOwnSeat(t *testing.T) {
 				t.Fatal(err)
 			}
 			back := join(3)
-			slot, err := m.JoinID(client(), 9)
-			if refereed {
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = m.Run(time.Second)
-				m.Leave(slot)
-				if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "held for a player who left it") {
-					t.Fatalf("a stranger while seat 1 is held: %v", err)
-				}
-			} else if !errors.Is(err, ErrSession) || !strings.Contains(err.Error(), "seat 1 is held for the player who left it") {
-				t.Fatalf("a stranger while seat 1 is held: %v", err)
+			kept := client()
+			slot, err := m.JoinID(kept, 9)
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Log(err)
+			t.Log(refusedWith(t, srv, m, slot, "seat 1 is held for the player who left it"))
+			if st := srv.Stats(m.Now()); st.Watchers != 0 || kept.Player() != -1 {
+				t.Fatalf("the stranger kept out: %d spectators, player %d", st.Watchers, kept.Player())
+			}
 			if err := m.Run(5 * time.Second); err != nil {
 				t.Fatal(err)
 			}

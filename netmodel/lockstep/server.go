@@ -34,7 +34,8 @@ type Server[I comparable, P Input[I]] struct {
 	// Late join without a referee: joiners wait for a seat while fetch
 	// gets a player's state of a checkpoint tick; failed are the players
 	// whose state did not come, or was wrong, for them; refused tells a
-	// joiner none could send it, by slot, until the driver lets it go.
+	// client why it was refused (no player could send its state, every
+	// seat is taken or held), by slot, until the driver lets it go.
 	joiners []*member[I]
 	fetch   *fetch[I]
 	failed  []*member[I]
@@ -153,14 +154,15 @@ func (s *Server[I, P]) member(slot int) (int, *member[I]) {
 
 // Join adds the client in slot as the next player. The session starts
 // once Config.Players have joined and every one of them answered; a
-// client that joins a full lobby watches (a spectator, see NewSpectator).
+// client that joins a full lobby watches if it is a spectator (see
+// NewSpectator); a player's client is refused (Released says why).
 // Once the session runs, Join refuses (ErrSession) unless late join is on
 // (Config.MaxSnapshotBytes, datagrams, and a referee's game, if any, that
-// is a Snapshotter): then the client takes the free seat of a player who
-// left or was dropped, or watches if every seat is taken (with a
-// referee), and gets the game's state first: the referee's, or a
-// player's, checked against the checksum all agreed on (the package doc's
-// "Late join and rejoin").
+// is a Snapshotter): then a player's client takes the free seat of a
+// player who left or was dropped, or is refused with the reason (Released)
+// if every seat is taken or held; a spectator's client watches. Both get
+// the game's state first: the referee's, or a player's, checked against
+// the checksum all agreed on (the package doc's "Late join and rejoin").
 func (s *Server[I, P]) Join(now time.Time, slot int) error {
 	return s.JoinClient(now, slot, 0)
 }
@@ -179,7 +181,7 @@ func (s *Server[I, P]) JoinClient(now time.Time, slot int, clientID uint64) erro
 	delete(s.refused, slot)
 	if len(s.members) == s.cfg.Players {
 		// Every seat is taken: it watches from tick 0 (a player's client
-		// that gets a spectator's messages says so once the session runs).
+		// is refused at its first message: handleWatcher).
 		p, err := newPipe(&s.cfg, now)
 		if err != nil {
 			return err
@@ -323,13 +325,14 @@ func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) er
 		near = max(0, s.minAck())
 	}
 	if m.waiting {
-		// A joiner waiting for its snapshot: it is heard, nothing else.
+		// A joiner waiting for its snapshot: it is heard, and its first
+		// message says whether it plays or watches; nothing else.
 		if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, 0, s.cfg.Window, 0); err != nil {
 			m.stats.Rejected++
 			return fmt.Errorf("%w: a waiting joiner: %w", ErrMalformed, err)
 		}
 		m.lastHeard = now
-		return nil
+		return s.decideJoiner(now, m, msg.watch)
 	}
 	if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, idx, s.cfg.Window, near); err != nil {
 		m.stats.Rejected++
@@ -523,7 +526,7 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 		j.pipe.update(now)
 		j.pipe.acks(ignoreAck)
 		out := &s.out
-		out.players, out.you, out.state = s.cfg.Players, j.seat, stateLobby
+		out.players, out.you, out.state = s.cfg.Players, max(j.seat, 0), stateLobby
 		if _, err := s.transmit(now, -1, j, out, send); err != nil {
 			return err
 		}
@@ -765,64 +768,137 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 // joiner waits while a player's state after a checkpoint tick is fetched
 // (see updateFetch): the server cannot check those bytes, the joiner
 // does, against the checksum every player reported for that tick.
+//
+// A client that no free seat fits may be a spectator: it waits, unseated,
+// for its first message (decideJoiner), which says whether it watches
+// (then it is seated as a spectator from the same state) or plays (then
+// it is refused with the reason: the seat is held, or every seat taken).
 func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error {
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("%w: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...)
 	}
-	var snap Snapshotter
-	refereed := s.ref != nil && !s.ref.off
+	refereed, snap := s.ref != nil && !s.ref.off, false
 	if refereed {
-		snap, _ = s.ref.game.(Snapshotter)
+		_, snap = s.ref.game.(Snapshotter)
 	}
 	switch {
 	case s.state != stateRunning:
 		return refuse("stopped: try again when it is over")
 	case s.cfg.MaxSnapshotBytes == 0:
 		return fmt.Errorf("%w: the session of %d players is running (lockstep has no late join): try again when it is over", ErrSession, s.cfg.Players)
-	case s.cfg.Transport != Datagrams || refereed && snap == nil:
+	case s.cfg.Transport != Datagrams || refereed && !snap:
 		return refuse("takes no late joiner (it needs datagrams, MaxSnapshotBytes and, with a referee, a referee whose game is a Snapshotter): try again when it is over")
 	}
 	if _, m := s.member(slot); m != nil && m.connected || s.watcher(slot) != nil || s.joiner(slot) != nil {
 		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
 	}
 	delete(s.refused, slot)
-	seat, held := s.freeSeat(now, clientID)
-	if seat < 0 {
-		switch {
-		case snap != nil:
-			// Every seat is taken or held: it may watch (lockstep's
-			// spectators join as players do). A player's client that
-			// gets a spectator's messages says so.
-			return s.spectate(now, slot, snap)
-		case held != nil:
-			return refuse("%w", held)
-		}
-		return refuse("every seat is taken (spectators of a running session need a referee): try again when a player leaves")
-	}
+	seat, _ := s.freeSeat(now, clientID)
 	p, err := newPipe(&s.cfg, now)
 	if err != nil {
 		return err
 	}
 	m := &member[I]{slot: slot, clientID: clientID, connected: true, pipe: p, lastHeard: now, progress: now, seat: seat,
-		stats: PlayerStats{Slot: slot}}
-	if snap == nil {
-		m.waiting = true
+		waiting: true, stats: PlayerStats{Slot: slot}}
+	if seat < 0 || !refereed {
 		s.joiners = append(s.joiners, m)
 		return nil
 	}
+	return s.seatFromReferee(now, m)
+}
+
+// seatFromReferee seats the joiner m, a player or a spectator, with the
+// referee's state at once.
+func (s *Server[I, P]) seatFromReferee(now time.Time, m *member[I]) error {
 	from := s.ref.next
-	if from < s.members[seat].left {
-		return refuse("seat %d's last inputs are not simulated yet: try again in a moment", seat)
+	if !m.watch && from < s.members[m.seat].left {
+		return s.refuseJoin(m, "seat %d's last inputs are not simulated yet: try again in a moment", m.seat)
 	}
-	b, err := snap.MarshalState()
+	b, err := s.ref.game.(Snapshotter).MarshalState()
 	if err != nil {
+		s.refuseJoin(m, "its state cannot be sent (the referee's MarshalState failed): try again later")
 		return fmt.Errorf("lockstep: the referee's state for a late joiner: %w", err)
 	}
 	if len(b) > s.cfg.MaxSnapshotBytes {
-		return refuse("its state takes %d bytes, more than MaxSnapshotBytes (%d)", len(b), s.cfg.MaxSnapshotBytes)
+		return s.refuseJoin(m, "its state takes %d bytes, more than MaxSnapshotBytes (%d)", len(b), s.cfg.MaxSnapshotBytes)
 	}
 	s.seat(now, m, from, b, uint32(s.ref.game.Checksum()), nil)
 	return nil
+}
+
+// refuseJoin refuses the late joiner m with a reason that completes "the
+// session of N players is running and": Released tells the driver, which
+// tells the client. It returns nil: the refusal is no error of the call
+// that led to it.
+func (s *Server[I, P]) refuseJoin(m *member[I], format string, args ...any) error {
+	s.refuse(m, fmt.Sprintf("%v: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...))
+	return nil
+}
+
+// refuse lets go of the joiner or spectator m, whose client Released
+// tells reason.
+func (s *Server[I, P]) refuse(m *member[I], reason string) {
+	s.dropJoiner(m)
+	s.dropWatcher(m)
+	if s.refused == nil {
+		s.refused = map[int]string{}
+	}
+	s.refused[m.slot] = reason
+}
+
+// dropWatcher takes m out of the spectators, if it is one.
+func (s *Server[I, P]) dropWatcher(m *member[I]) {
+	for k, w := range s.watchers {
+		if w == m {
+			s.watchers = append(s.watchers[:k], s.watchers[k+1:]...)
+			return
+		}
+	}
+}
+
+// dropJoiner takes m out of the waiting joiners, if it is one.
+func (s *Server[I, P]) dropJoiner(m *member[I]) {
+	for k, j := range s.joiners {
+		if j == m {
+			s.joiners = append(s.joiners[:k], s.joiners[k+1:]...)
+			return
+		}
+	}
+}
+
+// decideJoiner takes what a waiting joiner's message says: it watches (a
+// spectator takes no seat: with a referee it is seated at once, without
+// one it waits for a player's state as the joiners do), or it plays: if
+// no seat was free for it, it takes one freed meanwhile or is refused
+// with the reason. A client never turns from one into the other.
+func (s *Server[I, P]) decideJoiner(now time.Time, m *member[I], watch bool) error {
+	refereed := s.ref != nil && !s.ref.off
+	switch {
+	case watch && m.watch || !watch && m.seat >= 0:
+		return nil
+	case !watch && m.watch:
+		return fmt.Errorf("%w: a spectator's message without its watch bit", ErrForged)
+	case watch:
+		m.watch, m.seat = true, -1
+		if refereed {
+			s.dropJoiner(m)
+			return s.seatFromReferee(now, m)
+		}
+		return nil
+	}
+	seat, held := s.freeSeat(now, m.clientID)
+	switch {
+	case seat >= 0:
+		m.seat = seat
+		if refereed {
+			s.dropJoiner(m)
+			return s.seatFromReferee(now, m)
+		}
+		return nil
+	case held != nil:
+		return s.refuseJoin(m, "%v (or join as a spectator)", held)
+	}
+	return s.refuseJoin(m, "every seat is taken: try again when a player leaves (or join as a spectator)")
 }
 
 // freeSeat is the seat a late joiner with clientID takes: its own, if it
@@ -876,22 +952,28 @@ func (s *Server[I, P]) joiner(slot int) *member[I] {
 	return nil
 }
 
-// seat puts the joiner m in its seat (m.seat) with the state b before
-// tick from, whose checksum is sum, from source (nil: the referee).
+// seat puts the joiner m in its seat (m.seat), or among the spectators,
+// with the state b before tick from, whose checksum is sum, from source
+// (nil: the referee). A spectator plays no input: it joins at from.
 func (s *Server[I, P]) seat(now time.Time, m *member[I], from Tick, b []byte, sum uint32, source *member[I]) {
+	m.waiting, m.connected, m.ack, m.progress = false, true, from, now
+	m.from, m.snap, m.snapSum, m.source = from, b, sum, source
+	m.snapAck, m.snapNext = snapAck{}, 0
+	for q := range m.acks {
+		m.acks[q] = from
+	}
+	m.stats.JoinedFrom, m.stats.JoinedAt, m.stats.SnapshotBytes = from, from, len(b)
+	if m.watch {
+		s.watchers = append(s.watchers, m)
+		return
+	}
 	old := s.members[m.seat]
 	back := max(old.ring.have, s.sessionTick(now)+Tick(s.cfg.ticks(s.cfg.MaxLead))+1)
 	var zero I
 	for old.ring.have < back {
 		old.ring.push(zero)
 	}
-	m.waiting, m.connected, m.ring, m.ack, m.progress = false, true, old.ring, from, now
-	m.from, m.snap, m.snapSum, m.source = from, b, sum, source
-	m.snapAck, m.snapNext = snapAck{}, 0
-	for q := range m.acks {
-		m.acks[q] = from
-	}
-	m.stats.JoinedFrom, m.stats.JoinedAt, m.stats.SnapshotBytes = from, back, len(b)
+	m.ring, m.stats.JoinedAt = old.ring, back
 	s.members[m.seat] = m
 	s.stats.LateJoins++
 }
@@ -931,12 +1013,13 @@ func (s *Server[I, P]) takeSnapAck(now time.Time, idx int, m *member[I], msg *cl
 // dropped (ReasonSnapshot) once another state restores; if that one does
 // not either, the joiner is dropped (ReasonJoinFailed) and the sources
 // stay. From the referee, the game's MarshalState and UnmarshalState do
-// not round-trip: the joiner is dropped (ReasonDesync), a spectator let go.
+// not round-trip: the joiner is dropped (ReasonDesync). A spectator is
+// treated as a joiner, but let go with the reason instead of dropped.
 func (s *Server[I, P]) badSnapshot(now time.Time, idx int, m *member[I]) {
 	s.stats.BadSnapshots++
 	switch {
-	case m.watch:
-		m.lastHeard = time.Time{} // updateWatchers lets it go
+	case m.watch && (m.source == nil || m.suspect != nil):
+		s.refuse(m, fmt.Sprintf("%v: the state after tick %d the server sent does not restore this spectator's game to its checksum (is it the same game, layout and player count?)", ErrSession, m.from-1))
 		return
 	case m.source == nil:
 		s.disconnect(now, m, ReasonDesync, m.from-1)
@@ -946,12 +1029,17 @@ func (s *Server[I, P]) badSnapshot(now time.Time, idx int, m *member[I]) {
 		return
 	}
 	s.stats.SnapshotFailures++
-	s.depart(now, m)
-	s.joiners = append(s.joiners, &member[I]{slot: m.slot, clientID: m.clientID, connected: true, pipe: m.pipe,
-		lastHeard: now, progress: now, waiting: true, seat: idx, stats: PlayerStats{Slot: m.slot},
-		suspect: m.source, suspectTick: m.from - 1})
 	s.failed = append(s.failed, m.source)
-	m.slot = -1 // the slot is the waiting joiner's now
+	j := &member[I]{slot: m.slot, clientID: m.clientID, connected: true, pipe: m.pipe, watch: m.watch,
+		lastHeard: now, progress: now, waiting: true, seat: idx, stats: PlayerStats{Slot: m.slot},
+		suspect: m.source, suspectTick: m.from - 1}
+	if m.watch {
+		s.dropWatcher(m)
+	} else {
+		s.depart(now, m)
+		m.slot = -1 // the slot is the waiting joiner's now
+	}
+	s.joiners = append(s.joiners, j)
 }
 
 // sendSnapshot sends a joiner up to SnapshotBurst chunks it has not
@@ -1023,9 +1111,11 @@ func (s *Server[I, P]) watcher(slot int) *member[I] {
 // is free again; a late joiner's seat departs at its join tick, whose
 // inputs up to it are the zero input anyway).
 func (s *Server[I, P]) handleWatcher(now time.Time, idx int, m *member[I], msg *clientMsg[I]) error {
-	if !msg.watch {
-		m.stats.Rejected++
-		return fmt.Errorf("%w: a spectator's message without its watch bit", ErrForged)
+	if !msg.watch && m.watch {
+		// A player's client that joined a full lobby: it asked to play,
+		// it does not watch.
+		s.refuse(m, fmt.Sprintf("%v: the session's %d seats are taken: try again when it is over (or join as a spectator)", ErrSession, s.cfg.Players))
+		return nil
 	}
 	if len(msg.inputs.inputs) > 0 || len(msg.reports) > 0 {
 		m.stats.Rejected++
@@ -1104,29 +1194,5 @@ func (s *Server[I, P]) updateWatchers(now time.Time, send func(int, []byte)) err
 			return err
 		}
 	}
-	return nil
-}
-
-// spectate makes the client in slot a spectator of the running session,
-// from the referee's state: every seat is taken.
-func (s *Server[I, P]) spectate(now time.Time, slot int, snap Snapshotter) error {
-	from := s.ref.next
-	b, err := snap.MarshalState()
-	if err != nil {
-		return fmt.Errorf("lockstep: the referee's state for a spectator: %w", err)
-	}
-	if len(b) > s.cfg.MaxSnapshotBytes {
-		return fmt.Errorf("%w: the running session's state takes %d bytes, more than MaxSnapshotBytes (%d)", ErrSession, len(b), s.cfg.MaxSnapshotBytes)
-	}
-	p, err := newPipe(&s.cfg, now)
-	if err != nil {
-		return err
-	}
-	w := &member[I]{slot: slot, connected: true, watch: true, pipe: p, ack: from, lastHeard: now, progress: now,
-		from: from, snap: b, snapSum: uint32(s.ref.game.Checksum()), stats: PlayerStats{Slot: slot, JoinedFrom: from, JoinedAt: from, SnapshotBytes: len(b)}}
-	for q := range w.acks {
-		w.acks[q] = from
-	}
-	s.watchers = append(s.watchers, w)
 	return nil
 }

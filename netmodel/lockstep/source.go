@@ -87,7 +87,7 @@ func (s *Server[I, P]) updateFetch(now time.Time) {
 	}
 	clear(s.joiners[len(kept):])
 	s.joiners = kept
-	if len(s.joiners) == 0 {
+	if !s.joinersDecided() {
 		s.fetch, s.failed = nil, nil
 		return
 	}
@@ -109,6 +109,25 @@ func (s *Server[I, P]) updateFetch(now time.Time) {
 		}
 	}
 	s.ask(now)
+}
+
+// decided reports whether the waiting joiner j is known to play (a seat)
+// or to watch: until its first message says which, no state is fetched
+// for it.
+func (j *member[I]) decided() bool { return j.watch || j.seat >= 0 }
+
+// joinersDecided reports whether a waiting joiner needs a player's state.
+// With a referee none does: its state is at hand.
+func (s *Server[I, P]) joinersDecided() bool {
+	if s.ref != nil && !s.ref.off {
+		return false
+	}
+	for _, j := range s.joiners {
+		if j.decided() {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceFailed counts a fetch that brought nothing; its source is not
@@ -144,10 +163,12 @@ func (s *Server[I, P]) ask(now time.Time) {
 			s.refused = map[int]string{}
 		}
 		for _, j := range s.joiners {
-			s.refused[j.slot] = reason
+			if j.decided() {
+				s.refused[j.slot] = reason
+			}
 		}
-		clear(s.joiners)
-		s.joiners, s.failed = s.joiners[:0], nil
+		s.keepUndecided()
+		s.failed = nil
 		return
 	}
 	t := s.sessionTick(now)
@@ -160,8 +181,10 @@ func (s *Server[I, P]) ask(now time.Time) {
 		}
 	}
 	for _, j := range s.joiners {
-		// A joiner plays from after its seat's last inputs.
-		t = max(t, s.members[j.seat].left)
+		if j.seat >= 0 {
+			// A joiner plays from after its seat's last inputs.
+			t = max(t, s.members[j.seat].left)
+		}
 	}
 	t += Tick(s.cfg.Rollback) + 1
 	t += (s.cfg.ChecksumEvery - t%s.cfg.ChecksumEvery) % s.cfg.ChecksumEvery
@@ -185,23 +208,50 @@ func (s *Server[I, P]) agreeOn(tick Tick, sum uint32) {
 	}
 }
 
-// seatJoiners seats the waiting joiners with the fetched state, or asks
-// for a newer one if it is too old to join from (a joiner's snapshot may
-// lie at most half the buffer before the tick it plays from).
+// seatJoiners seats the waiting joiners, players and spectators, with
+// the fetched state, or asks for a newer one if it is too old to join
+// from (a joiner's snapshot may lie at most half the buffer before the
+// tick it plays from; a spectator's before the session clock).
 func (s *Server[I, P]) seatJoiners(now time.Time, f *fetch[I]) {
 	from := f.tick + 1
 	back := s.sessionTick(now) + Tick(s.cfg.ticks(s.cfg.MaxLead)) + 1
 	for _, j := range s.joiners {
-		if old := s.members[j.seat]; from < old.left || max(back, old.ring.have)-from > Tick(s.cfg.Buffer/2) {
+		if !j.decided() {
+			continue
+		}
+		late := back
+		if j.seat >= 0 {
+			old := s.members[j.seat]
+			late = max(late, old.ring.have)
+			if from < old.left {
+				late = from + Tick(s.cfg.Buffer) // before its seat's last inputs
+			}
+		}
+		if late-from > Tick(s.cfg.Buffer/2) {
 			s.fetch = nil
 			return
 		}
 	}
 	for _, j := range s.joiners {
-		s.seat(now, j, from, f.state.buf, f.sum, f.src)
+		if j.decided() {
+			s.seat(now, j, from, f.state.buf, f.sum, f.src)
+		}
 	}
-	clear(s.joiners)
-	s.joiners, s.fetch, s.failed = s.joiners[:0], nil, nil
+	s.keepUndecided()
+	s.fetch, s.failed = nil, nil
+}
+
+// keepUndecided takes the decided joiners (seated or refused) out of the
+// waiting ones.
+func (s *Server[I, P]) keepUndecided() {
+	kept := s.joiners[:0]
+	for _, j := range s.joiners {
+		if !j.decided() {
+			kept = append(kept, j)
+		}
+	}
+	clear(s.joiners[len(kept):])
+	s.joiners = kept
 }
 
 // takeSource takes a chunk of the state the server asked m for. A state

@@ -366,3 +366,28 @@ func TestLyingThenSilentSources(t *testing.T) {
 	}
 	t.Logf("rejoiner had its state %v and caught up %v after connecting", j.Joined, j.CaughtUp)
 }
+
+// TestSourceNotBlamedWithoutAgreement: player 0 sends its whole state of
+// the checkpoint the server asked for, but player 2's checksums never
+// reach the server, so that tick's checksums never agree: after Timeout
+// the fetch fails without blaming player 0 (not dropped, not asked
+// again), another player is asked, and the rejoiner is not seated from a
+// state nobody agreed on.
+func TestSourceNotBlamedWithoutAgreement(t *testing.T) {
+	x := runNoRefMatch(t, DefaultConfig(), 37, nil, func(player int, late bool, c *Client[stick, *stick]) {
+		c.hideSums = player == 2 && !late
+	})
+	st := x.srv.Stats(x.m.Now())
+	if st.Disconnected != 1 || st.Drops[ReasonLag] != 1 || st.Drops[ReasonSourceTimeout] != 0 || !st.Players[0].Connected {
+		t.Fatalf("%d dropped (%d for lag, the killed player 3; %d for no state), player 0 connected %v (%v)",
+			st.Disconnected, st.Drops[ReasonLag], st.Drops[ReasonSourceTimeout], st.Players[0].Connected, st.Players[0].Reason)
+	}
+	if st.Players[0].SourceChunks == 0 || st.SnapshotFailures != 1 || st.SnapshotRequests != 2 || st.LateJoins != 0 || st.Joining != 1 {
+		t.Fatalf("player 0 sent %d chunks; %d failed of %d asked, %d seated, %d waiting",
+			st.Players[0].SourceChunks, st.SnapshotFailures, st.SnapshotRequests, st.LateJoins, st.Joining)
+	}
+	if x.clients[0] == nil || x.clients[3].Player() != -1 && x.clients[3].Stats().JoinedAt != 0 {
+		t.Fatalf("player 0's client gone %v; the rejoiner is player %d, joined at %d", x.clients[0] == nil, x.clients[3].Player(), x.clients[3].Stats().JoinedAt)
+	}
+	t.Logf("player 0 sent %d chunks; %d states asked, %d failed; player 0's reason %v", st.Players[0].SourceChunks, st.SnapshotRequests, st.SnapshotFailures, st.Players[0].Reason)
+}
