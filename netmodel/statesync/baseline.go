@@ -93,24 +93,22 @@ func newSentLog(objects int) sentLog {
 	return sentLog{packets: make([]sentPacket, ringSize), acked: make([]ackedRef, objects)}
 }
 
-// record notes what packet seq carries. It keeps the packet's updates as
-// they are (the caller set their seq and tick to the packet's) and hands
-// back in *updates the slice of the packet ringSize before, emptied, for
-// the next packet to fill: no copy of some 13 KB a packet at 110 objects,
-// written to memory the cache no longer holds. A slot's slice takes room
+// record notes what packet seq carries. It keeps the packet's avatars and
+// updates as they are (the caller set the updates' seq and tick to the
+// packet's) and hands back in *avatars and *updates the slices of the
+// packet ringSize before, emptied, for the next packet to fill: no copy
+// of some 13 KB a packet at 110 objects and three avatars, written to
+// memory the cache no longer holds. A slot's slice takes room
 // for every object the first time, so that the log does not grow packet
 // by packet as the updates per packet vary.
-func (l *sentLog) record(seq reliable.Sequence, tick Tick, avatars []avatarSample, updates *[]update) {
+func (l *sentLog) record(seq reliable.Sequence, tick Tick, avatars *[]avatarSample, updates *[]update) {
 	p := &l.packets[int(seq)%len(l.packets)]
 	p.seq, p.live, p.tick = seq, true, tick
-	if p.avatars == nil {
-		p.avatars = make([]avatarSample, 0, MaxPlayers)
-	}
-	p.avatars = append(p.avatars[:0], avatars...)
-	free := p.entries[:0]
+	freeAvatars, free := p.avatars[:0], p.entries[:0]
 	if free == nil {
-		free = make([]update, 0, max(len(l.acked), len(*updates)))
+		freeAvatars, free = make([]avatarSample, 0, MaxPlayers), make([]update, 0, max(len(l.acked), len(*updates)))
 	}
+	p.avatars, *avatars = *avatars, freeAvatars
 	p.entries, *updates = *updates, free
 }
 

@@ -149,7 +149,7 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 	n.stats.AvatarBytes += uint64(b.avatarBytes)
 	n.stats.UpdatesSent += uint64(len(p.updates))
 	n.stats.UpdateBytes += uint64(len(data) - b.headBytes - b.avatarBytes)
-	l.sent.record(seq, n.tick, p.avatars, &p.updates) // p.updates is the next packet's, empty
+	l.sent.record(seq, n.tick, &l.settled, &p.updates) // both the next packet's, empty
 	for _, d := range datagrams {
 		out(d)
 	}
