@@ -41,7 +41,7 @@ func newFillFixture(tb testing.TB) *fillFixture {
 				tb.Fatal(err)
 			}
 		}
-		u := update{id: i, auth: Nobody, ver: Version{1, 2}, state: st, age: 9}
+		u := update{id: i, baseline: baseline{auth: Nobody, ver: Version{1, 2}, state: st}, age: 9}
 		u.base, _ = ring.find(i, fuzzSeq, 9)
 		f.ups = append(f.ups, u)
 	}

@@ -81,7 +81,7 @@ func (f *forger) play() {
 
 // claim is guest 1's update of object i at state s with version v.
 func (f *forger) claim(i int, v Version, s qstate) update {
-	return update{id: i, auth: OwnerOf(1), ver: v, state: s}
+	return update{id: i, baseline: baseline{auth: OwnerOf(1), ver: v, state: s}}
 }
 
 func (f *forger) moved(i int, d vecmath.Vec3) qstate {

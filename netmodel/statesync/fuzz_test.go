@@ -38,7 +38,7 @@ func fuzzSetup(t testing.TB) (wireCodec, *lookup, []update) {
 		moving.LinearVelocity = vecmath.V3(1, 3, -2)
 		moving.AngularVelocity = vecmath.V3(0, 1, 0)
 		q, _ := n.q.quantize(moving)
-		u := update{id: i, auth: OwnerOf(1), ver: Version{1, 3}, state: q}
+		u := update{id: i, baseline: baseline{auth: OwnerOf(1), ver: Version{1, 3}, state: q}}
 		if i%2 == 0 {
 			u.base, _ = ring.find(i, fuzzSeq, 1)
 			u.age = 1

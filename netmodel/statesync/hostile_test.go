@@ -101,7 +101,7 @@ func (x *hostile) claim(i int, s physics.BodyState) update {
 	}
 	_, _, v := x.inner.Authority(i)
 	v.Auth++
-	return update{id: i, auth: OwnerOf(3), ver: v, state: q}
+	return update{id: i, baseline: baseline{auth: OwnerOf(3), ver: v, state: q}}
 }
 
 // hold is a forged avatar that holds object i in its first hand.

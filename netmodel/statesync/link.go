@@ -123,7 +123,7 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 	}
 	for _, i := range l.acc.candidates() {
 		o := &n.objs[i]
-		u := update{id: i, auth: o.auth, ver: o.ver, state: n.cur[i]}
+		u := update{id: i, baseline: baseline{seq: seq, tick: n.tick, auth: o.auth, ver: o.ver, state: n.cur[i]}}
 		u.base, u.age = l.sent.base(i, seq)
 		fits, err := b.add(&u)
 		if err != nil {
@@ -137,19 +137,22 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 	if err != nil {
 		return fmt.Errorf("statesync: writing a packet: %w", err)
 	}
-	seq, datagrams, err := l.ep.SendPacket(now, data)
+	sentSeq, datagrams, err := l.ep.SendPacket(now, data)
 	if err != nil {
 		return err
 	}
-	l.sent.record(seq, n.tick, p.avatars, p.updates)
-	for _, d := range datagrams {
-		out(d)
+	if sentSeq != seq {
+		return fmt.Errorf("statesync: packet sent as %d, built as %d", sentSeq, seq)
 	}
 	n.stats.PacketsSent++
 	n.stats.PayloadBytes += uint64(len(data))
 	n.stats.AvatarBytes += uint64(b.avatarBytes)
 	n.stats.UpdatesSent += uint64(len(p.updates))
 	n.stats.UpdateBytes += uint64(len(data) - b.headBytes - b.avatarBytes)
+	l.sent.record(seq, n.tick, &l.settled, &p.updates) // both the next packet's, empty
+	for _, d := range datagrams {
+		out(d)
+	}
 	return nil
 }
 

@@ -60,14 +60,14 @@ func TestPlaybackSteersAcrossGaps(t *testing.T) {
 	// 2-4 carry only object 1.
 	for tick := Tick(1); tick <= 5; tick++ {
 		if tick == 1 || tick == 5 {
-			p.push(tick, update{id: 0, state: moving})
+			p.push(tick, update{id: 0, baseline: baseline{state: moving}})
 			st := moving
 			if tick == 5 {
 				st = rest
 			}
-			p.push(tick, update{id: 2, state: st})
+			p.push(tick, update{id: 2, baseline: baseline{state: st}})
 		}
-		p.push(tick, update{id: 1, state: moving})
+		p.push(tick, update{id: 1, baseline: baseline{state: moving}})
 	}
 	type steer struct {
 		id    int
@@ -96,8 +96,8 @@ func TestPlaybackSteersAcrossGaps(t *testing.T) {
 	}
 	// Across more than glideTicks, nothing is steered.
 	p = newPlayback(1, glideTicks)
-	p.push(1, update{id: 0, state: moving})
-	p.push(2+glideTicks, update{id: 0, state: moving})
+	p.push(1, update{id: 0, baseline: baseline{state: moving}})
+	p.push(2+glideTicks, update{id: 0, baseline: baseline{state: moving}})
 	p.play, p.playing = 1, true
 	p.done(len(p.advance(0)))
 	p.between(func(_, b *update, _ Tick) { t.Fatalf("steered across %d ticks", glideTicks+1) })

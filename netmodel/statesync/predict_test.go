@@ -96,7 +96,7 @@ func TestFlightCounters(t *testing.T) {
 	bounced.lin[1] = base.lin[1] // a contact stopped the fall
 	for _, st := range []qstate{hit, off, bounced} {
 		cx := newCoding()
-		u := update{id: 0, state: st, base: b, age: 1}
+		u := update{id: 0, baseline: baseline{state: st}, base: b, age: 1}
 		if err := c.serializeUpdate(wire.NewWriter(make([]byte, 256)), &cx, &u, 16, nil); err != nil {
 			t.Fatal(err)
 		}

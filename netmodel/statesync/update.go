@@ -22,14 +22,15 @@ type baseline struct {
 }
 
 // update is one object's state in a packet: who has authority, the
-// version of the claims, the state, and the baseline it is coded against.
+// version of the claims, the state (the embedded baseline, whose seq and
+// tick the sender sets to its packet's, so that the sent log keeps the
+// packet's updates as they are and an ack points into them), and the
+// baseline it is coded against.
 type update struct {
-	id    int
-	auth  Owner
-	ver   Version
-	state qstate
-	base  *baseline // nil: coded without one
-	age   int       // packets between base and this one, when base is set
+	baseline
+	id   int
+	base *baseline // nil: coded without one
+	age  int       // packets between base and this one, when base is set
 }
 
 // codec holds what both ends need to code updates.
