@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
@@ -55,14 +54,7 @@ func TestLargePayloadsInFragments(t *testing.T) {
 // TestPushFragments: the mux puts a session's fragments back together
 // before it queues the packet, drops malformed ones and counts both.
 func TestPushFragments(t *testing.T) {
-	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux, err := NewMux(udp, Config{Addr: "127.0.0.1:0", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mux := loopbackMux(t, Config{})
 	defer mux.Close()
 	ses := &session{addr: sessionAddr(1)}
 	p := bytes.Repeat([]byte{0x15}, netcode.MaxPacketBytes)

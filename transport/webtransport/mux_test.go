@@ -30,18 +30,27 @@ var (
 	quiet        = slog.New(slog.NewTextHandler(io.Discard, nil))
 )
 
-// startEcho serves netcode on a Mux over a loopback UDP socket and echoes
-// every payload back.
-func startEcho(t *testing.T) (*transport.Server, *Mux) {
+// loopbackMux starts a Mux over a loopback UDP socket, its endpoint on a
+// loopback port of its own, logging nowhere.
+func loopbackMux(t *testing.T, cfg Config) *Mux {
 	t.Helper()
 	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux, err := NewMux(udp, Config{Addr: "127.0.0.1:0", Logger: quiet})
+	cfg.Addr, cfg.Logger = "127.0.0.1:0", quiet
+	mux, err := NewMux(udp, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mux
+}
+
+// startEcho serves netcode on a Mux over a loopback UDP socket and echoes
+// every payload back.
+func startEcho(t *testing.T) (*transport.Server, *Mux) {
+	t.Helper()
+	mux := loopbackMux(t, Config{})
 	cfg := transport.DefaultServerConfig()
 	cfg.Netcode.ProtocolID = testProtocol
 	cfg.Netcode.PrivateKey = testKey
@@ -55,7 +64,7 @@ func startEcho(t *testing.T) (*transport.Server, *Mux) {
 			t.Errorf("echo to %d: %v", i, err)
 		}
 	}
-	srv, err = transport.NewServer(mux, cfg)
+	srv, err := transport.NewServer(mux, cfg)
 	close(ready)
 	if err != nil {
 		t.Fatal(err)
@@ -292,14 +301,7 @@ func waitFor(t *testing.T, ctx context.Context, what func() string, ok func() bo
 // before it is queued, and one session cannot hold more than its share
 // of the queue.
 func TestPushBounds(t *testing.T) {
-	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux, err := NewMux(udp, Config{Addr: "127.0.0.1:0", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mux := loopbackMux(t, Config{})
 	defer mux.Close()
 	ses := &session{addr: sessionAddr(1)}
 	if !IsBrowserAddr(ses.addr) || IsBrowserAddr(netip.MustParseAddrPort("[::1]:443")) || IsBrowserAddr(netip.MustParseAddrPort("1.0.0.1:443")) {
@@ -325,14 +327,7 @@ func TestPushBounds(t *testing.T) {
 func TestMaxSessions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux, err := NewMux(udp, Config{Addr: "127.0.0.1:0", MaxSessions: 1, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mux := loopbackMux(t, Config{MaxSessions: 1})
 	defer mux.Close()
 	first := dialSession(t, ctx, mux)
 	waitFor(t, ctx, func() string { return fmt.Sprintf("the first session accepted: %+v", mux.Stats()) }, func() bool {
