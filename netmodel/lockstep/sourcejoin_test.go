@@ -33,24 +33,42 @@ type noRefMatch struct {
 	watch   stallWatch
 }
 
-func runNoRefMatch(t *testing.T, cfg Config, seconds int, newGame func(player int, g *joinable) Game[stick], hostile func(player int, late bool, c *Client[stick, *stick])) *noRefMatch {
+// noRefPlayers is the seats of the matches without a referee.
+const noRefPlayers = 4
+
+// noRefSetup builds a server of noRefPlayers without a referee, taking
+// players' states of up to 1 MiB, in a match over 30 ms and 2 % loss; cfg
+// is set as the clients need it too.
+func noRefSetup(t *testing.T, cfg *Config, seed uint64) (*Server[stick, *stick], *simmatch.Match, netsim.Conditions) {
 	t.Helper()
-	const players = 4
-	cfg.Players = players
+	cfg.Players = noRefPlayers
 	cfg.MaxSnapshotBytes = 1 << 20
-	srv, err := NewServer[stick](cfg, simmatch.Epoch)
+	srv, err := NewServer[stick](*cfg, simmatch.Epoch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cond := netsim.Conditions{Latency: 30 * time.Millisecond, Loss: 0.02}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 7, Conditions: cond}}, srv)
+	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: seed, Conditions: cond}}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, m, cond
+}
+
+// chunkyJoinable is a game whose state takes a few chunks to send.
+func chunkyJoinable() *joinable {
+	g := newJoinable(noRefPlayers)
+	g.pad = 5000
+	return g
+}
+
+func runNoRefMatch(t *testing.T, cfg Config, seconds int, newGame func(player int, g *joinable) Game[stick], hostile func(player int, late bool, c *Client[stick, *stick])) *noRefMatch {
+	t.Helper()
+	const players = noRefPlayers
+	srv, m, cond := noRefSetup(t, &cfg, 7)
 	x := &noRefMatch{srv: srv, m: m, clients: make([]*Client[stick, *stick], players), games: make([]*joinable, players)}
 	join := func(id uint64) int {
-		g := newJoinable(players)
-		g.pad = 5000 // a few chunks
+		g := chunkyJoinable()
 		var game Game[stick] = g
 		player := int(id - 1)
 		if newGame != nil && player < players-1 {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -30,27 +29,12 @@ func TestSpectatorsWithoutReferee(t *testing.T) {
 }
 
 func spectatorsWithoutReferee(t *testing.T, cfg Config, lying bool) {
-	const players = 4
-	cfg.Players = players
-	cfg.MaxSnapshotBytes = 1 << 20
-	srv, err := NewServer[stick](cfg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond := netsim.Conditions{Latency: 30 * time.Millisecond, Loss: 0.02}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 5, Conditions: cond}}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	game := func() *joinable {
-		g := newJoinable(players)
-		g.pad = 5000 // a few chunks
-		return g
-	}
+	const players = noRefPlayers
+	srv, m, _ := noRefSetup(t, &cfg, 5)
 	pl := make([]*Client[stick, *stick], players)
 	plGames := make([]*joinable, players)
 	for p := range players {
-		g := game()
+		g := chunkyJoinable()
 		var gm Game[stick] = g
 		if lying && p == 0 {
 			gm = lyingSource{g}
@@ -70,7 +54,7 @@ func spectatorsWithoutReferee(t *testing.T, cfg Config, lying bool) {
 	for f := 0; f < 30*60; f++ {
 		if f == 5*60 {
 			for i := range 2 {
-				g := game()
+				g := chunkyJoinable()
 				c, err := NewSpectator[stick](cfg, g, m.Now())
 				if err != nil {
 					t.Fatal(err)
