@@ -153,14 +153,16 @@ func (a *Agreement) note(same bool, at, still Tick) {
 	}
 }
 
-// hearDigest compares a guest's digest with the host's world now.
+// hearDigest compares a guest's digest with the host's world as its last
+// Update left it (the sum digest keeps): a peer's datagram costs no hash
+// of the world, however many it sends.
 func (h *Host) hearDigest(p Player, datagram []byte) error {
 	d, err := parseDigest(datagram)
 	if err != nil {
 		h.stats.Malformed++
 		return err
 	}
-	h.agree[p].note(d.sum == h.worldSum(), h.tick, h.tick-h.watch.changed)
+	h.agree[p].note(d.sum == h.watch.sum, h.tick, h.tick-h.watch.changed)
 	return nil
 }
 
@@ -175,14 +177,15 @@ func (h *Host) Agreement(slot int) Agreement {
 	return h.agree[p]
 }
 
-// hearDigest compares the host's digest with this guest's world now.
+// hearDigest compares the host's digest with this guest's world as its
+// last Update left it.
 func (g *Guest) hearDigest(datagram []byte) error {
 	d, err := parseDigest(datagram)
 	if err != nil {
 		g.stats.Malformed++
 		return err
 	}
-	g.agree.note(d.sum == g.worldSum(), d.tick, d.still)
+	g.agree.note(d.sum == g.watch.sum, d.tick, d.still)
 	return nil
 }
 
