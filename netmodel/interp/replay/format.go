@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/netphys/netphys/netmodel/internal/replayfile"
 	"github.com/netphys/netphys/netmodel/interp"
 	"github.com/netphys/netphys/wire"
 	"github.com/netphys/netphys/wire/snapshot"
@@ -89,6 +90,9 @@ const (
 	kindSnap   = 0
 )
 
+// format is the container of a snapshot replay file.
+var format = replayfile.Format{Magic: Magic, Version: Version, MaxBlock: MaxBlock, Name: "snapshot replay", Err: ErrFormat}
+
 // Errors of the package.
 var (
 	// ErrFormat: the bytes are not a snapshot replay this reader takes.
@@ -138,13 +142,8 @@ func (h *Header) SnapshotCodec() snapshot.Codec {
 
 // Serialize writes, reads or measures the header.
 func (h *Header) Serialize(s wire.Stream) error {
-	for _, f := range []struct {
-		v   *string
-		max int
-	}{{&h.Model, 32}, {&h.Game, 64}, {&h.Variant, 64}, {&h.Party, 64}, {&h.Note, 256}} {
-		if err := serializeString(s, f.v, f.max); err != nil {
-			return err
-		}
+	if err := replayfile.SerializeLabels(s, &h.Model, &h.Game, &h.Variant, &h.Party, &h.Note); err != nil {
+		return err
 	}
 	if err := wire.SerializeInt(s, &h.Objects, 1, MaxObjects); err != nil {
 		return err
@@ -229,17 +228,6 @@ func serializeFloat(s wire.Stream, v *float64) error {
 	*v = math.Float64frombits(bits)
 	if math.IsNaN(*v) {
 		return errors.New("NaN")
-	}
-	return nil
-}
-
-func serializeString(s wire.Stream, v *string, max int) error {
-	b := []byte(*v)
-	if err := wire.SerializeBytes(s, &b, max); err != nil {
-		return err
-	}
-	if s.Mode() == wire.Reading {
-		*v = string(b)
 	}
 	return nil
 }

@@ -1,12 +1,11 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 
+	"github.com/netphys/netphys/netmodel/internal/replayfile"
 	"github.com/netphys/netphys/netmodel/interp"
 	"github.com/netphys/netphys/wire"
 )
@@ -89,38 +88,19 @@ func Read(r io.Reader) (*Replay, error) { return ReadLimits(r, DefaultLimits()) 
 // before it as well (a file cut by a crash gives the snapshots of its
 // complete blocks). Errors wrap ErrFormat, or the reader's own.
 func ReadLimits(r io.Reader, lim Limits) (*Replay, error) {
-	br := bufio.NewReader(r)
-	var magic [len(Magic) + 1]byte
-	n, err := io.ReadFull(br, magic[:])
-	if err != nil {
-		return nil, fmt.Errorf("%w: %d bytes, too short for a replay: %w", ErrFormat, n, err)
-	}
-	if string(magic[:len(Magic)]) != Magic {
-		return nil, fmt.Errorf("%w: the file does not start with %q: not a netphys snapshot replay", ErrFormat, Magic)
-	}
-	if magic[len(Magic)] != Version {
-		return nil, fmt.Errorf("%w: version %d, this reader takes %d", ErrFormat, magic[len(Magic)], Version)
-	}
-	blocks := &blocks{r: br, read: int64(n)}
-	b, err := blocks.next()
-	if err == io.EOF {
-		err = fmt.Errorf("%w: no header: %w", ErrFormat, io.ErrUnexpectedEOF)
-	}
+	rep := &Replay{}
+	blocks, err := replayfile.Open(r, format, rep.Header.Serialize)
 	if err != nil {
 		return nil, err
-	}
-	rep := &Replay{}
-	if err := decode(b, rep.Header.Serialize); err != nil {
-		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
 	}
 	if rep.Header.Objects > lim.MaxObjects {
 		return nil, fmt.Errorf("%w: %d objects, this reader takes at most %d", ErrFormat, rep.Header.Objects, lim.MaxObjects)
 	}
-	rep.Size = blocks.read
+	rep.Size = blocks.Size()
 	var kept int64
 	var key interp.Number // the last keyframe's number
 	for {
-		b, err := blocks.next()
+		b, err := blocks.Next()
 		if err == io.EOF {
 			return rep, nil
 		}
@@ -131,7 +111,7 @@ func ReadLimits(r io.Reader, lim Limits) (*Replay, error) {
 			return rep, fmt.Errorf("%w: more than %d snapshots or %d bytes", ErrFormat, lim.MaxSnapshots, lim.MaxBytes)
 		}
 		var rec record
-		if err := decode(b, rec.serialize); err != nil {
+		if err := replayfile.Decode(b, rec.serialize); err != nil {
 			return rep, fmt.Errorf("%w: snapshot after %d: %w", ErrFormat, len(rep.Snapshots), err)
 		}
 		s, err := check(rep, &rec, key)
@@ -143,7 +123,7 @@ func ReadLimits(r io.Reader, lim Limits) (*Replay, error) {
 		}
 		kept += int64(len(s.Packet))
 		rep.Snapshots = append(rep.Snapshots, s)
-		rep.Size = blocks.read
+		rep.Size = blocks.Size()
 	}
 }
 
@@ -175,59 +155,4 @@ func check(rep *Replay, rec *record, key interp.Number) (Snapshot, error) {
 		return s, fmt.Errorf("%w: snapshot %d is coded against %d, before its keyframe %d", ErrFormat, rec.n, oldest, key)
 	}
 	return s, nil
-}
-
-// blocks reads the file's blocks.
-type blocks struct {
-	r    *bufio.Reader
-	buf  bytes.Buffer
-	read int64
-}
-
-type countingReader struct{ b *blocks }
-
-func (c countingReader) ReadByte() (byte, error) {
-	x, err := c.b.r.ReadByte()
-	if err == nil {
-		c.b.read++
-	}
-	return x, err
-}
-
-// next reads the next block; io.EOF at a clean end of file.
-func (b *blocks) next() ([]byte, error) {
-	n, err := binary.ReadUvarint(countingReader{b})
-	switch {
-	case err == io.EOF:
-		return nil, io.EOF
-	case err != nil:
-		return nil, fmt.Errorf("%w: block length: %w", ErrFormat, err)
-	case n == 0 || n > MaxBlock:
-		return nil, fmt.Errorf("%w: a block of %d bytes, want 1 to %d", ErrFormat, n, MaxBlock)
-	}
-	b.buf.Reset()
-	// CopyN grows the buffer as bytes arrive: a length claimed by a cut
-	// file costs what the file holds, not what it claims.
-	got, err := io.CopyN(&b.buf, b.r, int64(n))
-	b.read += got
-	if err != nil {
-		return nil, fmt.Errorf("%w: a block of %d bytes cut after %d: %w", ErrFormat, n, got, io.ErrUnexpectedEOF)
-	}
-	return b.buf.Bytes(), nil
-}
-
-// decode reads one block's stream and checks nothing follows but the
-// last byte's zero padding.
-func decode(b []byte, f func(wire.Stream) error) error {
-	rd := wire.NewReader(b)
-	if err := f(rd); err != nil {
-		return err
-	}
-	if err := rd.Align(); err != nil {
-		return err
-	}
-	if left := len(b) - rd.BitsRead()/8; left != 0 {
-		return fmt.Errorf("%d bytes after the content", left)
-	}
-	return nil
 }

@@ -1,13 +1,12 @@
 package replay
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 
+	"github.com/netphys/netphys/netmodel/internal/replayfile"
 	"github.com/netphys/netphys/netmodel/interp"
 	"github.com/netphys/netphys/transport/reliable"
-	"github.com/netphys/netphys/wire"
 	"github.com/netphys/netphys/wire/snapshot"
 )
 
@@ -19,18 +18,16 @@ import (
 // is returned by Err and Close. Give it a buffered writer: it writes
 // each snapshot as one block.
 type Recorder struct {
-	w       io.Writer
-	h       Header
-	enc     *interp.Encoder
-	base    interp.Baselines
-	truth   snapshot.Snapshot
-	pkt     []byte
-	buf     []byte
-	last    interp.Number // the last snapshot recorded, -1 before
-	key     interp.Number // the last keyframe
-	count   int
-	written int64
-	err     error
+	w     *replayfile.Writer
+	h     Header
+	enc   *interp.Encoder
+	base  interp.Baselines
+	truth snapshot.Snapshot
+	pkt   []byte
+	last  interp.Number // the last snapshot recorded, -1 before
+	key   interp.Number // the last keyframe
+	count int
+	err   error
 }
 
 // NewRecorder writes h to w and returns the recorder of its snapshots.
@@ -42,15 +39,12 @@ func NewRecorder(w io.Writer, h Header) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrHeader, err)
 	}
-	r := &Recorder{w: w, h: h, enc: enc, last: -1, pkt: make([]byte, MaxPacket),
-		truth: snapshot.Snapshot{Cubes: make([]snapshot.Cube, h.Objects)}}
-	if err := r.write(append([]byte(Magic), Version)); err != nil {
-		return nil, err
+	fw, err := replayfile.Create(w, format, h.Serialize)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRecord, err)
 	}
-	if err := r.writeBlock(h.Serialize); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return &Recorder{w: fw, h: h, enc: enc, last: -1, pkt: make([]byte, MaxPacket),
+		truth: snapshot.Snapshot{Cubes: make([]snapshot.Cube, h.Objects)}}, nil
 }
 
 // Header returns the recording's header.
@@ -60,7 +54,7 @@ func (r *Recorder) Header() Header { return r.h }
 func (r *Recorder) Snapshots() int { return r.count }
 
 // Bytes is the number of bytes written.
-func (r *Recorder) Bytes() int64 { return r.written }
+func (r *Recorder) Bytes() int64 { return r.w.Written() }
 
 // Err returns the error that stopped the recording, if any.
 func (r *Recorder) Err() error { return r.err }
@@ -103,8 +97,9 @@ func (r *Recorder) Record(n interp.Number, s *snapshot.Snapshot) error {
 	r.base.Sent(seq, n)
 	r.base.Acked(seq)
 	rec := record{n: n, sum: Checksum(r.enc.Sent(n)), packet: pkt}
-	if err := r.writeBlock(rec.serialize); err != nil {
-		return err
+	if err := r.w.Block(rec.serialize); err != nil {
+		r.err = fmt.Errorf("%w: snapshot %d: %w", ErrRecord, n, err)
+		return r.err
 	}
 	r.last = n
 	r.count++
@@ -114,38 +109,6 @@ func (r *Recorder) Record(n interp.Number, s *snapshot.Snapshot) error {
 // reset records that object jumped at tick (interp.Resetter): the
 // snapshots after it tell the player not to interpolate across.
 func (r *Recorder) reset(object int, tick int64) { r.enc.Reset(object, tick) }
-
-func (r *Recorder) writeBlock(f func(wire.Stream) error) error {
-	var m wire.Measurer
-	if err := f(&m); err != nil {
-		r.err = fmt.Errorf("%w: %w", ErrRecord, err)
-		return r.err
-	}
-	n := m.Bytes()
-	if n > MaxBlock {
-		r.err = fmt.Errorf("%w: a block of %d bytes, beyond %d", ErrRecord, n, MaxBlock)
-		return r.err
-	}
-	if cap(r.buf) < n+binary.MaxVarintLen64 {
-		r.buf = make([]byte, 0, n+binary.MaxVarintLen64)
-	}
-	b := binary.AppendUvarint(r.buf[:0], uint64(n))
-	wr := wire.NewWriter(b[len(b) : len(b)+n])
-	if err := f(wr); err != nil {
-		r.err = fmt.Errorf("%w: %w", ErrRecord, err)
-		return r.err
-	}
-	return r.write(b[:len(b)+n])
-}
-
-func (r *Recorder) write(b []byte) error {
-	n, err := r.w.Write(b)
-	r.written += int64(n)
-	if err != nil {
-		r.err = fmt.Errorf("%w: %w", ErrRecord, err)
-	}
-	return r.err
-}
 
 // Wrap returns g recording every snapshot a Server (or a Tap) captures
 // of it: its Steps are counted as ticks, and a Capture at a multiple of

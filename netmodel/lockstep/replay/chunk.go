@@ -1,11 +1,7 @@
 package replay
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/netphys/netphys/netmodel/lockstep"
@@ -87,55 +83,6 @@ func (c *ticks[I, P]) serialize(s wire.Stream, sumEvery lockstep.Tick, maxTick l
 		}
 	}
 	return nil
-}
-
-// writeBlock writes one block: its length as a varint, then b.
-func writeBlock(w io.Writer, b []byte) error {
-	var n [binary.MaxVarintLen64]byte
-	k := binary.PutUvarint(n[:], uint64(len(b)))
-	if _, err := w.Write(append(n[:k:k], b...)); err != nil {
-		return fmt.Errorf("%w: %w", ErrRecord, err)
-	}
-	return nil
-}
-
-// blockReader reads blocks; buf holds the last one.
-type blockReader struct {
-	r    *bufio.Reader
-	buf  bytes.Buffer
-	read int64 // bytes consumed, for the file size
-}
-
-// next reads the next block; io.EOF at a clean end of file.
-func (b *blockReader) next() ([]byte, error) {
-	n, err := binary.ReadUvarint(countingByteReader{b})
-	switch {
-	case err == io.EOF:
-		return nil, io.EOF // a clean end: between blocks
-	case err != nil:
-		return nil, fmt.Errorf("%w: block length: %w", ErrFormat, err)
-	case n == 0 || n > MaxBlock:
-		return nil, fmt.Errorf("%w: a block of %d bytes, want 1 to %d", ErrFormat, n, MaxBlock)
-	}
-	b.buf.Reset()
-	// CopyN grows the buffer as bytes arrive: a length claimed by a
-	// truncated file costs what the file holds, not what it claims.
-	got, err := io.CopyN(&b.buf, b.r, int64(n))
-	b.read += got
-	if err != nil {
-		return nil, fmt.Errorf("%w: a block of %d bytes cut after %d: %w", ErrFormat, n, got, io.ErrUnexpectedEOF)
-	}
-	return b.buf.Bytes(), nil
-}
-
-type countingByteReader struct{ b *blockReader }
-
-func (c countingByteReader) ReadByte() (byte, error) {
-	x, err := c.b.r.ReadByte()
-	if err == nil {
-		c.b.read++
-	}
-	return x, err
 }
 
 // maxTickOf is the largest tick a stream may reach.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/netphys/netphys/netmodel/internal/replayfile"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/wire"
 )
@@ -84,6 +85,9 @@ var (
 	ErrMismatch = errors.New("replay: checksum differs from the recording")
 )
 
+// format is the container of a replay file.
+var format = replayfile.Format{Magic: Magic, Version: Version, MaxBlock: MaxBlock, Name: "replay", Err: ErrFormat}
+
 const (
 	kindTicks = 0
 	kindState = 1
@@ -123,13 +127,8 @@ func NewHeader(cfg lockstep.Config, game, variant, party string) Header {
 
 // Serialize writes, reads or measures the header.
 func (h *Header) Serialize(s wire.Stream) error {
-	for _, f := range []struct {
-		v   *string
-		max int
-	}{{&h.Model, 32}, {&h.Game, 64}, {&h.Variant, 64}, {&h.Party, 64}, {&h.Note, 256}} {
-		if err := serializeString(s, f.v, f.max); err != nil {
-			return err
-		}
+	if err := replayfile.SerializeLabels(s, &h.Model, &h.Game, &h.Variant, &h.Party, &h.Note); err != nil {
+		return err
 	}
 	ns := int64(h.TickDuration)
 	if err := wire.SerializeInt(s, &h.Players, 1, lockstep.MaxPlayers); err != nil {
@@ -167,17 +166,6 @@ func (h *Header) Compatible(o *Header) error {
 		return fmt.Errorf("%w: %d players against %d", ErrHeader, h.Players, o.Players)
 	case h.TickDuration != o.TickDuration:
 		return fmt.Errorf("%w: tick of %v against %v", ErrHeader, h.TickDuration, o.TickDuration)
-	}
-	return nil
-}
-
-func serializeString(s wire.Stream, v *string, max int) error {
-	b := []byte(*v)
-	if err := wire.SerializeBytes(s, &b, max); err != nil {
-		return err
-	}
-	if s.Mode() == wire.Reading {
-		*v = string(b)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/netphys/netphys/netmodel/internal/replayfile"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/wire"
 )
@@ -164,7 +165,7 @@ func (st *State) Serialize(s wire.Stream) error {
 		return err
 	}
 	st.Tick = lockstep.Tick(tick)
-	if err := serializeString(s, &st.Note, 256); err != nil {
+	if err := replayfile.SerializeString(s, &st.Note, 256); err != nil {
 		return err
 	}
 	// The names table: every distinct field name, in order of first use.
@@ -189,7 +190,7 @@ func (st *State) Serialize(s wire.Stream) error {
 		if s.Mode() == wire.Reading {
 			names = append(names, "")
 		}
-		if err := serializeString(s, &names[i], 32); err != nil {
+		if err := replayfile.SerializeString(s, &names[i], 32); err != nil {
 			return err
 		}
 		index[names[i]] = i
@@ -206,7 +207,7 @@ func (st *State) Serialize(s wire.Stream) error {
 			st.Objects = append(st.Objects, Object{})
 		}
 		o := &st.Objects[i]
-		if err := serializeString(s, &o.Name, 64); err != nil {
+		if err := replayfile.SerializeString(s, &o.Name, 64); err != nil {
 			return err
 		}
 		fields := len(o.Fields)

@@ -1,11 +1,11 @@
 package replay
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/netphys/netphys/netmodel/internal/replayfile"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/wire"
 )
@@ -78,38 +78,19 @@ func Read[I comparable, P lockstep.Input[I]](r io.Reader) (*Replay[I], error) {
 // ticks of its complete chunks. Errors wrap ErrFormat, or the reader's
 // own error.
 func ReadLimits[I comparable, P lockstep.Input[I]](r io.Reader, lim Limits) (*Replay[I], error) {
-	br := &blockReader{r: bufio.NewReader(r)}
 	rep := &Replay[I]{}
-	var magic [len(Magic) + 1]byte
-	n, err := io.ReadFull(br.r, magic[:])
-	br.read += int64(n)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %d bytes, too short for a replay: %w", ErrFormat, n, err)
-	}
-	if string(magic[:len(Magic)]) != Magic {
-		return nil, fmt.Errorf("%w: the file does not start with %q: not a netphys replay", ErrFormat, Magic)
-	}
-	if magic[len(Magic)] != Version {
-		return nil, fmt.Errorf("%w: version %d, this reader takes %d", ErrFormat, magic[len(Magic)], Version)
-	}
-	b, err := br.next()
-	if err == io.EOF {
-		err = fmt.Errorf("%w: no header: %w", ErrFormat, io.ErrUnexpectedEOF)
-	}
+	br, err := replayfile.Open(r, format, rep.Header.Serialize)
 	if err != nil {
 		return nil, err
-	}
-	if err := decode(b, rep.Header.Serialize); err != nil {
-		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
 	}
 	h := &rep.Header
 	if h.Model != "lockstep" {
 		return nil, fmt.Errorf("%w: a replay of model %q: only lockstep replays are read here", ErrFormat, h.Model)
 	}
-	rep.Size = br.read
+	rep.Size = br.Size()
 	c := ticks[I, P]{players: h.Players}
 	for {
-		b, err := br.next()
+		b, err := br.Next()
 		if err == io.EOF {
 			return rep, nil
 		}
@@ -141,7 +122,7 @@ func ReadLimits[I comparable, P lockstep.Input[I]](r io.Reader, lim Limits) (*Re
 		default:
 			return rep, fmt.Errorf("%w: a chunk of unknown kind %d", ErrFormat, kind)
 		}
-		rep.Size = br.read
+		rep.Size = br.Size()
 	}
 }
 
@@ -166,19 +147,8 @@ func readTicks[I comparable, P lockstep.Input[I]](rep *Replay[I], c *ticks[I, P]
 // trailing checks that a block holds nothing after its content but the
 // last byte's zero padding.
 func trailing(rd *wire.Reader, b []byte) error {
-	if err := rd.Align(); err != nil {
+	if err := replayfile.End(rd, b); err != nil {
 		return fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	if left := len(b) - rd.BitsRead()/8; left != 0 {
-		return fmt.Errorf("%w: %d bytes after a chunk's content", ErrFormat, left)
-	}
 	return nil
-}
-
-func decode(b []byte, f func(wire.Stream) error) error {
-	rd := wire.NewReader(b)
-	if err := f(rd); err != nil {
-		return err
-	}
-	return trailing(rd, b)
 }

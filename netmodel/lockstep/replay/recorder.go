@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/netphys/netphys/netmodel/internal/replayfile"
 	"github.com/netphys/netphys/netmodel/lockstep"
 	"github.com/netphys/netphys/wire"
 )
@@ -21,17 +22,15 @@ import (
 //     client's game): every Step is recorded, with its checksum.
 //   - Call Record once per confirmed tick with the inputs and checksum.
 type Recorder[I comparable, P lockstep.Input[I]] struct {
-	w       io.Writer
-	h       Header
-	hold    int           // ticks kept unwritten: a rollback may undo them
-	first   lockstep.Tick // the first tick not yet written
-	next    lockstep.Tick // the next tick to record
-	inputs  []I           // ticks [first, next), players each
-	sums    []uint32      // the checksums of the multiples of SumEvery among them
-	buf     []byte
-	err     error
-	closed  bool
-	written int64 // bytes
+	w      *replayfile.Writer
+	h      Header
+	hold   int           // ticks kept unwritten: a rollback may undo them
+	first  lockstep.Tick // the first tick not yet written
+	next   lockstep.Tick // the next tick to record
+	inputs []I           // ticks [first, next), players each
+	sums   []uint32      // the checksums of the multiples of SumEvery among them
+	err    error
+	closed bool
 }
 
 // NewRecorder writes h to w and returns the recorder of its ticks. The
@@ -40,15 +39,11 @@ func NewRecorder[I comparable, P lockstep.Input[I]](w io.Writer, h Header) (*Rec
 	if err := h.check(); err != nil {
 		return nil, err
 	}
-	r := &Recorder[I, P]{w: w, h: h, hold: h.Rollback}
-	if _, err := w.Write(append([]byte(Magic), Version)); err != nil {
+	fw, err := replayfile.Create(w, format, h.Serialize)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRecord, err)
 	}
-	r.written = int64(len(Magic) + 1)
-	if err := r.writeStream(h.Serialize); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return &Recorder[I, P]{w: fw, h: h, hold: h.Rollback}, nil
 }
 
 // Header returns the recording's header.
@@ -59,7 +54,7 @@ func (r *Recorder[I, P]) Header() Header { return r.h }
 func (r *Recorder[I, P]) Ticks() lockstep.Tick { return r.next }
 
 // Bytes is the number of bytes written so far.
-func (r *Recorder[I, P]) Bytes() int64 { return r.written }
+func (r *Recorder[I, P]) Bytes() int64 { return r.w.Written() }
 
 // Err returns the error that stopped the recording, if any.
 func (r *Recorder[I, P]) Err() error { return r.err }
@@ -184,33 +179,8 @@ func (r *Recorder[I, P]) CloseAt(end lockstep.Tick) error {
 
 // writeStream writes one block holding what f serializes.
 func (r *Recorder[I, P]) writeStream(f func(wire.Stream) error) error {
-	var m wire.Measurer
-	if err := f(&m); err != nil {
+	if err := r.w.Block(f); err != nil {
 		return fmt.Errorf("%w: %w", ErrRecord, err)
 	}
-	if m.Bytes() > MaxBlock {
-		return fmt.Errorf("%w: a block of %d bytes, beyond %d", ErrRecord, m.Bytes(), MaxBlock)
-	}
-	if cap(r.buf) < m.Bytes() {
-		r.buf = make([]byte, m.Bytes())
-	}
-	wr := wire.NewWriter(r.buf[:m.Bytes()])
-	if err := f(wr); err != nil {
-		return fmt.Errorf("%w: %w", ErrRecord, err)
-	}
-	b := wr.Bytes() // never empty: every block codes at least a kind or a length
-	if err := writeBlock(r.w, b); err != nil {
-		return err
-	}
-	r.written += int64(len(b)) + int64(uvarintLen(uint64(len(b))))
 	return nil
-}
-
-func uvarintLen(x uint64) int {
-	n := 1
-	for x >= 0x80 {
-		x >>= 7
-		n++
-	}
-	return n
 }
