@@ -1,14 +1,11 @@
 package main
 
 import (
-	"net/netip"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/netphys/netphys/transport/agones"
-	"github.com/netphys/netphys/transport/agones/agonestest"
 )
 
 // TestServeRoomsAgonesCountsMatches: `serve --rooms --agones` against
@@ -20,14 +17,7 @@ import (
 // as without rooms.
 func TestServeRoomsAgonesCountsMatches(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
-	f := agonestest.New(4, testFleet)
-	defer f.Close()
-	addr := freeUDPAddr(t)
-	f.SetAddress(netip.MustParseAddrPort(addr))
-	agonesRoomsScenario(t, addr, f)
-	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Shutdown"}) {
-		t.Errorf("GameServer states: %v", h)
-	}
+	againstFake(t, agonesRoomsScenario, "Scheduled", "Ready", "Allocated", "Shutdown")
 }
 
 // agonesRoomsScenario is TestServeRoomsAgonesCountsMatches against gw;

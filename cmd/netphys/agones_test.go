@@ -42,14 +42,7 @@ type sdkGateway interface {
 // and exits 0; health pings flow throughout.
 func TestServeAgonesShutdownAfterTheMatch(t *testing.T) {
 	t.Parallel()
-	f := agonestest.New(4, testFleet)
-	defer f.Close()
-	addr := freeUDPAddr(t)
-	f.SetAddress(netip.MustParseAddrPort(addr))
-	agonesShutdownScenario(t, addr, f)
-	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Shutdown"}) {
-		t.Errorf("GameServer states: %v", h)
-	}
+	againstFake(t, agonesShutdownScenario, "Scheduled", "Ready", "Allocated", "Shutdown")
 }
 
 // TestServeAgonesReadyAgainAndSIGTERMDrains: with --agones-after-match
@@ -57,14 +50,7 @@ func TestServeAgonesShutdownAfterTheMatch(t *testing.T) {
 // the middle of that one lets it finish, then exits 0.
 func TestServeAgonesReadyAgainAndSIGTERMDrains(t *testing.T) {
 	t.Parallel()
-	f := agonestest.New(4, testFleet)
-	defer f.Close()
-	addr := freeUDPAddr(t)
-	f.SetAddress(netip.MustParseAddrPort(addr))
-	agonesReadyDrainScenario(t, addr, f)
-	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Ready", "Allocated"}) {
-		t.Errorf("GameServer states: %v", h)
-	}
+	againstFake(t, agonesReadyDrainScenario, "Scheduled", "Ready", "Allocated", "Ready", "Allocated")
 }
 
 // TestServeAgonesLockstepMatch: the same with a network model: serve
@@ -72,13 +58,19 @@ func TestServeAgonesReadyAgainAndSIGTERMDrains(t *testing.T) {
 // come from the token service's allocation, then Shutdown and exit 0.
 func TestServeAgonesLockstepMatch(t *testing.T) {
 	t.Parallel()
+	againstFake(t, agonesLockstepScenario, "Scheduled", "Ready", "Allocated", "Shutdown")
+}
+
+// againstFake runs scenario against a fake SDK server of the test fleet
+// and checks the GameServer states it went through.
+func againstFake(t *testing.T, scenario func(*testing.T, string, sdkGateway), states ...string) {
 	f := agonestest.New(4, testFleet)
 	defer f.Close()
 	addr := freeUDPAddr(t)
 	f.SetAddress(netip.MustParseAddrPort(addr))
-	agonesLockstepScenario(t, addr, f)
-	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Shutdown"}) {
-		t.Errorf("GameServer states: %v", h)
+	scenario(t, addr, f)
+	if h := f.History(); !slices.Equal(h, states) {
+		t.Errorf("GameServer states: %v, want %v", h, states)
 	}
 }
 
