@@ -37,15 +37,6 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	play := func(id, ticks int, env []string, extra ...string) proc {
 		return p.run(env, append(botArgs(p.token(id), ticks, match...), extra...)...)
 	}
-	wait := func(what string, pl proc, ok bool) string {
-		t.Helper()
-		err := pl.cmd.Wait()
-		t.Logf("%s:\n%s", what, pl.out)
-		if (err == nil) != ok {
-			t.Fatalf("%s exited with %v, want success %v", what, err, ok)
-		}
-		return pl.out.String()
-	}
 	serveRunning := func(when string) {
 		t.Helper()
 		if serve.ProcessState != nil || serve.Process.Signal(syscall.Signal(0)) != nil {
@@ -63,21 +54,21 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	layout := play(5, ticks, nil, "--layout", "pyramid10")
 	players := play(6, ticks, nil, "--players", "2")
-	out := wait("the other layout's player", layout, false)
+	out := layout.wait(t, "the other layout's player", false)
 	if !strings.Contains(out, "server runs lockstep (pure lockstep, datagrams) on tower20 for 4 players; you asked for lockstep (pure lockstep, datagrams) on pyramid10 for 4 players") {
 		t.Errorf("the other layout's player does not print the difference")
 	}
-	out = wait("the 2-player player", players, false)
+	out = players.wait(t, "the 2-player player", false)
 	if !strings.Contains(out, "on tower20 for 4 players; you asked for lockstep (pure lockstep, datagrams) on tower20 for 2 players") {
 		t.Errorf("the 2-player player does not print the difference")
 	}
-	out = wait("the liar", liar, false)
+	out = liar.wait(t, "the liar", false)
 	if !strings.Contains(out, "your state differs from the server's at tick 120") {
 		t.Errorf("the liar does not print why it was dropped")
 	}
 	var outs []string
 	for i, p := range honest {
-		outs = append(outs, wait(fmt.Sprintf("honest player %d", i+1), p, true))
+		outs = append(outs, p.wait(t, fmt.Sprintf("honest player %d", i+1), true))
 	}
 	sameChecksum(t, ticks, outs)
 	serveRunning("after the first match")
@@ -100,13 +91,13 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	// its slot a second later.
 	time.Sleep(3500 * time.Millisecond)
 	late := play(10, longer, nil)
-	out = wait("the late joiner", late, false)
+	out = late.wait(t, "the late joiner", false)
 	if !strings.Contains(out, "is running (lockstep has no late join): try again when it is over") {
 		t.Errorf("the late joiner does not print why it was refused")
 	}
 	outs = outs[:0]
 	for i, p := range honest {
-		outs = append(outs, wait(fmt.Sprintf("survivor %d", i+1), p, true))
+		outs = append(outs, p.wait(t, fmt.Sprintf("survivor %d", i+1), true))
 	}
 	sameChecksum(t, longer, outs)
 	serveRunning("after the second match")
@@ -119,7 +110,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	}
 	outs = outs[:0]
 	for i, p := range next {
-		outs = append(outs, wait(fmt.Sprintf("third match, player %d", i+1), p, true))
+		outs = append(outs, p.wait(t, fmt.Sprintf("third match, player %d", i+1), true))
 	}
 	sameChecksum(t, short, outs)
 

@@ -102,6 +102,18 @@ func (p *procs) run(env []string, args ...string) proc {
 	return proc{cmd, p.start(cmd)}
 }
 
+// wait waits for the process to end, logs its output under what, fails
+// the test unless it succeeded if and only if ok, and returns the output.
+func (pl proc) wait(t *testing.T, what string, ok bool) string {
+	t.Helper()
+	err := pl.cmd.Wait()
+	t.Logf("%s:\n%s", what, pl.out)
+	if (err == nil) != ok {
+		t.Fatalf("%s exited with %v, want success %v", what, err, ok)
+	}
+	return pl.out.String()
+}
+
 // botArgs are the arguments of a headless `play --bot` with the token in
 // file that plays ticks ticks of match, then lingers a second.
 func botArgs(file string, ticks int, match ...string) []string {

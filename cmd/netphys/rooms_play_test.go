@@ -83,12 +83,7 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 		t.Helper()
 		var outs []string
 		for i, p := range plays[match] {
-			err := p.cmd.Wait()
-			t.Logf("%s, player process %d:\n%s", match, i, p.out)
-			if (err == nil) != ok {
-				t.Fatalf("%s, player process %d exited with %v, want success %v", match, i, err, ok)
-			}
-			outs = append(outs, p.out.String())
+			outs = append(outs, p.wait(t, fmt.Sprintf("%s, player process %d", match, i), ok))
 		}
 		return outs
 	}
