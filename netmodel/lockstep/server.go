@@ -769,10 +769,12 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 // (see updateFetch): the server cannot check those bytes, the joiner
 // does, against the checksum every player reported for that tick.
 //
-// A client that no free seat fits may be a spectator: it waits, unseated,
-// for its first message (decideJoiner), which says whether it watches
-// (then it is seated as a spectator from the same state) or plays (then
-// it is refused with the reason: the seat is held, or every seat taken).
+// Every late client waits, unseated, for its first message
+// (decideJoiner), which says whether it watches (then it is seated as a
+// spectator from the same state: it never takes a player's seat, counts
+// no late join and leaves no departed seat) or plays (then it takes a
+// free seat, or is refused with the reason: the seat is held, or every
+// seat taken).
 func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error {
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("%w: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...)
@@ -793,18 +795,13 @@ func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error 
 		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
 	}
 	delete(s.refused, slot)
-	seat, _ := s.freeSeat(now, clientID)
 	p, err := newPipe(&s.cfg, now)
 	if err != nil {
 		return err
 	}
-	m := &member[I]{slot: slot, clientID: clientID, connected: true, pipe: p, lastHeard: now, progress: now, seat: seat,
-		waiting: true, stats: PlayerStats{Slot: slot}}
-	if seat < 0 || !refereed {
-		s.joiners = append(s.joiners, m)
-		return nil
-	}
-	return s.seatFromReferee(now, m)
+	s.joiners = append(s.joiners, &member[I]{slot: slot, clientID: clientID, connected: true, pipe: p, lastHeard: now, progress: now,
+		seat: -1, waiting: true, stats: PlayerStats{Slot: slot}})
+	return nil
 }
 
 // seatFromReferee seats the joiner m, a player or a spectator, with the
@@ -868,9 +865,10 @@ func (s *Server[I, P]) dropJoiner(m *member[I]) {
 
 // decideJoiner takes what a waiting joiner's message says: it watches (a
 // spectator takes no seat: with a referee it is seated at once, without
-// one it waits for a player's state as the joiners do), or it plays: if
-// no seat was free for it, it takes one freed meanwhile or is refused
-// with the reason. A client never turns from one into the other.
+// one it waits for a player's state as the joiners do), or it plays: it
+// takes a free seat (with a referee at once, without one once a player's
+// state has come) or is refused with the reason. A client never turns
+// from one into the other.
 func (s *Server[I, P]) decideJoiner(now time.Time, m *member[I], watch bool) error {
 	refereed := s.ref != nil && !s.ref.off
 	switch {
@@ -1106,10 +1104,11 @@ func (s *Server[I, P]) watcher(slot int) *member[I] {
 	return nil
 }
 
-// handleWatcher takes a spectator's message; a player's first message
-// that says it watches turns it into a spectator (in the lobby, its seat
-// is free again; a late joiner's seat departs at its join tick, whose
-// inputs up to it are the zero input anyway).
+// handleWatcher takes a spectator's message; a player's message that
+// says it watches turns it into a spectator: in the lobby (a spectator
+// that joined while a seat was free) its seat is free again; in a running
+// session (no honest client does it: a late client is seated only once
+// its first message says it plays) its seat departs as if it left.
 func (s *Server[I, P]) handleWatcher(now time.Time, idx int, m *member[I], msg *clientMsg[I]) error {
 	if !msg.watch && m.watch {
 		// A player's client that joined a full lobby: it asked to play,

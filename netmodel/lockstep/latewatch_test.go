@@ -1,0 +1,93 @@
+package lockstep
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/netphys/netphys/netmodel/simmatch"
+)
+
+// TestLateSpectatorTakesNoSeat: with a seat free (its player left and
+// its RejoinGrace is over), a client that joins the running session to
+// watch never sits in it, not even until its first message says it
+// watches: it counts no late join, leaves no departed seat held for its
+// client id, and the free seat goes to the next player who joins, with
+// or without a referee.
+func TestLateSpectatorTakesNoSeat(t *testing.T) {
+	for _, refereed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("referee=%v", refereed), func(t *testing.T) {
+			const players = 4
+			cfg := DefaultConfig()
+			cfg.Players = players
+			cfg.MaxSnapshotBytes = 1 << 20
+			cfg.RejoinGrace = time.Second
+			srv, err := NewServer[stick](cfg, simmatch.Epoch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if refereed {
+				if err := srv.SetReferee(newJoinable(players)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := simmatch.New(simmatch.Config{}, srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var slots []int
+			for id := uint64(1); id <= players; id++ {
+				c, err := NewClient[stick](cfg, newJoinable(players), bot(int(id-1)), m.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				slot, err := m.JoinID(c, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				slots = append(slots, slot)
+			}
+			if err := m.Run(2 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			m.Leave(slots[3])
+			if err := m.Run(cfg.RejoinGrace + time.Second); err != nil {
+				t.Fatal(err)
+			}
+			w, err := NewSpectator[stick](cfg, newJoinable(players), m.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.JoinID(w, 20); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Run(3 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			st := srv.Stats(m.Now())
+			if st.LateJoins != 0 || st.Watchers != 1 || w.Stats().Joined == 0 || w.Player() != -1 {
+				t.Fatalf("the late spectator: %d late joins, %d spectators, joined after %v as player %d",
+					st.LateJoins, st.Watchers, w.Stats().Joined, w.Player())
+			}
+			if seat := st.Players[3]; seat.Slot != slots[3] || seat.Connected || seat.JoinedAt != 0 {
+				t.Fatalf("seat 3 after the spectator joined: %+v, want its player who left (slot %d)", seat, slots[3])
+			}
+			// The seat is free for a player at once: not held for the
+			// spectator's client id.
+			c, err := NewClient[stick](cfg, newJoinable(players), bot(3), m.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.JoinID(c, 30); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Run(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if st := srv.Stats(m.Now()); c.Player() != 3 || c.Stats().CaughtUp == 0 || st.LateJoins != 1 || st.Disconnected != 0 || st.Watchers != 1 {
+				t.Fatalf("the player after the spectator: seat %d, caught up after %v; server: %d late joins, %d dropped, %d spectators",
+					c.Player(), c.Stats().CaughtUp, st.LateJoins, st.Disconnected, st.Watchers)
+			}
+		})
+	}
+}
