@@ -139,7 +139,7 @@
 // it plays or watches, so a spectator never takes a free seat nor counts
 // as a late join). The players never wait for a spectator: one that
 // falls out of the server's buffer, or is silent for Timeout, is dropped
-// (ServerStats.WatchersDropped). A player's client is never made a
+// (ServerStats.WatchersDropped) and Released tells its driver why. A player's client is never made a
 // spectator: joining when every seat is taken or held, it is refused at
 // its first message with the reason (Released).
 //

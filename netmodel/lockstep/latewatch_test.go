@@ -2,6 +2,7 @@ package lockstep
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,4 +91,53 @@ func TestLateSpectatorTakesNoSeat(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDroppedSpectatorIsToldWhy: a spectator that goes silent, and one
+// that stops receiving and goes on sending (its acks fall behind the
+// server's buffer, 34 s), are
+// dropped without holding the players back, and Released tells the
+// driver why, under the code "spectator", instead of the lobby's "silent
+// in the lobby".
+func TestDroppedSpectatorIsToldWhy(t *testing.T) {
+	cfg := DefaultConfig()
+	a := newArena(t, cfg, true, nil)
+	var watchers []*player
+	var slots []int
+	for i := range 2 {
+		// The second, hostile, keeps sending its stale acks for a
+		// minute after it stopped hearing the server.
+		wcfg := cfg
+		if i == 1 {
+			wcfg.Timeout, wcfg.Buffer = time.Minute, 8192
+		}
+		w, err := NewSpectator[stick](wcfg, newTally(4), a.m.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &player{Client: w}
+		slot, err := a.m.Join(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		watchers, slots = append(watchers, p), append(slots, slot)
+	}
+	a.run(t, 3*time.Second)
+	if st := a.server.Stats(a.m.Now()); st.Watchers != 2 || !st.Running {
+		t.Fatalf("%d spectators, running %v", st.Watchers, st.Running)
+	}
+	watchers[0].silent = func(time.Time) bool { return true }
+	watchers[1].deaf = true
+	worst := a.worstStall(t, 35*time.Second)
+	for i, want := range []string{"this spectator was not heard for 10s", "this spectator fell behind the server's buffer"} {
+		code, reason, done := a.server.Released(slots[i])
+		if !done || code != "spectator" || !strings.Contains(reason, want) {
+			t.Errorf("spectator %d: released %v, %q %q; want %q", i, done, code, reason, want)
+		}
+		t.Log(reason)
+	}
+	if st := a.server.Stats(a.m.Now()); st.Watchers != 0 || st.WatchersDropped != 2 || st.Disconnected != 0 || worst > 0 {
+		t.Fatalf("%d spectators (%d dropped), %d players dropped, worst stall %v", st.Watchers, st.WatchersDropped, st.Disconnected, worst)
+	}
+	a.checkHonest(t, 2000)
 }

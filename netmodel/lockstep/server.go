@@ -35,11 +35,12 @@ type Server[I comparable, P Input[I]] struct {
 	// gets a player's state of a checkpoint tick; failed are the players
 	// whose state did not come, or was wrong, for them; refused tells a
 	// client why it was refused (no player could send its state, every
-	// seat is taken or held), by slot, until the driver lets it go.
+	// seat is taken or held) or why a spectator was let go, by slot,
+	// until the driver lets it go.
 	joiners []*member[I]
 	fetch   *fetch[I]
 	failed  []*member[I]
-	refused map[int]string
+	refused map[int]refusal
 	stats   ServerStats
 
 	reader wire.Reader
@@ -259,15 +260,16 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 // it is no player of the session (it timed out in the lobby), it left,
 // or it was dropped and has been told why. A driver may then close its
 // connection and tell it reason; code is a short name for counters
-// (Reason.String(), "lobby" for a lobby timeout, "" for a player that
-// left by itself), set as soon as the player is dropped, before done. It
-// implements udpdrive.Releaser.
+// (Reason.String(), "lobby" for a lobby timeout, "late_join" for a late
+// joiner refused, "spectator" for a spectator dropped, "" for a player
+// that left by itself), set as soon as the player is dropped, before
+// done. It implements udpdrive.Releaser.
 func (s *Server[I, P]) Released(slot int) (code, reason string, done bool) {
 	if s.joiner(slot) != nil {
 		return "", "", false
 	}
 	if r, ok := s.refused[slot]; ok {
-		return "late_join", r, true
+		return r.code, r.reason, true
 	}
 	_, m := s.member(slot)
 	if (m == nil || !m.connected) && s.watcher(slot) != nil {
@@ -837,10 +839,20 @@ func (s *Server[I, P]) refuseJoin(m *member[I], format string, args ...any) erro
 func (s *Server[I, P]) refuse(m *member[I], reason string) {
 	s.dropJoiner(m)
 	s.dropWatcher(m)
+	s.letGo(m.slot, "late_join", reason)
+}
+
+// refusal is why the server let a client go that has no seat: a late
+// joiner it refused, or a spectator it dropped; code is Released's.
+type refusal struct{ code, reason string }
+
+// letGo records why the client in slot, which has no seat, was let go:
+// Released tells the driver.
+func (s *Server[I, P]) letGo(slot int, code, reason string) {
 	if s.refused == nil {
-		s.refused = map[int]string{}
+		s.refused = map[int]refusal{}
 	}
-	s.refused[m.slot] = reason
+	s.refused[slot] = refusal{code, reason}
 }
 
 // dropWatcher takes m out of the spectators, if it is one.
@@ -1161,19 +1173,25 @@ func (s *Server[I, P]) updateWatchers(now time.Time, send func(int, []byte)) err
 	for _, w := range s.watchers {
 		w.pipe.update(now)
 		w.pipe.acks(ignoreAck)
-		behind := false
+		behind := -1
 		if s.state == stateRunning && w.snap == nil {
 			for p, o := range s.members {
 				if w.acks[p] < min(oldest, o.ring.have) {
-					behind = true
+					behind = p
 				}
 			}
 		}
-		if now.Sub(w.lastHeard) > s.cfg.Timeout || behind {
-			s.stats.WatchersDropped++
+		switch {
+		case now.Sub(w.lastHeard) > s.cfg.Timeout:
+			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator was not heard for %v (Config.Timeout)", s.cfg.Timeout))
+		case behind >= 0:
+			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator fell behind the server's buffer: it has player %d's inputs before tick %d, the server keeps only those from tick %d on "+
+				"(its link is too slow or lossy to follow the session)", behind, w.acks[behind], min(oldest, s.members[behind].ring.have)))
+		default:
+			kept = append(kept, w)
 			continue
 		}
-		kept = append(kept, w)
+		s.stats.WatchersDropped++
 	}
 	clear(s.watchers[len(kept):])
 	s.watchers = kept

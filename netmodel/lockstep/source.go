@@ -86,11 +86,8 @@ func (s *Server[I, P]) updateFetch(now time.Time) {
 			kept = append(kept, j)
 			continue
 		}
-		if s.refused == nil {
-			s.refused = map[int]string{}
-		}
-		s.refused[j.slot] = fmt.Sprintf("%v: the session of %d players is running and this client sent no message it could read for %v "+
-			"(is it set up for the same game and player count?)", ErrSession, s.cfg.Players, s.cfg.Timeout)
+		s.letGo(j.slot, "late_join", fmt.Sprintf("%v: the session of %d players is running and this client sent no message it could read for %v "+
+			"(is it set up for the same game and player count?)", ErrSession, s.cfg.Players, s.cfg.Timeout))
 	}
 	clear(s.joiners[len(kept):])
 	s.joiners = kept
@@ -166,12 +163,9 @@ func (s *Server[I, P]) ask(now time.Time) {
 	if src == nil {
 		reason := fmt.Sprintf("%v: the session of %d players is running and no player could send its state for a late join (%d asked): try again later",
 			ErrSession, s.cfg.Players, len(s.failed))
-		if s.refused == nil {
-			s.refused = map[int]string{}
-		}
 		for _, j := range s.joiners {
 			if j.decided() {
-				s.refused[j.slot] = reason
+				s.letGo(j.slot, "late_join", reason)
 			}
 		}
 		s.keepUndecided()
