@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/netphys/netphys/netmodel/simmatch"
+	"github.com/netphys/netphys/transport/netsim"
 )
 
 // TestLateSpectatorTakesNoSeat: with a seat free (its player left and
@@ -140,4 +141,57 @@ func TestDroppedSpectatorIsToldWhy(t *testing.T) {
 		t.Fatalf("%d spectators (%d dropped), %d players dropped, worst stall %v", st.Watchers, st.WatchersDropped, st.Disconnected, worst)
 	}
 	a.checkHonest(t, 2000)
+}
+
+// TestSpectatorInTheLobbyKeepsNoSeatFromAPlayer: a spectator joining a
+// lobby with a free seat sits in it until its first message says it
+// watches; a player's client joining meanwhile finds the lobby full and
+// waits among the spectators. Whichever message the server reads first,
+// the player takes the seat the spectator frees, and the session starts
+// with it: it is not refused as if every seat were taken.
+func TestSpectatorInTheLobbyKeepsNoSeatFromAPlayer(t *testing.T) {
+	for _, spectatorFirst := range []bool{true, false} {
+		t.Run(fmt.Sprintf("spectator first=%v", spectatorFirst), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Players = 2
+			srv, err := NewServer[stick](cfg, simmatch.Epoch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := simmatch.New(simmatch.Config{}, srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := NewClient[stick](cfg, newParticles(4), bot(0), m.Now())
+			w, _ := NewSpectator[stick](cfg, newParticles(4), m.Now())
+			b, _ := NewClient[stick](cfg, newParticles(4), bot(1), m.Now())
+			var slots []int
+			for _, c := range []*Client[stick, *stick]{a, w, b} {
+				slot, err := m.Join(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				slots = append(slots, slot)
+			}
+			// The later one's link up takes 200 ms.
+			later := slots[2]
+			if !spectatorFirst {
+				later = slots[1]
+			}
+			if err := m.SetLink(later, netsim.Conditions{Latency: 200 * time.Millisecond}, netsim.Conditions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Run(3 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if code, reason, done := srv.Released(slots[2]); done {
+				t.Fatalf("the player was let go: %q %q", code, reason)
+			}
+			st := srv.Stats(m.Now())
+			if !st.Running || st.Watchers != 1 || b.Player() < 0 || a.Player() < 0 || w.Player() != -1 || b.Tick() == 0 {
+				t.Fatalf("running %v, %d spectators; players %d and %d (at tick %d), the spectator %d",
+					st.Running, st.Watchers, a.Player(), b.Player(), b.Tick(), w.Player())
+			}
+		})
+	}
 }

@@ -96,8 +96,11 @@ type member[I any] struct {
 	// players who started), and until it has every chunk of snap, its
 	// snapshot of the game (the referee's, or source's if source is not
 	// nil), whose checksum is snapSum, the server sends it chunks.
-	from    Tick
-	watch   bool // a spectator (in Server.watchers)
+	from  Tick
+	watch bool // a spectator (in Server.watchers)
+	// wants: a player's client that joined a full lobby, among the
+	// spectators until a seat frees before the start (seatWanting).
+	wants   bool
 	snap    []byte
 	snapSum uint32
 	source  *member[I]
@@ -187,7 +190,7 @@ func (s *Server[I, P]) JoinClient(now time.Time, slot int, clientID uint64) erro
 		if err != nil {
 			return err
 		}
-		s.watchers = append(s.watchers, &member[I]{slot: slot, connected: true, watch: true, pipe: p,
+		s.watchers = append(s.watchers, &member[I]{slot: slot, clientID: clientID, connected: true, watch: true, pipe: p,
 			lastHeard: now, progress: now, stats: PlayerStats{Slot: slot}})
 		return nil
 	}
@@ -493,7 +496,9 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 	}
 	switch s.state {
 	case stateLobby:
+		s.seatWanting(now)
 		s.maybeStart(now)
+		s.seatWanting(now)
 	case stateRunning:
 		s.feedDisconnected(now)
 		s.dropLaggard(now)
@@ -537,6 +542,32 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 		return s.desync
 	}
 	return nil
+}
+
+// seatWanting seats, in the lobby, the players' clients that joined it
+// full (wants) in the seats that freed since, in the order they came;
+// once the session runs it refuses those left.
+func (s *Server[I, P]) seatWanting(now time.Time) {
+	kept := s.watchers[:0]
+	var refused []*member[I]
+	for _, w := range s.watchers {
+		switch {
+		case !w.wants:
+			kept = append(kept, w)
+		case s.state != stateLobby:
+			refused = append(refused, w)
+		case len(s.members) < s.cfg.Players:
+			s.members = append(s.members, &member[I]{slot: w.slot, clientID: w.clientID, connected: true, pipe: w.pipe,
+				ring: newInputRing[I](s.cfg.Buffer), lastHeard: w.lastHeard, progress: now, stats: PlayerStats{Slot: w.slot}})
+		default:
+			kept = append(kept, w)
+		}
+	}
+	clear(s.watchers[len(kept):])
+	s.watchers = kept
+	for _, w := range refused {
+		s.letGo(w.slot, "late_join", fmt.Sprintf("%v: the session's %d seats are taken: try again when it is over (or join as a spectator)", ErrSession, s.cfg.Players))
+	}
 }
 
 // maybeStart starts the session once every player has joined and every
@@ -1124,8 +1155,13 @@ func (s *Server[I, P]) watcher(slot int) *member[I] {
 func (s *Server[I, P]) handleWatcher(now time.Time, idx int, m *member[I], msg *clientMsg[I]) error {
 	if !msg.watch && m.watch {
 		// A player's client that joined a full lobby: it asked to play,
-		// it does not watch.
-		s.refuse(m, fmt.Sprintf("%v: the session's %d seats are taken: try again when it is over (or join as a spectator)", ErrSession, s.cfg.Players))
+		// it does not watch. It takes a seat that frees before the start
+		// (a spectator's, say, whose first message had not come yet), or
+		// is refused then (seatWanting).
+		m.wants, m.lastHeard = true, now
+		if s.state != stateLobby {
+			s.refuse(m, fmt.Sprintf("%v: the session's %d seats are taken: try again when it is over (or join as a spectator)", ErrSession, s.cfg.Players))
+		}
 		return nil
 	}
 	if len(msg.inputs.inputs) > 0 || len(msg.reports) > 0 {
