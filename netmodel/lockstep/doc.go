@@ -135,9 +135,11 @@
 // its seats: a spectator's first message frees the seat it was given) or
 // the running session (then they get the referee's state first, or
 // without a referee a player's, checked against the agreed checksum, as a
-// late joiner does). The players never wait for a spectator: one that
+// late joiner does; a late client is seated once its first message says
+// it plays or watches, so a spectator never takes a free seat nor counts
+// as a late join). The players never wait for a spectator: one that
 // falls out of the server's buffer, or is silent for Timeout, is dropped
-// (ServerStats.WatchersDropped). A player's client is never made a
+// (ServerStats.WatchersDropped) and Released tells its driver why. A player's client is never made a
 // spectator: joining when every seat is taken or held, it is refused at
 // its first message with the reason (Released).
 //

@@ -35,11 +35,12 @@ type Server[I comparable, P Input[I]] struct {
 	// gets a player's state of a checkpoint tick; failed are the players
 	// whose state did not come, or was wrong, for them; refused tells a
 	// client why it was refused (no player could send its state, every
-	// seat is taken or held), by slot, until the driver lets it go.
+	// seat is taken or held) or why a spectator was let go, by slot,
+	// until the driver lets it go.
 	joiners []*member[I]
 	fetch   *fetch[I]
 	failed  []*member[I]
-	refused map[int]string
+	refused map[int]refusal
 	stats   ServerStats
 
 	reader wire.Reader
@@ -95,8 +96,11 @@ type member[I any] struct {
 	// players who started), and until it has every chunk of snap, its
 	// snapshot of the game (the referee's, or source's if source is not
 	// nil), whose checksum is snapSum, the server sends it chunks.
-	from    Tick
-	watch   bool // a spectator (in Server.watchers)
+	from  Tick
+	watch bool // a spectator (in Server.watchers)
+	// wants: a player's client that joined a full lobby, among the
+	// spectators until a seat frees before the start (seatWanting).
+	wants   bool
 	snap    []byte
 	snapSum uint32
 	source  *member[I]
@@ -186,7 +190,7 @@ func (s *Server[I, P]) JoinClient(now time.Time, slot int, clientID uint64) erro
 		if err != nil {
 			return err
 		}
-		s.watchers = append(s.watchers, &member[I]{slot: slot, connected: true, watch: true, pipe: p,
+		s.watchers = append(s.watchers, &member[I]{slot: slot, clientID: clientID, connected: true, watch: true, pipe: p,
 			lastHeard: now, progress: now, stats: PlayerStats{Slot: slot}})
 		return nil
 	}
@@ -259,15 +263,16 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 // it is no player of the session (it timed out in the lobby), it left,
 // or it was dropped and has been told why. A driver may then close its
 // connection and tell it reason; code is a short name for counters
-// (Reason.String(), "lobby" for a lobby timeout, "" for a player that
-// left by itself), set as soon as the player is dropped, before done. It
-// implements udpdrive.Releaser.
+// (Reason.String(), "lobby" for a lobby timeout, "late_join" for a late
+// joiner refused, "spectator" for a spectator dropped, "" for a player
+// that left by itself), set as soon as the player is dropped, before
+// done. It implements udpdrive.Releaser.
 func (s *Server[I, P]) Released(slot int) (code, reason string, done bool) {
 	if s.joiner(slot) != nil {
 		return "", "", false
 	}
 	if r, ok := s.refused[slot]; ok {
-		return "late_join", r, true
+		return r.code, r.reason, true
 	}
 	_, m := s.member(slot)
 	if (m == nil || !m.connected) && s.watcher(slot) != nil {
@@ -491,7 +496,9 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 	}
 	switch s.state {
 	case stateLobby:
+		s.seatWanting(now)
 		s.maybeStart(now)
+		s.seatWanting(now)
 	case stateRunning:
 		s.feedDisconnected(now)
 		s.dropLaggard(now)
@@ -535,6 +542,32 @@ func (s *Server[I, P]) Update(now time.Time, send func(slot int, datagram []byte
 		return s.desync
 	}
 	return nil
+}
+
+// seatWanting seats, in the lobby, the players' clients that joined it
+// full (wants) in the seats that freed since, in the order they came;
+// once the session runs it refuses those left.
+func (s *Server[I, P]) seatWanting(now time.Time) {
+	kept := s.watchers[:0]
+	var refused []*member[I]
+	for _, w := range s.watchers {
+		switch {
+		case !w.wants:
+			kept = append(kept, w)
+		case s.state != stateLobby:
+			refused = append(refused, w)
+		case len(s.members) < s.cfg.Players:
+			s.members = append(s.members, &member[I]{slot: w.slot, clientID: w.clientID, connected: true, pipe: w.pipe,
+				ring: newInputRing[I](s.cfg.Buffer), lastHeard: w.lastHeard, progress: now, stats: PlayerStats{Slot: w.slot}})
+		default:
+			kept = append(kept, w)
+		}
+	}
+	clear(s.watchers[len(kept):])
+	s.watchers = kept
+	for _, w := range refused {
+		s.letGo(w.slot, "late_join", fmt.Sprintf("%v: the session's %d seats are taken: try again when it is over (or join as a spectator)", ErrSession, s.cfg.Players))
+	}
 }
 
 // maybeStart starts the session once every player has joined and every
@@ -769,10 +802,12 @@ func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 // (see updateFetch): the server cannot check those bytes, the joiner
 // does, against the checksum every player reported for that tick.
 //
-// A client that no free seat fits may be a spectator: it waits, unseated,
-// for its first message (decideJoiner), which says whether it watches
-// (then it is seated as a spectator from the same state) or plays (then
-// it is refused with the reason: the seat is held, or every seat taken).
+// Every late client waits, unseated, for its first message
+// (decideJoiner), which says whether it watches (then it is seated as a
+// spectator from the same state: it never takes a player's seat, counts
+// no late join and leaves no departed seat) or plays (then it takes a
+// free seat, or is refused with the reason: the seat is held, or every
+// seat taken).
 func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error {
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("%w: the session of %d players is running and "+format, append([]any{ErrSession, s.cfg.Players}, args...)...)
@@ -793,18 +828,13 @@ func (s *Server[I, P]) lateJoin(now time.Time, slot int, clientID uint64) error 
 		return fmt.Errorf("%w: slot %d already joined", ErrSession, slot)
 	}
 	delete(s.refused, slot)
-	seat, _ := s.freeSeat(now, clientID)
 	p, err := newPipe(&s.cfg, now)
 	if err != nil {
 		return err
 	}
-	m := &member[I]{slot: slot, clientID: clientID, connected: true, pipe: p, lastHeard: now, progress: now, seat: seat,
-		waiting: true, stats: PlayerStats{Slot: slot}}
-	if seat < 0 || !refereed {
-		s.joiners = append(s.joiners, m)
-		return nil
-	}
-	return s.seatFromReferee(now, m)
+	s.joiners = append(s.joiners, &member[I]{slot: slot, clientID: clientID, connected: true, pipe: p, lastHeard: now, progress: now,
+		seat: -1, waiting: true, stats: PlayerStats{Slot: slot}})
+	return nil
 }
 
 // seatFromReferee seats the joiner m, a player or a spectator, with the
@@ -840,10 +870,20 @@ func (s *Server[I, P]) refuseJoin(m *member[I], format string, args ...any) erro
 func (s *Server[I, P]) refuse(m *member[I], reason string) {
 	s.dropJoiner(m)
 	s.dropWatcher(m)
+	s.letGo(m.slot, "late_join", reason)
+}
+
+// refusal is why the server let a client go that has no seat: a late
+// joiner it refused, or a spectator it dropped; code is Released's.
+type refusal struct{ code, reason string }
+
+// letGo records why the client in slot, which has no seat, was let go:
+// Released tells the driver.
+func (s *Server[I, P]) letGo(slot int, code, reason string) {
 	if s.refused == nil {
-		s.refused = map[int]string{}
+		s.refused = map[int]refusal{}
 	}
-	s.refused[m.slot] = reason
+	s.refused[slot] = refusal{code, reason}
 }
 
 // dropWatcher takes m out of the spectators, if it is one.
@@ -868,9 +908,10 @@ func (s *Server[I, P]) dropJoiner(m *member[I]) {
 
 // decideJoiner takes what a waiting joiner's message says: it watches (a
 // spectator takes no seat: with a referee it is seated at once, without
-// one it waits for a player's state as the joiners do), or it plays: if
-// no seat was free for it, it takes one freed meanwhile or is refused
-// with the reason. A client never turns from one into the other.
+// one it waits for a player's state as the joiners do), or it plays: it
+// takes a free seat (with a referee at once, without one once a player's
+// state has come) or is refused with the reason. A client never turns
+// from one into the other.
 func (s *Server[I, P]) decideJoiner(now time.Time, m *member[I], watch bool) error {
 	refereed := s.ref != nil && !s.ref.off
 	switch {
@@ -1106,15 +1147,21 @@ func (s *Server[I, P]) watcher(slot int) *member[I] {
 	return nil
 }
 
-// handleWatcher takes a spectator's message; a player's first message
-// that says it watches turns it into a spectator (in the lobby, its seat
-// is free again; a late joiner's seat departs at its join tick, whose
-// inputs up to it are the zero input anyway).
+// handleWatcher takes a spectator's message; a player's message that
+// says it watches turns it into a spectator: in the lobby (a spectator
+// that joined while a seat was free) its seat is free again; in a running
+// session (no honest client does it: a late client is seated only once
+// its first message says it plays) its seat departs as if it left.
 func (s *Server[I, P]) handleWatcher(now time.Time, idx int, m *member[I], msg *clientMsg[I]) error {
 	if !msg.watch && m.watch {
 		// A player's client that joined a full lobby: it asked to play,
-		// it does not watch.
-		s.refuse(m, fmt.Sprintf("%v: the session's %d seats are taken: try again when it is over (or join as a spectator)", ErrSession, s.cfg.Players))
+		// it does not watch. It takes a seat that frees before the start
+		// (a spectator's, say, whose first message had not come yet), or
+		// is refused then (seatWanting).
+		m.wants, m.lastHeard = true, now
+		if s.state != stateLobby {
+			s.refuse(m, fmt.Sprintf("%v: the session's %d seats are taken: try again when it is over (or join as a spectator)", ErrSession, s.cfg.Players))
+		}
 		return nil
 	}
 	if len(msg.inputs.inputs) > 0 || len(msg.reports) > 0 {
@@ -1162,19 +1209,25 @@ func (s *Server[I, P]) updateWatchers(now time.Time, send func(int, []byte)) err
 	for _, w := range s.watchers {
 		w.pipe.update(now)
 		w.pipe.acks(ignoreAck)
-		behind := false
+		behind := -1
 		if s.state == stateRunning && w.snap == nil {
 			for p, o := range s.members {
 				if w.acks[p] < min(oldest, o.ring.have) {
-					behind = true
+					behind = p
 				}
 			}
 		}
-		if now.Sub(w.lastHeard) > s.cfg.Timeout || behind {
-			s.stats.WatchersDropped++
+		switch {
+		case now.Sub(w.lastHeard) > s.cfg.Timeout:
+			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator was not heard for %v (Config.Timeout)", s.cfg.Timeout))
+		case behind >= 0:
+			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator fell behind the server's buffer: it has player %d's inputs before tick %d, the server keeps only those from tick %d on "+
+				"(its link is too slow or lossy to follow the session)", behind, w.acks[behind], min(oldest, s.members[behind].ring.have)))
+		default:
+			kept = append(kept, w)
 			continue
 		}
-		kept = append(kept, w)
+		s.stats.WatchersDropped++
 	}
 	clear(s.watchers[len(kept):])
 	s.watchers = kept

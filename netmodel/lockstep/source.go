@@ -74,16 +74,20 @@ func (c *chunkSet) put(i int, data []byte) {
 	}
 }
 
-// updateFetch lets go of the waiting joiners that went silent, and moves
-// the fetch of a player's state on: seat the joiners once the state and
-// its agreed checksum are in, or ask another player when the source
+// updateFetch lets go of the waiting joiners that went silent (refused
+// with the reason: Released tells it, and the driver counts it), and
+// moves the fetch of a player's state on: seat the joiners once the state
+// and its agreed checksum are in, or ask another player when the source
 // failed.
 func (s *Server[I, P]) updateFetch(now time.Time) {
 	kept := s.joiners[:0]
 	for _, j := range s.joiners {
 		if now.Sub(j.lastHeard) <= s.cfg.Timeout {
 			kept = append(kept, j)
+			continue
 		}
+		s.letGo(j.slot, "late_join", fmt.Sprintf("%v: the session of %d players is running and this client sent no message it could read for %v "+
+			"(is it set up for the same game and player count?)", ErrSession, s.cfg.Players, s.cfg.Timeout))
 	}
 	clear(s.joiners[len(kept):])
 	s.joiners = kept
@@ -159,12 +163,9 @@ func (s *Server[I, P]) ask(now time.Time) {
 	if src == nil {
 		reason := fmt.Sprintf("%v: the session of %d players is running and no player could send its state for a late join (%d asked): try again later",
 			ErrSession, s.cfg.Players, len(s.failed))
-		if s.refused == nil {
-			s.refused = map[int]string{}
-		}
 		for _, j := range s.joiners {
 			if j.decided() {
-				s.refused[j.slot] = reason
+				s.letGo(j.slot, "late_join", reason)
 			}
 		}
 		s.keepUndecided()

@@ -491,8 +491,11 @@ func (s *Server[I, PI]) Receive(now time.Time, slot int, datagram []byte) error 
 func (s *Server[I, PI]) takeInput(now time.Time, slot int, p *peer, t Tick, in I, timed bool) {
 	d := s.offset(t)
 	switch {
-	case d < -int64(s.window):
-		s.counters.InputsTooOld++ // beyond the history: nothing to compare with
+	case d < -int64(s.window) || d < 0 && s.saved(t) == nil:
+		// Beyond the history: nothing to compare with. Early in a match
+		// the window reaches before tick 0, where a stamp that wrapped
+		// round names a tick the world never was at.
+		s.counters.InputsTooOld++
 		return
 	case d > int64(s.ahead):
 		s.counters.InputsTooNew++
