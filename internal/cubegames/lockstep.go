@@ -130,6 +130,8 @@ func lockstepDescription(rollback, tcp, late bool) string {
 // lockstepHost is the relay and referee; it shows no world.
 type lockstepHost struct {
 	*lockstep.Server[scene.Input, *scene.Input]
+	refusalScrape
+	refused []lockstep.Refusal // the server's counters, read every Update
 	// With serve --record, the referee's world records the match.
 	recorded   *replay.Game[scene.Input, *scene.Input]
 	closeFile  func() error
@@ -173,6 +175,8 @@ func (h *lockstepHost) record(s match.Setup, cfg lockstep.Config, world *scene.L
 // replay keeps the referee's state of the failing tick for netphys desync.
 func (h *lockstepHost) Update(now time.Time, send func(int, []byte)) error {
 	err := h.Server.Update(now, send)
+	h.refused = h.Refusals(h.refused[:0])
+	keep(&h.refusalScrape, h.refused)
 	var d *lockstep.DesyncError
 	if h.recorded != nil && errors.As(err, &d) && !h.desyncKept {
 		h.desyncKept = true

@@ -3,8 +3,6 @@ package cubegames
 import (
 	"flag"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/netphys/netphys/match"
@@ -83,10 +81,7 @@ func predictFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 // predictHost is the authority: it shows the world as the server has it.
 type predictHost struct {
 	*predict.Server[scene.ArenaInput, *scene.ArenaInput]
-	// mu guards scraped: the refusals by reason as of the last Update,
-	// for a metrics scrape on another goroutine (RefusalCounts).
-	mu      sync.Mutex
-	scraped []match.Count
+	refusalScrape
 	refused []predict.Refusal // the server's counters, read every Update
 	arena   *scene.Arena
 	hits    []predict.Hit
@@ -102,23 +97,9 @@ func (h *predictHost) Update(now time.Time, send func(int, []byte)) error {
 	err := h.Server.Update(now, send)
 	h.hits = h.TakeCommitted(h.hits[:0])
 	h.kills += uint64(len(h.hits))
-	h.mu.Lock()
 	h.refused = h.Refusals(h.refused[:0])
-	h.scraped = h.scraped[:0]
-	for _, r := range h.refused {
-		h.scraped = append(h.scraped, match.Count{Reason: r.Reason, Count: r.Count})
-	}
-	h.mu.Unlock()
+	keep(&h.refusalScrape, h.refused)
 	return err
-}
-
-// RefusalCounts returns a copy of the server's refusals by reason as of
-// its last Update (Refuser); unlike the rest of the host it may be called
-// from any goroutine: serve's /metrics reads it.
-func (h *predictHost) RefusalCounts() []match.Count {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]match.Count(nil), h.scraped...)
 }
 
 func (h *predictHost) Views(dst []viewer.View) []viewer.View {
@@ -156,26 +137,6 @@ func (h *predictHost) Summary(_ time.Time, dst []match.Line) []match.Line {
 		match.Line{Name: "refusals", Value: refusals(h.Refusals(nil))},
 		match.Line{Name: "packets", Value: fmt.Sprintf("%d input packets, %d malformed, %d over the rate limit", c.Packets, c.BadPackets, c.FloodPackets)},
 	)
-}
-
-// refusals prints the server's refusals by reason, the non-zero ones.
-// The same counters, zeros included, are what a metrics exporter would
-// serve as netphys_predict_refusals_total{reason} (Server.Refusals).
-func refusals(rs []predict.Refusal) string {
-	var b strings.Builder
-	for _, r := range rs {
-		if r.Count == 0 {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s %d", r.Reason, r.Count)
-	}
-	if b.Len() == 0 {
-		return "none"
-	}
-	return b.String()
 }
 
 // predictPlayer is one player: a predicting client with its own arena.

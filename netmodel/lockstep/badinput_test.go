@@ -103,6 +103,9 @@ func TestServerDropsForgedInputs(t *testing.T) {
 	if s.desync != nil {
 		t.Fatalf("a forged checksum stopped the session: %v", s.desync)
 	}
+	if got := s.Refusals(nil); len(got) != 1 || got[0] != (Refusal{"rejected_message", uint64(len(cases))}) {
+		t.Fatalf("Refusals %v after %d rejected messages", got, len(cases))
+	}
 	if err := s.handle(now, 0, m, good); err != nil || m.ring.have != have+3 {
 		t.Fatalf("the valid message: %v, have %d→%d", err, have, m.ring.have)
 	}

@@ -42,6 +42,9 @@ type Server[I comparable, P Input[I]] struct {
 	failed  []*member[I]
 	refused map[int]refusal
 	stats   ServerStats
+	// rejected counts the messages rejected as malformed or forged from
+	// every client, players, joiners and spectators, gone ones too.
+	rejected uint64
 
 	reader wire.Reader
 	writer wire.Writer
@@ -333,21 +336,21 @@ func (s *Server[I, P]) handle(now time.Time, idx int, m *member[I], b []byte) er
 		// A joiner waiting for its snapshot: it is heard, and its first
 		// message says whether it plays or watches; nothing else.
 		if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, 0, s.cfg.Window, 0); err != nil {
-			m.stats.Rejected++
+			s.reject(m)
 			return fmt.Errorf("%w: a waiting joiner: %w", ErrMalformed, err)
 		}
 		m.lastHeard = now
 		return s.decideJoiner(now, m, msg.watch)
 	}
 	if err := serializeClient[I, P](&s.reader, msg, s.cfg.Players, idx, s.cfg.Window, near); err != nil {
-		m.stats.Rejected++
+		s.reject(m)
 		return fmt.Errorf("%w: player %d: %w", ErrMalformed, idx, err)
 	}
 	if msg.watch || m.watch {
 		return s.handleWatcher(now, idx, m, msg)
 	}
 	if err := s.check(now, idx, m, msg); err != nil {
-		m.stats.Rejected++
+		s.reject(m)
 		return fmt.Errorf("player %d: %w", idx, err)
 	}
 	m.lastHeard = now
@@ -763,6 +766,12 @@ func (s *Server[I, P]) transmit(now time.Time, idx int, m *member[I], out *serve
 	return true, nil
 }
 
+// reject counts a message from m rejected as malformed or forged.
+func (s *Server[I, P]) reject(m *member[I]) {
+	m.stats.Rejected++
+	s.rejected++
+}
+
 // Stats returns the server's figures.
 func (s *Server[I, P]) Stats(now time.Time) ServerStats {
 	st := s.stats
@@ -1165,12 +1174,12 @@ func (s *Server[I, P]) handleWatcher(now time.Time, idx int, m *member[I], msg *
 		return nil
 	}
 	if len(msg.inputs.inputs) > 0 || len(msg.reports) > 0 {
-		m.stats.Rejected++
+		s.reject(m)
 		return fmt.Errorf("%w: a spectator's message with inputs or checksums", ErrForged)
 	}
 	for p, o := range s.members {
 		if msg.acks[p] > o.ring.have {
-			m.stats.Rejected++
+			s.reject(m)
 			return fmt.Errorf("%w: a spectator's ack of player %d's tick %d, its inputs are known up to %d", ErrForged, p, msg.acks[p], o.ring.have)
 		}
 	}

@@ -136,3 +136,20 @@ type ServerStats struct {
 	Watchers        int
 	WatchersDropped uint64
 }
+
+// Refusal is how many times the server refused a player something for one
+// reason, for a summary or a metrics exporter (a counter labelled by
+// Reason).
+type Refusal struct {
+	Reason string // snake_case, stable: a metric label
+	Count  uint64
+}
+
+// Refusals appends the server's refusals in a fixed order, zeros
+// included: the messages rejected as malformed or forged
+// ("rejected_message"), from players, joiners and spectators. The players
+// it dropped are not among them: their reasons are in Stats.Drops, and
+// the driver that lets them go counts them too.
+func (s *Server[I, P]) Refusals(dst []Refusal) []Refusal {
+	return append(dst, Refusal{"rejected_message", s.rejected})
+}
