@@ -58,6 +58,9 @@ type Server struct {
 	// events are the callbacks due, collected under mu and run after it
 	// is released, in order.
 	events []serverEvent
+	// queued counts the datagrams QueuePayload left in the core since
+	// the core's datagrams were last taken.
+	queued int
 }
 
 // serverEvent is one callback due: a payload, a connect or a disconnect.
@@ -180,7 +183,7 @@ func (s *Server) run() {
 			s.core.Update(now)
 			next = now.Add(s.cfg.Tick)
 		}
-		out := takeBatch(s.core.Send())
+		out := s.takeLocked()
 		// Swap the two event buffers: no copy, no allocation.
 		events, s.events = s.events, events[:0]
 		s.mu.Unlock()
@@ -230,17 +233,34 @@ func (s *Server) deliver(events []serverEvent) {
 
 // QueuePayload seals 1 to 1200 bytes for the client in slot i and keeps
 // the datagram for the next Flush (or the next datagrams the server's
-// goroutine sends, whichever comes first), so that the datagrams of a
-// frame leave together: in a few system calls where the platform batches
-// (sendmmsg on Linux) rather than one each. The order of the server's
-// datagrams is kept.
+// goroutine sends), so that the datagrams of a frame leave together: in
+// a few system calls where the platform batches (sendmmsg on Linux)
+// rather than one each. A full batch leaves at once, so no datagram waits
+// for more than a batch's worth of the caller's work. The order of the
+// server's datagrams is kept.
 func (s *Server) QueuePayload(i netcode.ClientIndex, payload []byte) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return ErrClosed
 	}
-	return s.core.SendPayload(s.now(), i, payload)
+	err := s.core.SendPayload(s.now(), i, payload)
+	var out *batch
+	if err == nil {
+		if s.queued++; s.queued >= writeBatchMax {
+			out = s.takeLocked()
+		}
+	}
+	s.mu.Unlock()
+	out.send(s.io, s.log)
+	return err
+}
+
+// takeLocked copies the datagrams the core has for the socket into a
+// batch to send once the lock is released.
+func (s *Server) takeLocked() *batch {
+	s.queued = 0
+	return takeBatch(s.core.Send())
 }
 
 // Flush sends the datagrams QueuePayload kept.
@@ -250,7 +270,7 @@ func (s *Server) Flush() {
 		s.mu.Unlock()
 		return
 	}
-	out := takeBatch(s.core.Send())
+	out := s.takeLocked()
 	s.mu.Unlock()
 	out.send(s.io, s.log)
 }
@@ -263,7 +283,7 @@ func (s *Server) SendPayload(i netcode.ClientIndex, payload []byte) error {
 		return ErrClosed
 	}
 	err := s.core.SendPayload(s.now(), i, payload)
-	out := takeBatch(s.core.Send())
+	out := s.takeLocked()
 	s.mu.Unlock()
 	out.send(s.io, s.log)
 	return err
@@ -277,7 +297,7 @@ func (s *Server) Disconnect(i netcode.ClientIndex) error {
 		return ErrClosed
 	}
 	err := s.core.Disconnect(s.now(), i)
-	out := takeBatch(s.core.Send())
+	out := s.takeLocked()
 	events := s.takeEventsLocked()
 	s.mu.Unlock()
 	out.send(s.io, s.log)
@@ -336,7 +356,7 @@ func (s *Server) Close() error {
 		return ErrClosed
 	}
 	s.core.DisconnectAll(s.now())
-	out := takeBatch(s.core.Send())
+	out := s.takeLocked()
 	s.closed = true
 	events := s.takeEventsLocked()
 	s.mu.Unlock()

@@ -279,8 +279,9 @@ func TestServer64ClientsVirtualTime(t *testing.T) {
 }
 
 // TestUDPQueuedPayloadsLeaveOnFlush: payloads queued for several clients
-// (more than one batched write holds) leave on Flush, each client's in
-// the order queued.
+// (more than one batched write holds: the first batch leaves as it
+// fills, the rest on Flush) all arrive, each client's in the order
+// queued.
 func TestUDPQueuedPayloadsLeaveOnFlush(t *testing.T) {
 	const clients, each = 3, 30
 	cfg := DefaultServerConfig()
