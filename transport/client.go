@@ -33,6 +33,7 @@ func DefaultClientConfig() ClientConfig {
 type Client struct {
 	cfg  ClientConfig
 	conn PacketConn
+	io   *datagramIO
 	now  func() time.Time
 	log  *slog.Logger
 	done chan struct{}
@@ -71,7 +72,7 @@ func NewClient(conn PacketConn, token *netcode.ConnectToken, cfg ClientConfig) (
 		cfg.Tick = DefaultTick
 	}
 	deepenBuffers(conn)
-	c := &Client{cfg: cfg, conn: conn, now: cfg.Now, log: cfg.Logger, done: make(chan struct{}), changed: make(chan struct{})}
+	c := &Client{cfg: cfg, conn: conn, io: newDatagramIO(conn, 1), now: cfg.Now, log: cfg.Logger, done: make(chan struct{}), changed: make(chan struct{})}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -84,7 +85,7 @@ func NewClient(conn PacketConn, token *netcode.ConnectToken, cfg ClientConfig) (
 		return nil, err
 	}
 	c.core.Update(now)
-	takeBatch(c.core.Send()).send(c.conn, c.log)
+	takeBatch(c.core.Send()).send(c.io, c.log)
 	c.noteStateLocked()
 	go c.run()
 	return c, nil
@@ -92,14 +93,17 @@ func NewClient(conn PacketConn, token *netcode.ConnectToken, cfg ClientConfig) (
 
 func (c *Client) run() {
 	defer close(c.done)
-	buf := make([]byte, readBufferBytes)
 	var payloads [][]byte // reused: the payloads of one pass
 	next := c.now().Add(c.cfg.Tick)
+	var deadline time.Time // the socket's read deadline, set when next moves
 	for {
-		if err := c.conn.SetReadDeadline(next); err != nil {
-			c.log.Debug("set read deadline", "err", err)
+		if !next.Equal(deadline) {
+			if err := c.conn.SetReadDeadline(next); err != nil {
+				c.log.Debug("set read deadline", "err", err)
+			}
+			deadline = next
 		}
-		n, from, err := c.conn.ReadFromUDPAddrPort(buf)
+		_, err := c.io.read()
 		now := c.now()
 		c.mu.Lock()
 		if c.closed {
@@ -108,7 +112,7 @@ func (c *Client) run() {
 		}
 		switch {
 		case err == nil:
-			c.core.Receive(now, from, buf[:n])
+			c.core.Receive(now, c.io.got[0].from, c.io.bufs[0][:c.io.got[0].n])
 			// Answer at once what the packet made due (the response to a
 			// challenge) instead of at the next tick: Update is cheap here.
 			c.core.Update(now)
@@ -125,7 +129,7 @@ func (c *Client) run() {
 			payloads = append(payloads, b)
 		}
 		c.mu.Unlock()
-		out.send(c.conn, c.log)
+		out.send(c.io, c.log)
 		if c.cfg.OnPayload != nil {
 			for _, b := range payloads {
 				c.cfg.OnPayload(b)
@@ -200,7 +204,7 @@ func (c *Client) SendPayload(payload []byte) error {
 	err := c.core.SendPayload(c.now(), payload)
 	out := takeBatch(c.core.Send())
 	c.mu.Unlock()
-	out.send(c.conn, c.log)
+	out.send(c.io, c.log)
 	return err
 }
 
@@ -217,7 +221,7 @@ func (c *Client) Close() error {
 	c.noteStateLocked()
 	c.closed = true
 	c.mu.Unlock()
-	out.send(c.conn, c.log) // the disconnect packets, before the socket closes
+	out.send(c.io, c.log) // the disconnect packets, before the socket closes
 	err := c.conn.Close()
 	<-c.done
 	return err

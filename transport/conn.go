@@ -98,16 +98,12 @@ func takeBatch(dgs []netcode.Datagram) *batch {
 	return b
 }
 
-// send writes the batch to conn and returns it to the pool; b may be nil.
-func (b *batch) send(conn PacketConn, log *slog.Logger) {
+// send writes the batch with w and returns it to the pool; b may be nil.
+func (b *batch) send(w *datagramIO, log *slog.Logger) {
 	if b == nil {
 		return
 	}
-	for _, d := range b.out {
-		if _, err := conn.WriteToUDPAddrPort(d.Data, d.To); err != nil {
-			log.Debug("write failed", "to", d.To, "err", err)
-		}
-	}
+	w.write(b.out, log)
 	clear(b.out) // drop the addresses' references before pooling
 	batches.Put(b)
 }

@@ -47,6 +47,7 @@ func DefaultServerConfig() ServerConfig {
 type Server struct {
 	cfg  ServerConfig
 	conn PacketConn
+	io   *datagramIO // made once the core is: it reads up to a datagram per slot per call
 	now  func() time.Time
 	log  *slog.Logger
 	done chan struct{}
@@ -57,6 +58,9 @@ type Server struct {
 	// events are the callbacks due, collected under mu and run after it
 	// is released, in order.
 	events []serverEvent
+	// queued counts the datagrams QueuePayload left in the core since
+	// the core's datagrams were last taken.
+	queued int
 }
 
 // serverEvent is one callback due: a payload, a connect or a disconnect.
@@ -133,6 +137,7 @@ func NewServer(conn PacketConn, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	s.core = core
+	s.io = newDatagramIO(conn, core.MaxClients())
 	go s.run()
 	return s, nil
 }
@@ -140,41 +145,49 @@ func NewServer(conn PacketConn, cfg ServerConfig) (*Server, error) {
 // Addr returns the address the socket is bound to.
 func (s *Server) Addr() netip.AddrPort { return localAddrPort(s.conn) }
 
-// run is the server's goroutine: read with the tick as deadline, feed the
-// core and take its datagrams and callbacks under the lock, then write the
-// datagrams and run the callbacks outside it.
+// run is the server's goroutine: read what arrived (several datagrams per
+// system call where the platform batches) with the tick as deadline, feed
+// the core and take its datagrams and callbacks under the lock, then write
+// the datagrams and run the callbacks outside it.
 func (s *Server) run() {
 	defer close(s.done)
-	buf := make([]byte, readBufferBytes)
 	var events []serverEvent // reused: the callbacks of one pass
 	next := s.now().Add(s.cfg.Tick)
+	var deadline time.Time // the socket's read deadline, set when next moves
 	for {
-		if err := s.conn.SetReadDeadline(next); err != nil {
-			s.log.Debug("set read deadline", "err", err)
+		if !next.Equal(deadline) {
+			if err := s.conn.SetReadDeadline(next); err != nil {
+				s.log.Debug("set read deadline", "err", err)
+			}
+			deadline = next
 		}
-		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
+		k, err := s.io.read()
 		now := s.now()
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
 			return
 		}
-		if err == nil {
-			s.core.Receive(now, from, buf[:n])
+		for i, got := range s.io.got[:k] {
+			if !got.from.IsValid() {
+				continue
+			}
+			s.core.Receive(now, got.from, s.io.bufs[i][:got.n])
 			// Only the sender's slot can have new payloads.
-			s.collectPayloadsLocked(s.core.ClientIndexOf(from))
-		} else if !isTimeout(err) {
+			s.collectPayloadsLocked(s.core.ClientIndexOf(got.from))
+		}
+		if err != nil && !isTimeout(err) {
 			s.log.Warn("server read failed", "err", err)
 		}
 		if !now.Before(next) {
 			s.core.Update(now)
 			next = now.Add(s.cfg.Tick)
 		}
-		out := takeBatch(s.core.Send())
+		out := s.takeLocked()
 		// Swap the two event buffers: no copy, no allocation.
 		events, s.events = s.events, events[:0]
 		s.mu.Unlock()
-		out.send(s.conn, s.log)
+		out.send(s.io, s.log)
 		s.deliver(events)
 		clear(events) // let the callee's payloads go
 	}
@@ -218,6 +231,50 @@ func (s *Server) deliver(events []serverEvent) {
 	}
 }
 
+// QueuePayload seals 1 to 1200 bytes for the client in slot i and keeps
+// the datagram for the next Flush (or the next datagrams the server's
+// goroutine sends), so that the datagrams of a frame leave together: in
+// a few system calls where the platform batches (sendmmsg on Linux)
+// rather than one each. A full batch leaves at once, so no datagram waits
+// for more than a batch's worth of the caller's work. The order of the
+// server's datagrams is kept.
+func (s *Server) QueuePayload(i netcode.ClientIndex, payload []byte) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	err := s.core.SendPayload(s.now(), i, payload)
+	var out *batch
+	if err == nil {
+		if s.queued++; s.queued >= writeBatchMax {
+			out = s.takeLocked()
+		}
+	}
+	s.mu.Unlock()
+	out.send(s.io, s.log)
+	return err
+}
+
+// takeLocked copies the datagrams the core has for the socket into a
+// batch to send once the lock is released.
+func (s *Server) takeLocked() *batch {
+	s.queued = 0
+	return takeBatch(s.core.Send())
+}
+
+// Flush sends the datagrams QueuePayload kept.
+func (s *Server) Flush() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	out := s.takeLocked()
+	s.mu.Unlock()
+	out.send(s.io, s.log)
+}
+
 // SendPayload sends 1 to 1200 bytes to the client in slot i, now.
 func (s *Server) SendPayload(i netcode.ClientIndex, payload []byte) error {
 	s.mu.Lock()
@@ -226,9 +283,9 @@ func (s *Server) SendPayload(i netcode.ClientIndex, payload []byte) error {
 		return ErrClosed
 	}
 	err := s.core.SendPayload(s.now(), i, payload)
-	out := takeBatch(s.core.Send())
+	out := s.takeLocked()
 	s.mu.Unlock()
-	out.send(s.conn, s.log)
+	out.send(s.io, s.log)
 	return err
 }
 
@@ -240,10 +297,10 @@ func (s *Server) Disconnect(i netcode.ClientIndex) error {
 		return ErrClosed
 	}
 	err := s.core.Disconnect(s.now(), i)
-	out := takeBatch(s.core.Send())
+	out := s.takeLocked()
 	events := s.takeEventsLocked()
 	s.mu.Unlock()
-	out.send(s.conn, s.log)
+	out.send(s.io, s.log)
 	s.deliver(events)
 	return err
 }
@@ -299,11 +356,11 @@ func (s *Server) Close() error {
 		return ErrClosed
 	}
 	s.core.DisconnectAll(s.now())
-	out := takeBatch(s.core.Send())
+	out := s.takeLocked()
 	s.closed = true
 	events := s.takeEventsLocked()
 	s.mu.Unlock()
-	out.send(s.conn, s.log) // the disconnect packets, before the socket closes
+	out.send(s.io, s.log) // the disconnect packets, before the socket closes
 	err := s.conn.Close()
 	<-s.done
 	s.deliver(events)

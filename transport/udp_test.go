@@ -277,3 +277,65 @@ func TestServer64ClientsVirtualTime(t *testing.T) {
 		t.Fatalf("silent client is %v, want timed out", cs[7].State())
 	}
 }
+
+// TestUDPQueuedPayloadsLeaveOnFlush: payloads queued for several clients
+// (more than one batched write holds: the first batch leaves as it
+// fills, the rest on Flush) all arrive, each client's in the order
+// queued.
+func TestUDPQueuedPayloadsLeaveOnFlush(t *testing.T) {
+	const clients, each = 3, 30
+	cfg := DefaultServerConfig()
+	cfg.Netcode.ProtocolID = testProtocol
+	cfg.Netcode.PrivateKey = testKey
+	cfg.Netcode.MaxClients = clients
+	cfg.Logger = quiet
+	srv, err := ListenServer("127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	got := make([]chan string, clients)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := range clients {
+		got[i] = make(chan string, each)
+		ccfg := DefaultClientConfig()
+		ccfg.Logger = quiet
+		ccfg.OnPayload = func(b []byte) { got[i] <- string(b) }
+		c, err := Dial(testToken(t, srv.Addr(), uint64(100+i)), ccfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if err := c.WaitConnected(ctx); err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+	}
+	slot := map[netcode.ClientID]netcode.ClientIndex{}
+	for i := range netcode.ClientIndex(clients) {
+		slot[srv.ClientID(i)] = i
+	}
+	for m := range each {
+		for i := range clients {
+			if err := srv.QueuePayload(slot[netcode.ClientID(100+i)], fmt.Appendf(nil, "message %d", m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	srv.Flush()
+	for i := range clients {
+		for m := range each {
+			select {
+			case s := <-got[i]:
+				if want := fmt.Sprintf("message %d", m); s != want {
+					t.Fatalf("client %d got %q, want %q", i, s, want)
+				}
+			case <-ctx.Done():
+				t.Fatalf("client %d: message %d never came", i, m)
+			}
+		}
+	}
+	if err := srv.QueuePayload(netcode.ClientIndex(clients), []byte("x")); err == nil {
+		t.Fatal("a payload queued for a slot past the last was taken")
+	}
+}

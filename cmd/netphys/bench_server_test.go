@@ -139,10 +139,11 @@ func TestBenchServerUDP(t *testing.T) {
 		if i < 0 || i+1 >= len(lines) {
 			t.Fatalf("%q: no table in\n%s", args, text)
 		}
-		// matches bots cpu steps per-core frames late gap over worst KiB
-		// built after kbps up down
+		// matches bots cpu steps per-core datagrams/match-tick
+		// cpu/datagram frames late gap over worst KiB built after kbps
+		// up down
 		f := numbers(t, lines[i+1])
-		if len(f) != 14 || f[0] != 2 || f[1] != 4 || f[2] <= 0 || f[5] < 30 || f[11] <= 0 || f[12] <= 0 || f[13] <= 0 {
+		if len(f) != 16 || f[0] != 2 || f[1] != 4 || f[2] <= 0 || f[5] <= 0 || f[6] <= 0 || f[7] < 30 || f[13] <= 0 || f[14] <= 0 || f[15] <= 0 {
 			t.Fatalf("%q: row %q of\n%s", args, lines[i+1], text)
 		}
 	}

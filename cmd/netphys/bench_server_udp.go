@@ -63,6 +63,8 @@ type udpServeResult struct {
 	HeapPlayed     uint64 // after play, per match
 	UpBytes        uint64 // every client's datagrams to the server while measured
 	DownBytes      uint64
+	UpPackets      uint64 // the model's datagrams both ways while measured (netcode's keep-alives not counted)
+	DownPackets    uint64
 	Measured       time.Duration // wall time measured
 	Joined         time.Duration // how long until every bot had joined
 	GOMAXPROCS     int
@@ -401,6 +403,11 @@ func printServerBenchUDP(o serverBenchOptions, m serverBenchModel, r udpServeRes
 	steps := time.Duration(float64(r.Steps) / max(ticks, 1))
 	secs := r.Measured.Seconds()
 	kbps := func(b uint64) float64 { return float64(b) * 8 / 1000 / secs / float64(r.Matches) }
+	// Per datagram: a starved server process, or starved bots, move fewer
+	// datagrams a tick and spend less CPU a tick; the CPU per datagram
+	// stays comparable across loads.
+	dgrams := r.UpPackets + r.DownPackets
+	perDgram := float64(r.CPU) / float64(max(dgrams, 1)) / float64(time.Microsecond)
 	fmt.Fprintf(w, "\n%s\n", m.title)
 	if r.Rooms {
 		fmt.Fprintf(w, "  REAL UDP on loopback: one server process (pid %d, GOMAXPROCS %d) hosts the %d matches in rooms on one port: one netcode server (encrypted) of %d slots, udpdrive.Rooms as serve --rooms,\n",
@@ -412,13 +419,14 @@ func printServerBenchUDP(o serverBenchOptions, m serverBenchModel, r udpServeRes
 	fmt.Fprintf(w, "  one loop steps them all at 60 Hz; the %d bots run in this process. CPU: the server process's user+system time, all of it (models, sockets, netcode, GC); all %d bots joined in %v.\n",
 		r.Matches*r.Bots, r.Matches*r.Bots, r.Joined.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "matches\tbots\tprocess CPU µs/match-tick\tmodel steps wall µs/match-tick\tmatches/core at 60 Hz\tframes\tlate frames (gap > 1.5 frames)\tworst gap ms\tframes over 1/60 s\tworst frame ms\tKiB/match built\tafter play\tkbps/match up\tdown\t")
-	fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.0f\t%d\t%d\t%.1f\t%d\t%.2f\t%.0f\t%.0f\t%.1f\t%.1f\t\n",
-		r.Matches, r.Bots, us(cpu), us(steps), perCore(cpu, o.headroom), r.Frames, r.LateGaps, ms(r.WorstGap), r.Overruns, ms(r.WorstWork),
+	fmt.Fprintln(tw, "matches\tbots\tprocess CPU µs/match-tick\tmodel steps wall µs/match-tick\tmatches/core at 60 Hz\tdatagrams/match-tick\tprocess CPU µs/datagram\tframes\tlate frames (gap > 1.5 frames)\tworst gap ms\tframes over 1/60 s\tworst frame ms\tKiB/match built\tafter play\tkbps/match up\tdown\t")
+	fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.0f\t%.1f\t%.2f\t%d\t%d\t%.1f\t%d\t%.2f\t%.0f\t%.0f\t%.1f\t%.1f\t\n",
+		r.Matches, r.Bots, us(cpu), us(steps), perCore(cpu, o.headroom), float64(dgrams)/max(ticks, 1), perDgram, r.Frames, r.LateGaps, ms(r.WorstGap), r.Overruns, ms(r.WorstWork),
 		float64(r.HeapBuilt)/1024, float64(r.HeapPlayed)/1024, kbps(r.UpBytes), kbps(r.DownBytes))
 	tw.Flush()
 	fmt.Fprintf(w, "  per match-tick: over the measured wall time at 60 ticks a second; matches/core: %.0f %% of 1/60 s over the process CPU per match-tick; late frames: the loop's ticks that came more than half a frame late (the OS, other load, or the loop itself);\n", 100*o.headroom)
-	fmt.Fprintln(w, "  frames over 1/60 s: the Steps of all matches together took longer than a frame; kbps: UDP payloads both ways (netcode's packets, not IP/UDP headers).")
+	fmt.Fprintln(w, "  frames over 1/60 s: the Steps of all matches together took longer than a frame; kbps: UDP payloads both ways (netcode's packets, not IP/UDP headers);")
+	fmt.Fprintln(w, "  datagrams: the models' both ways (not netcode's keep-alives); CPU per datagram is the figure a loaded machine changes least: a starved server or bots move fewer datagrams a tick.")
 	if r.DroppedPayload > 0 {
 		fmt.Fprintf(w, "  the servers' inboxes dropped %d payloads: the loop fell behind\n", r.DroppedPayload)
 	}
@@ -523,6 +531,8 @@ func benchServerUDPServe(ctx context.Context, o serverBenchOptions, name string)
 			for k, t := range traffic() {
 				r.UpBytes += t.UpBytes - traffic0[k].UpBytes
 				r.DownBytes += t.DownBytes - traffic0[k].DownBytes
+				r.UpPackets += t.UpPackets - traffic0[k].UpPackets
+				r.DownPackets += t.DownPackets - traffic0[k].DownPackets
 			}
 			return true, nil
 		}

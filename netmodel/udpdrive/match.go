@@ -363,13 +363,15 @@ func (m *Match) spectated() bool {
 	return ok
 }
 
-// send is the Update callback: the datagram leaves at once.
+// send is the Update callback: the datagram is sealed and leaves with
+// the others of the Step when it ends (transport.Server.Flush), in a few
+// system calls rather than one each.
 func (m *Match) send(slot int, datagram []byte) {
 	if slot < 0 || slot >= len(m.joined) || !m.joined[slot] {
 		m.sendErr++
 		return
 	}
-	if err := m.ts.SendPayload(m.index(slot), datagram); err != nil {
+	if err := m.ts.QueuePayload(m.index(slot), datagram); err != nil {
 		m.sendErr++
 		m.log.Debug("udpdrive: send", "match", m.id, "slot", slot, "err", err)
 		return

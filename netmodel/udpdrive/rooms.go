@@ -166,6 +166,7 @@ func (r *Rooms) Transport() *transport.Server { return r.ts }
 // returns no model's error: those end their match only.
 func (r *Rooms) Step(now time.Time) error {
 	defer r.cost.add(time.Now())
+	defer r.ts.Flush() // every match's datagrams of the frame, together
 	r.note(now)
 	r.refresh(now)
 	q, dropped := r.in.swap(r.spare)

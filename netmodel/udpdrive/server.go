@@ -119,6 +119,7 @@ func (s *Server) Transport() *transport.Server { return s.ts }
 // slot's Traffic; an Update error is returned wrapped in ErrUpdate.
 func (s *Server) Step(now time.Time) error {
 	defer s.m.cost.add(time.Now())
+	defer s.ts.Flush()
 	q, dropped := s.in.swap(s.spare)
 	if dropped > s.dropped {
 		s.log.Warn("udpdrive: payloads dropped: the model goroutine fell behind, or a client sent more than its share", "total", dropped)
