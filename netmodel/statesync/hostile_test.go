@@ -155,6 +155,16 @@ var attacks = []struct {
 		}
 		return ps
 	}, func(c Counters) uint64 { return c.Forged + c.Stale }, 158}, // the first two fit the second's budget
+	{"set the tower's top cube down 4.5 m higher, at rest, in one packet", func(x *hostile) []packet {
+		if x.frame != 1 {
+			return nil
+		}
+		// Within a throw's reach of the host's copy over the round trip
+		// (MaxSpeed × elapsed), but at rest, and far from the hostile's
+		// hands: no flight ends there.
+		top := x.inner.game.Object(hostileTower - 1)
+		return []packet{{updates: []update{x.claim(hostileTower-1, physics.BodyState{Position: top.Position.Add(vecmath.V3(0, 4.5, 0)), Rotation: top.Rotation})}}}
+	}, func(c Counters) uint64 { return c.Implausible }, 1},
 }
 
 // TestHostileGuestIsOverruled: a host, two honest guests and a hostile

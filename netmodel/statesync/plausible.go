@@ -19,7 +19,12 @@ import (
 //   - displacement: the claimed position lies within MaxSpeed × elapsed +
 //     Slack of the host's copy, elapsed being the time since the host last
 //     took a state of the object from this guest (a new claim: the round
-//     trip, since the guest's copy runs ahead of the host's);
+//     trip, since the guest's copy runs ahead of the host's); and a new
+//     claim, consistent with its velocity: within the faster of the
+//     claimed and the host's speeds × elapsed + Slack, unless something
+//     of the guest's (its avatar, its body, a cube the host credits it
+//     with) is within contact of the claimed position: a cube pushed or
+//     carried there, not one set down far away at rest (teleport);
 //   - taking: a guest takes authority only over an object within
 //     ContactRange of its avatar (a part of it touched it), of the
 //     object it drives (a game's Bodies; its own body it may always
@@ -97,12 +102,27 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 	}
 	o, cur := &h.objs[u.id], h.game.Object(u.id)
 	elapsed := h.rtt(l)
-	if o.auth == OwnerOf(p) && c == 0 && l.took[u.id] != 0 {
+	going := o.auth == OwnerOf(p) && c == 0 && l.took[u.id] != 0
+	if going { // its own, as it goes on: since the last state taken
 		elapsed = float64(h.tick-l.took[u.id]+1) * h.cfg.TimeStep.Seconds()
 	}
 	elapsed += h.cfg.JitterDelay.Seconds() // the host's copy is played back that late
-	if reach := float64(lim.MaxSpeed*elapsed) + lim.Slack; st.Position.Sub(cur.Position).LengthSq() > reach*reach {
+	moved := st.Position.Sub(cur.Position).LengthSq()
+	if reach := float64(lim.MaxSpeed*elapsed) + lim.Slack; moved > reach*reach {
 		return false
+	}
+	if !going {
+		// A new claim: along a flight an object is never faster than at
+		// one of its ends (under gravity alone |v|² is convex in time), so
+		// it lies within the faster end's speed × elapsed of the host's
+		// copy, unless a contact sped it up and stopped it again in
+		// between: then what sped it up is still at it (the guest's
+		// avatar, its body or a cube the host credits it with: pushed,
+		// carried). A claim far from both, at low speed, is a teleport.
+		fast := max(st.LinearVelocity.Length(), cur.LinearVelocity.Length())
+		if reach := float64(fast*elapsed) + lim.Slack; moved > reach*reach && !h.near(p, u.id, st.Position, 0, true, false) {
+			return false
+		}
 	}
 	if o.auth == OwnerOf(p) {
 		return true
@@ -114,9 +134,18 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 // avatar is within reach of it, or (byObjects) an object p has authority
 // over or holds is.
 func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
+	return h.near(p, i, h.game.Object(i).Position, h.rtt(l), byObjects, byObjects)
+}
+
+// near reports whether something of guest p comes within contact of
+// position at (object i's) when each moves on at its speed for rtt
+// seconds: a part of its avatar, the object it drives (a game's Bodies;
+// its own body, i, always), or (objects) an object p has authority over
+// or holds, or (claims) one the packet being judged claims for it (a
+// chain of contacts is taken in one step, and its claims arrive
+// together, in priority order).
+func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, claims bool) bool {
 	lim := &h.limits
-	at := h.game.Object(i).Position
-	rtt := h.rtt(l)
 	if h.relayed[p] {
 		a := &h.relay[p].avatar
 		reach := lim.ContactRange + float64(h.wc.shape.Speed*rtt)
@@ -126,37 +155,35 @@ func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
 			}
 		}
 	}
+	within := func(s vecmath.Vec3, speed float64) bool {
+		reach := lim.ContactRange + lim.Slack + float64(speed*rtt)
+		return s.Sub(at).LengthSq() <= reach*reach
+	}
 	if b, ok := h.game.(Bodies); ok {
 		if j := b.Body(p); j == i {
 			return true // the player drives its own body
 		} else if j >= 0 && j < len(h.objs) {
-			s := h.game.Object(j)
-			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
-			if s.Position.Sub(at).LengthSq() <= reach*reach {
+			if s := h.game.Object(j); within(s.Position, s.LinearVelocity.Length()) {
 				return true
 			}
 		}
-	}
-	if !byObjects {
-		return false
 	}
 	me := OwnerOf(p)
-	// The objects this packet claims (a chain of contacts is taken in one
-	// step, and its claims arrive together, in priority order).
-	for k := range h.in.updates {
-		if u := &h.in.updates[k]; u.id != i && u.auth == me {
-			s := h.q.body(u.state)
-			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
-			if s.Position.Sub(at).LengthSq() <= reach*reach {
-				return true
+	if claims {
+		for k := range h.in.updates {
+			if u := &h.in.updates[k]; u.id != i && u.auth == me {
+				if s := h.q.body(u.state); within(s.Position, s.LinearVelocity.Length()) {
+					return true
+				}
 			}
 		}
+	}
+	if !objects {
+		return false
 	}
 	for j := range h.objs {
 		if o := &h.objs[j]; j != i && (o.auth == me || o.holder == me) {
-			s := h.game.Object(j)
-			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
-			if s.Position.Sub(at).LengthSq() <= reach*reach {
+			if s := h.game.Object(j); within(s.Position, s.LinearVelocity.Length()) {
 				return true
 			}
 		}
