@@ -21,6 +21,10 @@ type Host struct {
 	limits        Limits
 	implausibleBy [MaxPlayers]uint64
 	dropped       [MaxPlayers]bool
+	// banned are the client ids of the last guests dropped (nbanned in
+	// all), refused by JoinClient.
+	banned  [16]uint64
+	nbanned int
 	// holds says who each guest seat belongs to (rejoin.go).
 	holds [MaxPlayers]seatHold
 	// agree is each guest seat's agreement, by its digests (agree.go).

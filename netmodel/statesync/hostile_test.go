@@ -289,3 +289,34 @@ func TestHostileGuestIsDropped(t *testing.T) {
 		t.Fatal("the dropped guest is still seated")
 	}
 }
+
+// TestDroppedGuestCannotRejoin: the hostile, dropped past
+// Config.MaxImplausible, reconnects with its client id: it is refused
+// (a new connection would start its count afresh), and its seat is not
+// held for it: another client takes it at once.
+func TestDroppedGuestCannotRejoin(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxImplausible = 20
+	host, _, m, _, _, x := hostileMatch(t, cfg)
+	if err := m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	x.attack = attacks[3].send // two far holds a frame
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := host.Implausible(2); n != 21 {
+		t.Fatalf("%d implausible claims counted, want the 21 that dropped it", n)
+	}
+	id := m.ClientID(2)
+	m.Leave(2)
+	if _, err := m.JoinID(newHostile(t, m.Now()), id); !errors.Is(err, ErrDropped) {
+		t.Fatalf("the dropped guest came back: %v, want ErrDropped", err)
+	}
+	if slot, err := m.Join(newHostile(t, m.Now())); err != nil || slot != 2 {
+		t.Fatalf("another client took slot %d: %v, want slot 2", slot, err)
+	}
+	if n := host.Implausible(2); n != 0 {
+		t.Fatalf("the new guest in the seat starts with %d implausible claims", n)
+	}
+}

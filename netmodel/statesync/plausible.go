@@ -225,7 +225,25 @@ func (h *Host) implausible(now time.Time, p Player) {
 	if h.cfg.MaxImplausible > 0 && h.implausibleBy[p] > uint64(h.cfg.MaxImplausible) && !h.dropped[p] {
 		h.Leave(now, int(p)-1)
 		h.dropped[p] = true
+		// The seat is not held for it, and its client id may not come
+		// back (JoinClient): a new connection would start its count afresh.
+		if hold := h.holds[p]; hold.known {
+			h.banned[h.nbanned%len(h.banned)] = hold.id
+			h.nbanned++
+		}
+		h.holds[p] = seatHold{}
 	}
+}
+
+// isBanned reports whether the guest of client id was dropped from the
+// match for implausible claims (one of the last len(Host.banned)).
+func (h *Host) isBanned(id uint64) bool {
+	for k := range min(h.nbanned, len(h.banned)) {
+		if h.banned[k] == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Implausible returns how many of the claims of the guest in slot the
