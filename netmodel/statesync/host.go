@@ -170,7 +170,7 @@ func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 	if l.heard && int32(a.time-l.newest) <= 0 {
 		return // an older sample than one already judged
 	}
-	if !h.plausibleAvatar(p, a) {
+	if !h.plausibleAvatar(now, l, p, a) {
 		h.implausible(now, p)
 		return
 	}

@@ -23,7 +23,11 @@ type hostile struct {
 	ep     *reliable.Endpoint
 	frame  int
 	attack func(x *hostile) []packet
-	buf    []byte
+	// ahead moves the time its packets and avatar say on, and hand is
+	// where its hands are (hostileHand unless set).
+	ahead Tick
+	hand  *vecmath.Vec3
+	buf   []byte
 }
 
 const hostileTower, hostileCubes = 4, 10
@@ -65,10 +69,14 @@ func (x *hostile) Update(now time.Time, send func([]byte)) error {
 	}
 	for k := range ps {
 		p := &ps[k]
-		p.tick, p.player, p.present = x.inner.Tick(), 3, 1<<3
+		p.tick, p.player, p.present = x.inner.Tick()+x.ahead, 3, 1<<3
 		if k == 0 {
-			a := avatarSample{player: 3, time: x.inner.Tick(), avatar: x.inner.av.Avatar(3)}
-			a.avatar.Parts[1].Pose.Pos, a.avatar.Parts[2].Pose.Pos = hostileHand, hostileHand
+			a := avatarSample{player: 3, time: p.tick, avatar: x.inner.av.Avatar(3)}
+			hand := hostileHand
+			if x.hand != nil {
+				hand = *x.hand
+			}
+			a.avatar.Parts[1].Pose.Pos, a.avatar.Parts[2].Pose.Pos = hand, hand
 			for k := range a.avatar.Parts {
 				a.avatar.Parts[k].Held = Held{}
 			}
@@ -165,6 +173,16 @@ var attacks = []struct {
 		top := x.inner.game.Object(hostileTower - 1)
 		return []packet{{updates: []update{x.claim(hostileTower-1, physics.BodyState{Position: top.Position.Add(vecmath.V3(0, 4.5, 0)), Rotation: top.Rotation})}}}
 	}, func(c Counters) uint64 { return c.Implausible }, 1},
+	{"say its clock jumped 10 s and put its hands 11 m away", func(x *hostile) []packet {
+		// Behind it, where the way there and back touches nothing: a
+		// hand may get there at Speed in the host's time, not at once.
+		at := hostileHand.Add(vecmath.V3(0, 0, -11))
+		x.hand = &at
+		if x.frame == 1 {
+			x.ahead += 600
+		}
+		return nil
+	}, func(c Counters) uint64 { return c.Implausible }, 1},
 }
 
 // TestHostileGuestIsOverruled: a host, two honest guests and a hostile
@@ -201,7 +219,7 @@ func TestHostileGuestIsOverruled(t *testing.T) {
 			t.Errorf("%s: %d counted, want at least %d", a.name, n, a.want)
 		}
 	}
-	x.attack = nil
+	x.attack, x.hand = nil, nil
 	honest[0].target = toyHome(1)
 	if err := m.Run(8 * time.Second); err != nil {
 		t.Fatal(err)

@@ -49,6 +49,11 @@ type link struct {
 	// sends counts the packets sent, to update the endpoint's figures
 	// (the round trip plausibleUpdate reads) twice a second.
 	sends int
+	// avatarAt is when the host last heard an avatar sample of the peer,
+	// avatarCredit how much of the host's time since its samples have
+	// not spent, s (plausibleAvatar).
+	avatarAt     time.Time
+	avatarCredit float64
 	// refused is why the peer's avatars have another shape than this
 	// game's (ErrAvatarShape): every packet of the peer is refused with
 	// it, the first one's reason standing (the endpoint acked that

@@ -191,23 +191,36 @@ func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, clai
 	return false
 }
 
-// plausibleAvatar reports whether guest p's avatar sample a could follow
-// its previous one: each of its parts moved no faster than the shape's
-// Speed.
-func (h *Host) plausibleAvatar(p Player, a *avatarSample) bool {
+// plausibleAvatar reports whether guest p's avatar sample a, heard at
+// now on link l, could follow its previous one: each of its parts moved
+// no faster than the shape's Speed between the two. The time between them
+// is the samples' own (the guest's clock), but at most the host's time
+// the guest has not spent yet (avatarCredit): a guest that says its clock
+// jumped 10 s moves its hands no further than the host's clock lets.
+func (h *Host) plausibleAvatar(now time.Time, l *link, p Player, a *avatarSample) bool {
+	if !l.avatarAt.IsZero() {
+		l.avatarCredit = min(l.avatarCredit+max(now.Sub(l.avatarAt).Seconds(), 0), maxAvatarCredit)
+	}
+	l.avatarAt = now
 	if !h.relayed[p] {
 		return true
 	}
 	prev := &h.relay[p]
-	dt := float64(int32(a.time-prev.time)) * h.cfg.TimeStep.Seconds()
+	dt := min(float64(int32(a.time-prev.time))*h.cfg.TimeStep.Seconds(), l.avatarCredit)
 	reach := float64(h.wc.shape.Speed*dt) + h.limits.Slack
 	for k := range h.wc.shape.Parts {
 		if a.avatar.Parts[k].Pose.Pos.Sub(prev.avatar.Parts[k].Pose.Pos).LengthSq() > reach*reach {
 			return false
 		}
 	}
+	l.avatarCredit -= dt
 	return true
 }
+
+// maxAvatarCredit bounds, s, the host's time a guest's avatar may spend
+// at once: after a second of silence (a burst of loss) its parts may be
+// Speed × 1 s from where they were, no further.
+const maxAvatarCredit = 1.0
 
 // holdInReach reports whether object i lies within HoldReach of the part
 // at hand, allowing for its motion over the round trip.
