@@ -131,6 +131,7 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	if err != nil || !complete {
 		return err
 	}
+	l.heardBefore, l.heardAt = l.heardAt, now
 	in := &h.in
 	if in.player != p || len(in.avatars) > 1 || (len(in.avatars) == 1 && in.avatars[0].player != p) {
 		h.stats.Forged++

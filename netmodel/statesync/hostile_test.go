@@ -338,3 +338,85 @@ func TestDroppedGuestCannotRejoin(t *testing.T) {
 		t.Fatalf("the new guest in the seat starts with %d implausible claims", n)
 	}
 }
+
+// lateAcker is the hostile holding every datagram from the host for
+// 0.9 s before it reads it: its acks come that late, and the host
+// measures a round trip of a second.
+type lateAcker struct {
+	*hostile
+	held []heldDatagram
+}
+
+type heldDatagram struct {
+	at time.Time
+	d  []byte
+}
+
+func (x *lateAcker) Receive(now time.Time, d []byte) error {
+	x.held = append(x.held, heldDatagram{now, append([]byte(nil), d...)})
+	for len(x.held) > 0 && now.Sub(x.held[0].at) >= 900*time.Millisecond {
+		_ = x.hostile.Receive(now, x.held[0].d)
+		x.held = x.held[1:]
+	}
+	return nil
+}
+
+// TestLateAcksWidenNoReach: a hostile that acks a second late (the host's
+// round trip to it reads 1 s) launches a free cube 11 m from its hands
+// at 25 m/s, alone and in a packet that also launches a cube by its hand
+// at 30 m/s. The allowances for a new claim grow with how long ago the
+// contact can have been (the host's time since the guest's previous
+// packet), not with the round trip the guest's acks make: both are
+// overruled, and the far cube never leaves the ground on the host.
+func TestLateAcksWidenNoReach(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxImplausible = 0
+	host, hg, m, _, _, _ := hostileMatch(t, cfg)
+	id := m.ClientID(2)
+	m.Leave(2)
+	x := &lateAcker{hostile: newHostile(t, m.Now())}
+	if _, err := m.JoinID(x, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if rtt := host.links[3].ep.Stats().RTTMax; rtt < 900*time.Millisecond {
+		t.Fatalf("the host measures a round trip of %v to the late acker", rtt)
+	}
+	const far, near = hostileCubes - 1, 5 // 11 m and 4.3 m from its hands
+	launch := func(i int, v float64) update {
+		s := x.inner.game.Object(i)
+		s.AtRest, s.LinearVelocity = false, vecmath.V3(0, v, 0)
+		return x.claim(i, s)
+	}
+	for k, us := range []func() []update{
+		func() []update { return []update{launch(far, 25)} },
+		func() []update { return []update{launch(near, 30), launch(far, 25)} },
+	} {
+		// What it knows of the versions is a second old: wait for the
+		// host's answer to the last attack.
+		if err := m.Run(2 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		before := host.Implausible(2)
+		x.attack = func(x *hostile) []packet {
+			if x.frame != 1 {
+				return nil
+			}
+			return []packet{{updates: us()}}
+		}
+		x.frame = 0
+		for range 60 {
+			if err := m.Run(time.Second / 60); err != nil {
+				t.Fatal(err)
+			}
+			if y := hg.Object(far).Position.Y; y > 1 {
+				t.Fatalf("attack %d: the far cube rose to %.2f m on the host", k+1, y)
+			}
+		}
+		if host.Implausible(2) == before {
+			t.Errorf("attack %d: nothing counted", k+1)
+		}
+	}
+}

@@ -54,6 +54,9 @@ type link struct {
 	// not spent, s (plausibleAvatar).
 	avatarAt     time.Time
 	avatarCredit float64
+	// heardAt and heardBefore are when the host heard the peer's newest
+	// packet and the one before (contact).
+	heardAt, heardBefore time.Time
 	// refused is why the peer's avatars have another shape than this
 	// game's (ErrAvatarShape): every packet of the peer is refused with
 	// it, the first one's reason standing (the endpoint acked that

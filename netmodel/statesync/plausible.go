@@ -92,6 +92,22 @@ func (h *Host) rtt(l *link) float64 {
 	return min(max(r, 2*h.cfg.TimeStep.Seconds()), 1)
 }
 
+// contact is how long before the packet being judged, s, the contacts
+// behind its new claims can have begun: the guest claims what it touches
+// in its next packet, so at most the host's time since it heard the
+// guest's previous packet (the packets between were lost), plus
+// JitterDelay and a step for the jitter, and at most the round trip. It
+// is the host's own measure: a guest that acks late, a round trip of a
+// second, does not widen it; one that falls silent does, as far as its
+// hands could have moved meanwhile.
+func (h *Host) contact(l *link) float64 {
+	r := h.rtt(l)
+	if l.heardBefore.IsZero() {
+		return r
+	}
+	return min(r, l.heardAt.Sub(l.heardBefore).Seconds()+h.cfg.JitterDelay.Seconds()+h.cfg.TimeStep.Seconds())
+}
+
 // plausibleUpdate reports whether guest p's update u of an object whose
 // version it moves on by c (Compare's result) is physically possible.
 func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
@@ -101,14 +117,17 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 		return false
 	}
 	o, cur := &h.objs[u.id], h.game.Object(u.id)
-	elapsed := h.rtt(l)
+	// A new claim: the guest has moved the object since the contact, and
+	// its copy saw the host's a round trip ago, which has moved on by its
+	// own speed since (drift).
+	elapsed, drift := h.contact(l), cur.LinearVelocity.Length()*h.rtt(l)
 	going := o.auth == OwnerOf(p) && c == 0 && l.took[u.id] != 0
 	if going { // its own, as it goes on: since the last state taken
-		elapsed = float64(h.tick-l.took[u.id]+1) * h.cfg.TimeStep.Seconds()
+		elapsed, drift = float64(h.tick-l.took[u.id]+1)*h.cfg.TimeStep.Seconds(), 0
 	}
 	elapsed += h.cfg.JitterDelay.Seconds() // the host's copy is played back that late
 	moved := st.Position.Sub(cur.Position).LengthSq()
-	if reach := float64(lim.MaxSpeed*elapsed) + lim.Slack; moved > reach*reach {
+	if reach := float64(lim.MaxSpeed*elapsed) + drift + lim.Slack; moved > reach*reach {
 		return false
 	}
 	if !going {
@@ -120,7 +139,7 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 		// avatar, its body or a cube the host credits it with: pushed,
 		// carried). A claim far from both, at low speed, is a teleport.
 		fast := max(st.LinearVelocity.Length(), cur.LinearVelocity.Length())
-		if reach := float64(fast*elapsed) + lim.Slack; moved > reach*reach && !h.near(p, u.id, st.Position, 0, true, false) {
+		if reach := float64(fast*elapsed) + drift + lim.Slack; moved > reach*reach && !h.near(p, u.id, st.Position, 0, true, false) {
 			return false
 		}
 	}
@@ -134,7 +153,7 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 // avatar is within reach of it, or (byObjects) an object p has authority
 // over or holds is.
 func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
-	return h.near(p, i, h.game.Object(i).Position, h.rtt(l), byObjects, byObjects)
+	return h.near(p, i, h.game.Object(i).Position, h.contact(l), byObjects, byObjects)
 }
 
 // near reports whether something of guest p comes within contact of
