@@ -92,7 +92,7 @@ func TestVRConvergesUnderNetworkProfiles(t *testing.T) {
 	cfg.Towers, cfg.Loose = nil, 3
 	offline := offlineStackRest(t, cfg)
 	for _, pr := range vrProfiles() {
-		for seed := uint64(1); seed <= 2; seed++ {
+		for seed := uint64(1); seed <= 4; seed++ {
 			t.Run(fmt.Sprintf("%s/seed %d", pr.name, seed), func(t *testing.T) {
 				bots := make([]*VRBot, VRPlayers)
 				for p := range bots {

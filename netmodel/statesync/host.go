@@ -21,6 +21,10 @@ type Host struct {
 	limits        Limits
 	implausibleBy [MaxPlayers]uint64
 	dropped       [MaxPlayers]bool
+	// banned are the client ids of the last guests dropped (nbanned in
+	// all), refused by JoinClient.
+	banned  [16]uint64
+	nbanned int
 	// holds says who each guest seat belongs to (rejoin.go).
 	holds [MaxPlayers]seatHold
 	// agree is each guest seat's agreement, by its digests (agree.go).
@@ -127,6 +131,7 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	if err != nil || !complete {
 		return err
 	}
+	l.heardBefore, l.heardAt = l.heardAt, now
 	in := &h.in
 	if in.player != p || len(in.avatars) > 1 || (len(in.avatars) == 1 && in.avatars[0].player != p) {
 		h.stats.Forged++
@@ -166,7 +171,7 @@ func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 	if l.heard && int32(a.time-l.newest) <= 0 {
 		return // an older sample than one already judged
 	}
-	if !h.plausibleAvatar(p, a) {
+	if !h.plausibleAvatar(now, l, p, a) {
 		h.implausible(now, p)
 		return
 	}

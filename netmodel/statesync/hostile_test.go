@@ -23,7 +23,11 @@ type hostile struct {
 	ep     *reliable.Endpoint
 	frame  int
 	attack func(x *hostile) []packet
-	buf    []byte
+	// ahead moves the time its packets and avatar say on, and hand is
+	// where its hands are (hostileHand unless set).
+	ahead Tick
+	hand  *vecmath.Vec3
+	buf   []byte
 }
 
 const hostileTower, hostileCubes = 4, 10
@@ -65,10 +69,14 @@ func (x *hostile) Update(now time.Time, send func([]byte)) error {
 	}
 	for k := range ps {
 		p := &ps[k]
-		p.tick, p.player, p.present = x.inner.Tick(), 3, 1<<3
+		p.tick, p.player, p.present = x.inner.Tick()+x.ahead, 3, 1<<3
 		if k == 0 {
-			a := avatarSample{player: 3, time: x.inner.Tick(), avatar: x.inner.av.Avatar(3)}
-			a.avatar.Parts[1].Pose.Pos, a.avatar.Parts[2].Pose.Pos = hostileHand, hostileHand
+			a := avatarSample{player: 3, time: p.tick, avatar: x.inner.av.Avatar(3)}
+			hand := hostileHand
+			if x.hand != nil {
+				hand = *x.hand
+			}
+			a.avatar.Parts[1].Pose.Pos, a.avatar.Parts[2].Pose.Pos = hand, hand
 			for k := range a.avatar.Parts {
 				a.avatar.Parts[k].Held = Held{}
 			}
@@ -155,6 +163,26 @@ var attacks = []struct {
 		}
 		return ps
 	}, func(c Counters) uint64 { return c.Forged + c.Stale }, 158}, // the first two fit the second's budget
+	{"set the tower's top cube down 4.5 m higher, at rest, in one packet", func(x *hostile) []packet {
+		if x.frame != 1 {
+			return nil
+		}
+		// Within a throw's reach of the host's copy over the round trip
+		// (MaxSpeed × elapsed), but at rest, and far from the hostile's
+		// hands: no flight ends there.
+		top := x.inner.game.Object(hostileTower - 1)
+		return []packet{{updates: []update{x.claim(hostileTower-1, physics.BodyState{Position: top.Position.Add(vecmath.V3(0, 4.5, 0)), Rotation: top.Rotation})}}}
+	}, func(c Counters) uint64 { return c.Implausible }, 1},
+	{"say its clock jumped 10 s and put its hands 11 m away", func(x *hostile) []packet {
+		// Behind it, where the way there and back touches nothing: a
+		// hand may get there at Speed in the host's time, not at once.
+		at := hostileHand.Add(vecmath.V3(0, 0, -11))
+		x.hand = &at
+		if x.frame == 1 {
+			x.ahead += 600
+		}
+		return nil
+	}, func(c Counters) uint64 { return c.Implausible }, 1},
 }
 
 // TestHostileGuestIsOverruled: a host, two honest guests and a hostile
@@ -191,7 +219,7 @@ func TestHostileGuestIsOverruled(t *testing.T) {
 			t.Errorf("%s: %d counted, want at least %d", a.name, n, a.want)
 		}
 	}
-	x.attack = nil
+	x.attack, x.hand = nil, nil
 	honest[0].target = toyHome(1)
 	if err := m.Run(8 * time.Second); err != nil {
 		t.Fatal(err)
@@ -277,5 +305,118 @@ func TestHostileGuestIsDropped(t *testing.T) {
 	}
 	if host.relayed[3] || host.links[3] != nil {
 		t.Fatal("the dropped guest is still seated")
+	}
+}
+
+// TestDroppedGuestCannotRejoin: the hostile, dropped past
+// Config.MaxImplausible, reconnects with its client id: it is refused
+// (a new connection would start its count afresh), and its seat is not
+// held for it: another client takes it at once.
+func TestDroppedGuestCannotRejoin(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxImplausible = 20
+	host, _, m, _, _, x := hostileMatch(t, cfg)
+	if err := m.Run(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	x.attack = attacks[3].send // two far holds a frame
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := host.Implausible(2); n != 21 {
+		t.Fatalf("%d implausible claims counted, want the 21 that dropped it", n)
+	}
+	id := m.ClientID(2)
+	m.Leave(2)
+	if _, err := m.JoinID(newHostile(t, m.Now()), id); !errors.Is(err, ErrDropped) {
+		t.Fatalf("the dropped guest came back: %v, want ErrDropped", err)
+	}
+	if slot, err := m.Join(newHostile(t, m.Now())); err != nil || slot != 2 {
+		t.Fatalf("another client took slot %d: %v, want slot 2", slot, err)
+	}
+	if n := host.Implausible(2); n != 0 {
+		t.Fatalf("the new guest in the seat starts with %d implausible claims", n)
+	}
+}
+
+// lateAcker is the hostile holding every datagram from the host for
+// 0.9 s before it reads it: its acks come that late, and the host
+// measures a round trip of a second.
+type lateAcker struct {
+	*hostile
+	held []heldDatagram
+}
+
+type heldDatagram struct {
+	at time.Time
+	d  []byte
+}
+
+func (x *lateAcker) Receive(now time.Time, d []byte) error {
+	x.held = append(x.held, heldDatagram{now, append([]byte(nil), d...)})
+	for len(x.held) > 0 && now.Sub(x.held[0].at) >= 900*time.Millisecond {
+		_ = x.hostile.Receive(now, x.held[0].d)
+		x.held = x.held[1:]
+	}
+	return nil
+}
+
+// TestLateAcksWidenNoReach: a hostile that acks a second late (the host's
+// round trip to it reads 1 s) launches a free cube 11 m from its hands
+// at 25 m/s, alone and in a packet that also launches a cube by its hand
+// at 30 m/s. The allowances for a new claim grow with how long ago the
+// contact can have been (the host's time since the guest's previous
+// packet), not with the round trip the guest's acks make: both are
+// overruled, and the far cube never leaves the ground on the host.
+func TestLateAcksWidenNoReach(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxImplausible = 0
+	host, hg, m, _, _, _ := hostileMatch(t, cfg)
+	id := m.ClientID(2)
+	m.Leave(2)
+	x := &lateAcker{hostile: newHostile(t, m.Now())}
+	if _, err := m.JoinID(x, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if rtt := host.links[3].ep.Stats().RTTMax; rtt < 900*time.Millisecond {
+		t.Fatalf("the host measures a round trip of %v to the late acker", rtt)
+	}
+	const far, near = hostileCubes - 1, 5 // 11 m and 4.3 m from its hands
+	launch := func(i int, v float64) update {
+		s := x.inner.game.Object(i)
+		s.AtRest, s.LinearVelocity = false, vecmath.V3(0, v, 0)
+		return x.claim(i, s)
+	}
+	for k, us := range []func() []update{
+		func() []update { return []update{launch(far, 25)} },
+		func() []update { return []update{launch(near, 30), launch(far, 25)} },
+	} {
+		// What it knows of the versions is a second old: wait for the
+		// host's answer to the last attack.
+		if err := m.Run(2 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		before := host.Implausible(2)
+		x.attack = func(x *hostile) []packet {
+			if x.frame != 1 {
+				return nil
+			}
+			return []packet{{updates: us()}}
+		}
+		x.frame = 0
+		for range 60 {
+			if err := m.Run(time.Second / 60); err != nil {
+				t.Fatal(err)
+			}
+			if y := hg.Object(far).Position.Y; y > 1 {
+				t.Fatalf("attack %d: the far cube rose to %.2f m on the host", k+1, y)
+			}
+		}
+		if host.Implausible(2) == before {
+			t.Errorf("attack %d: nothing counted", k+1)
+		}
 	}
 }

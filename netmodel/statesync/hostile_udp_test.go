@@ -18,7 +18,7 @@ import (
 // TestHostileGuestOverUDP is TestHostileGuestIsOverruled over real UDP on
 // loopback, through netcode with valid connect tokens: the hostile is a
 // client like any other, whose packets are well formed and authenticated.
-// Its teleport, mass-hold and version-wrap attacks (half a second each)
+// Its teleport, mass-hold, version-wrap, set-down and clock-jump attacks (half a second each)
 // are overruled and counted; the tower stands on the host, and the
 // honest guests hold the host's bits once it rests.
 func TestHostileGuestOverUDP(t *testing.T) {
@@ -97,7 +97,7 @@ func TestHostileGuestOverUDP(t *testing.T) {
 	for i := range tower {
 		tower[i] = hg.Object(i).Position
 	}
-	for _, a := range []int{1, 3, 4} { // teleport, mass-hold, wrap
+	for _, a := range []int{1, 3, 4, 5, 6} { // teleport, mass-hold, wrap, set down, clock jump
 		before := attacks[a].counter(host.Counters())
 		x.attack, x.frame = attacks[a].send, 0
 		run(500 * time.Millisecond)
@@ -105,7 +105,7 @@ func TestHostileGuestOverUDP(t *testing.T) {
 			t.Errorf("%s: %d counted", attacks[a].name, n)
 		}
 	}
-	x.attack = nil
+	x.attack, x.hand = nil, nil
 	converged := func() bool {
 		for i := range host.objs {
 			for _, g := range honest {

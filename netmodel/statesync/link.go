@@ -49,6 +49,14 @@ type link struct {
 	// sends counts the packets sent, to update the endpoint's figures
 	// (the round trip plausibleUpdate reads) twice a second.
 	sends int
+	// avatarAt is when the host last heard an avatar sample of the peer,
+	// avatarCredit how much of the host's time since its samples have
+	// not spent, s (plausibleAvatar).
+	avatarAt     time.Time
+	avatarCredit float64
+	// heardAt and heardBefore are when the host heard the peer's newest
+	// packet and the one before (contact).
+	heardAt, heardBefore time.Time
 	// refused is why the peer's avatars have another shape than this
 	// game's (ErrAvatarShape): every packet of the peer is refused with
 	// it, the first one's reason standing (the endpoint acked that

@@ -19,7 +19,12 @@ import (
 //   - displacement: the claimed position lies within MaxSpeed × elapsed +
 //     Slack of the host's copy, elapsed being the time since the host last
 //     took a state of the object from this guest (a new claim: the round
-//     trip, since the guest's copy runs ahead of the host's);
+//     trip, since the guest's copy runs ahead of the host's); and a new
+//     claim, consistent with its velocity: within the faster of the
+//     claimed and the host's speeds × elapsed + Slack, unless something
+//     of the guest's (its avatar, its body, a cube the host credits it
+//     with) is within contact of the claimed position: a cube pushed or
+//     carried there, not one set down far away at rest (teleport);
 //   - taking: a guest takes authority only over an object within
 //     ContactRange of its avatar (a part of it touched it), of the
 //     object it drives (a game's Bodies; its own body it may always
@@ -87,6 +92,22 @@ func (h *Host) rtt(l *link) float64 {
 	return min(max(r, 2*h.cfg.TimeStep.Seconds()), 1)
 }
 
+// contact is how long before the packet being judged, s, the contacts
+// behind its new claims can have begun: the guest claims what it touches
+// in its next packet, so at most the host's time since it heard the
+// guest's previous packet (the packets between were lost), plus
+// JitterDelay and a step for the jitter, and at most the round trip. It
+// is the host's own measure: a guest that acks late, a round trip of a
+// second, does not widen it; one that falls silent does, as far as its
+// hands could have moved meanwhile.
+func (h *Host) contact(l *link) float64 {
+	r := h.rtt(l)
+	if l.heardBefore.IsZero() {
+		return r
+	}
+	return min(r, l.heardAt.Sub(l.heardBefore).Seconds()+h.cfg.JitterDelay.Seconds()+h.cfg.TimeStep.Seconds())
+}
+
 // plausibleUpdate reports whether guest p's update u of an object whose
 // version it moves on by c (Compare's result) is physically possible.
 func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
@@ -96,13 +117,31 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 		return false
 	}
 	o, cur := &h.objs[u.id], h.game.Object(u.id)
-	elapsed := h.rtt(l)
-	if o.auth == OwnerOf(p) && c == 0 && l.took[u.id] != 0 {
-		elapsed = float64(h.tick-l.took[u.id]+1) * h.cfg.TimeStep.Seconds()
+	// A new claim: the guest has moved the object since the contact, and
+	// its copy saw the host's a round trip ago, which has moved on by its
+	// own speed since (drift).
+	elapsed, drift := h.contact(l), cur.LinearVelocity.Length()*h.rtt(l)
+	going := o.auth == OwnerOf(p) && c == 0 && l.took[u.id] != 0
+	if going { // its own, as it goes on: since the last state taken
+		elapsed, drift = float64(h.tick-l.took[u.id]+1)*h.cfg.TimeStep.Seconds(), 0
 	}
 	elapsed += h.cfg.JitterDelay.Seconds() // the host's copy is played back that late
-	if reach := float64(lim.MaxSpeed*elapsed) + lim.Slack; st.Position.Sub(cur.Position).LengthSq() > reach*reach {
+	moved := st.Position.Sub(cur.Position).LengthSq()
+	if reach := float64(lim.MaxSpeed*elapsed) + drift + lim.Slack; moved > reach*reach {
 		return false
+	}
+	if !going {
+		// A new claim: along a flight an object is never faster than at
+		// one of its ends (under gravity alone |v|² is convex in time), so
+		// it lies within the faster end's speed × elapsed of the host's
+		// copy, unless a contact sped it up and stopped it again in
+		// between: then what sped it up is still at it (the guest's
+		// avatar, its body or a cube the host credits it with: pushed,
+		// carried). A claim far from both, at low speed, is a teleport.
+		fast := max(st.LinearVelocity.Length(), cur.LinearVelocity.Length())
+		if reach := float64(fast*elapsed) + drift + lim.Slack; moved > reach*reach && !h.near(p, u.id, st.Position, 0, true, false) {
+			return false
+		}
 	}
 	if o.auth == OwnerOf(p) {
 		return true
@@ -114,9 +153,18 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 // avatar is within reach of it, or (byObjects) an object p has authority
 // over or holds is.
 func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
+	return h.near(p, i, h.game.Object(i).Position, h.contact(l), byObjects, byObjects)
+}
+
+// near reports whether something of guest p comes within contact of
+// position at (object i's) when each moves on at its speed for rtt
+// seconds: a part of its avatar, the object it drives (a game's Bodies;
+// its own body, i, always), or (objects) an object p has authority over
+// or holds, or (claims) one the packet being judged claims for it (a
+// chain of contacts is taken in one step, and its claims arrive
+// together, in priority order).
+func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, claims bool) bool {
 	lim := &h.limits
-	at := h.game.Object(i).Position
-	rtt := h.rtt(l)
 	if h.relayed[p] {
 		a := &h.relay[p].avatar
 		reach := lim.ContactRange + float64(h.wc.shape.Speed*rtt)
@@ -126,37 +174,35 @@ func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
 			}
 		}
 	}
+	within := func(s vecmath.Vec3, speed float64) bool {
+		reach := lim.ContactRange + lim.Slack + float64(speed*rtt)
+		return s.Sub(at).LengthSq() <= reach*reach
+	}
 	if b, ok := h.game.(Bodies); ok {
 		if j := b.Body(p); j == i {
 			return true // the player drives its own body
 		} else if j >= 0 && j < len(h.objs) {
-			s := h.game.Object(j)
-			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
-			if s.Position.Sub(at).LengthSq() <= reach*reach {
+			if s := h.game.Object(j); within(s.Position, s.LinearVelocity.Length()) {
 				return true
 			}
 		}
-	}
-	if !byObjects {
-		return false
 	}
 	me := OwnerOf(p)
-	// The objects this packet claims (a chain of contacts is taken in one
-	// step, and its claims arrive together, in priority order).
-	for k := range h.in.updates {
-		if u := &h.in.updates[k]; u.id != i && u.auth == me {
-			s := h.q.body(u.state)
-			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
-			if s.Position.Sub(at).LengthSq() <= reach*reach {
-				return true
+	if claims {
+		for k := range h.in.updates {
+			if u := &h.in.updates[k]; u.id != i && u.auth == me {
+				if s := h.q.body(u.state); within(s.Position, s.LinearVelocity.Length()) {
+					return true
+				}
 			}
 		}
+	}
+	if !objects {
+		return false
 	}
 	for j := range h.objs {
 		if o := &h.objs[j]; j != i && (o.auth == me || o.holder == me) {
-			s := h.game.Object(j)
-			reach := lim.ContactRange + lim.Slack + float64(s.LinearVelocity.Length()*rtt)
-			if s.Position.Sub(at).LengthSq() <= reach*reach {
+			if s := h.game.Object(j); within(s.Position, s.LinearVelocity.Length()) {
 				return true
 			}
 		}
@@ -164,23 +210,36 @@ func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
 	return false
 }
 
-// plausibleAvatar reports whether guest p's avatar sample a could follow
-// its previous one: each of its parts moved no faster than the shape's
-// Speed.
-func (h *Host) plausibleAvatar(p Player, a *avatarSample) bool {
+// plausibleAvatar reports whether guest p's avatar sample a, heard at
+// now on link l, could follow its previous one: each of its parts moved
+// no faster than the shape's Speed between the two. The time between them
+// is the samples' own (the guest's clock), but at most the host's time
+// the guest has not spent yet (avatarCredit): a guest that says its clock
+// jumped 10 s moves its hands no further than the host's clock lets.
+func (h *Host) plausibleAvatar(now time.Time, l *link, p Player, a *avatarSample) bool {
+	if !l.avatarAt.IsZero() {
+		l.avatarCredit = min(l.avatarCredit+max(now.Sub(l.avatarAt).Seconds(), 0), maxAvatarCredit)
+	}
+	l.avatarAt = now
 	if !h.relayed[p] {
 		return true
 	}
 	prev := &h.relay[p]
-	dt := float64(int32(a.time-prev.time)) * h.cfg.TimeStep.Seconds()
+	dt := min(float64(int32(a.time-prev.time))*h.cfg.TimeStep.Seconds(), l.avatarCredit)
 	reach := float64(h.wc.shape.Speed*dt) + h.limits.Slack
 	for k := range h.wc.shape.Parts {
 		if a.avatar.Parts[k].Pose.Pos.Sub(prev.avatar.Parts[k].Pose.Pos).LengthSq() > reach*reach {
 			return false
 		}
 	}
+	l.avatarCredit -= dt
 	return true
 }
+
+// maxAvatarCredit bounds, s, the host's time a guest's avatar may spend
+// at once: after a second of silence (a burst of loss) its parts may be
+// Speed × 1 s from where they were, no further.
+const maxAvatarCredit = 1.0
 
 // holdInReach reports whether object i lies within HoldReach of the part
 // at hand, allowing for its motion over the round trip.
@@ -198,7 +257,25 @@ func (h *Host) implausible(now time.Time, p Player) {
 	if h.cfg.MaxImplausible > 0 && h.implausibleBy[p] > uint64(h.cfg.MaxImplausible) && !h.dropped[p] {
 		h.Leave(now, int(p)-1)
 		h.dropped[p] = true
+		// The seat is not held for it, and its client id may not come
+		// back (JoinClient): a new connection would start its count afresh.
+		if hold := h.holds[p]; hold.known {
+			h.banned[h.nbanned%len(h.banned)] = hold.id
+			h.nbanned++
+		}
+		h.holds[p] = seatHold{}
 	}
+}
+
+// isBanned reports whether the guest of client id was dropped from the
+// match for implausible claims (one of the last len(Host.banned)).
+func (h *Host) isBanned(id uint64) bool {
+	for k := range min(h.nbanned, len(h.banned)) {
+		if h.banned[k] == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Implausible returns how many of the claims of the guest in slot the

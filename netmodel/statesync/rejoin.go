@@ -27,11 +27,17 @@ type seatHold struct {
 // which netcode gives the lowest free slot (its own, unless a lower one
 // came free), is seated there again (Counters.Rejoins). The others see
 // it as they see any guest taking a seat: present from the host's next
-// packet, its avatar a jitter buffer after its first packets.
+// packet, its avatar a jitter buffer after its first packets. A guest
+// dropped for implausible claims (Config.MaxImplausible) has no seat
+// held, and its client id is refused (ErrDropped): coming back would
+// otherwise start its count afresh.
 func (h *Host) JoinClient(now time.Time, slot int, clientID uint64) error {
 	p, ok := seat(slot)
 	if !ok {
 		return fmt.Errorf("%w: slot %d", ErrFull, slot)
+	}
+	if h.isBanned(clientID) {
+		return fmt.Errorf("%w: client %d was dropped from this match and may not take a seat again", ErrDropped, clientID)
 	}
 	hold := h.holds[p]
 	held := hold.known && !hold.away.IsZero() && now.Sub(hold.away) < h.cfg.RejoinGrace
