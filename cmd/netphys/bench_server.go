@@ -158,8 +158,11 @@ type meteredServer struct {
 	mallocs       uint64
 	allocBytes    uint64
 	clockOverhead time.Duration
-	out           []outDatagram // reused
-	aside         func(int, []byte)
+	// sim, if set, times the server's own simulation inside its calls:
+	// its readings of the clock are taken out of the calls' CPU too.
+	sim   *simClock
+	out   []outDatagram // reused
+	aside func(int, []byte)
 }
 
 func (s *meteredServer) Receive(now time.Time, slot int, d []byte) error {
@@ -206,9 +209,17 @@ func (s *meteredServer) time(call func()) {
 	if s.allocs {
 		runtime.ReadMemStats(&m0)
 	}
+	var reads int
+	if s.sim != nil {
+		reads = s.sim.reads
+	}
 	t := cpuclock.Now()
 	call()
-	s.cpu += cpuclock.Now() - t - s.clockOverhead
+	d := cpuclock.Now() - t
+	if s.sim != nil {
+		reads = s.sim.reads - reads
+	}
+	s.cpu += d - time.Duration(1+reads)*s.clockOverhead
 	s.calls++
 	if s.allocs {
 		runtime.ReadMemStats(&m1)
@@ -216,6 +227,24 @@ func (s *meteredServer) time(call func()) {
 		s.allocBytes += m1.TotalAlloc - m0.TotalAlloc
 	}
 }
+
+// simClock times a server's own simulation (interp's world, statesync's
+// table) in spans nested in meteredServer's: each span's CPU less the
+// clock's cost (clockOverhead, as for a call), and the clock readings
+// taken, each of which costs the call around it a reading too.
+type simClock struct {
+	overhead time.Duration
+	spent    time.Duration
+	reads    int
+}
+
+// start begins a span; stop(start()) ends it.
+func (c *simClock) start() time.Duration {
+	c.reads += 2
+	return cpuclock.Now()
+}
+
+func (c *simClock) stop(t time.Duration) { c.spent += cpuclock.Now() - t - c.overhead }
 
 // clockOverhead is what one timed span charges for reading the clock
 // around it: the median of many back-to-back readings.
@@ -239,9 +268,9 @@ type serverBenchModel struct {
 	// statesync host is a player, not a client).
 	bots int
 	// newServer builds match i's server, its clock starting at now; sim,
-	// if set, is the CPU of the server's own simulation so far (interp's
-	// world, statesync's table), to tell it apart.
-	newServer func(i int, now time.Time) (srv netmodel.Server, sim func() time.Duration, err error)
+	// if set, times the server's own simulation (interp's world,
+	// statesync's table), to tell it apart.
+	newServer func(i int, now time.Time) (srv netmodel.Server, sim *simClock, err error)
 	// newClient builds the bot in slot of match i, its clock starting at
 	// now (the clients join in slot order).
 	newClient func(i, slot int, now time.Time) (netmodel.Client, error)
@@ -259,7 +288,8 @@ func benchServer(ctx context.Context, o serverBenchOptions) error {
 	defer runtime.UnlockOSThread()
 	overhead := clockOverhead()
 	fmt.Fprintf(o.stdout, "bench server: VIRTUAL TIME over the network simulator: the model's server CPU alone (%s of its Receive and Update calls,\n", cpuclock.Name)
-	fmt.Fprintf(o.stdout, "  %v per call taken out for reading the clock, the median of 2001 back-to-back readings), no sockets, netcode encryption or system calls; the bots run in the same process, untimed.\n", overhead)
+	fmt.Fprintf(o.stdout, "  %v per call taken out for reading the clock, the median of 2001 back-to-back readings, and as much again per reading inside a call that times\n", overhead)
+	fmt.Fprintf(o.stdout, "  the server's own world apart), no sockets, netcode encryption or system calls; the bots and their worlds run in the same process, untimed.\n")
 	fmt.Fprintf(o.stdout, "  links: %v RTT, %.1f %% loss each way; %v warm-up, %v measured; GOMAXPROCS %d; derived capacity fills %.0f %% of a core.\n",
 		2*o.cond.Latency, 100*o.cond.Loss, o.warmup, o.measure, runtime.GOMAXPROCS(0), 100*o.headroom)
 	for _, name := range o.models {
@@ -299,7 +329,7 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 		return serverBenchModel{
 			name: name, players: cfg.Players,
 			title: "lockstep: 4 players, the relay alone (no referee on main yet: the server simulates nothing), redundant inputs over datagrams; clients step inputChain",
-			newServer: func(_ int, now time.Time) (netmodel.Server, func() time.Duration, error) {
+			newServer: func(_ int, now time.Time) (netmodel.Server, *simClock, error) {
 				srv, err := lockstep.NewServer[scene.Input](cfg, now)
 				return srv, nil, err
 			},
@@ -319,7 +349,7 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 			name: name, players: cfg.Players,
 			title: fmt.Sprintf("lockstep with the referee: 4 players, the server steps its own %v world (%d cubes) from the inputs it relays and judges the checksums; every client steps the same world",
 				layout, len(probe.Scene.Cubes)),
-			newServer: func(_ int, now time.Time) (netmodel.Server, func() time.Duration, error) {
+			newServer: func(_ int, now time.Time) (netmodel.Server, *simClock, error) {
 				srv, err := lockstep.NewServer[scene.Input](cfg, now)
 				if err != nil {
 					return nil, nil, err
@@ -346,7 +376,7 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 		return serverBenchModel{
 			name: name, players: acfg.Players,
 			title: "predict: 8 bots in the arena at 60 Hz; the server steps the arena and rewinds for late inputs",
-			newServer: func(_ int, now time.Time) (netmodel.Server, func() time.Duration, error) {
+			newServer: func(_ int, now time.Time) (netmodel.Server, *simClock, error) {
 				a, err := newTimedArena(acfg)
 				if err != nil {
 					return nil, nil, err
@@ -371,14 +401,14 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 		return serverBenchModel{
 			name: name, players: statesync.MaxPlayers, bots: statesync.MaxPlayers - 1,
 			title: "statesync: the 4-seat VR table, a headless host (no viewer; seat 0 its scripted bot, as serve runs it) and 3 guests, 256 kbps budget",
-			newServer: func(int, time.Time) (netmodel.Server, func() time.Duration, error) {
+			newServer: func(int, time.Time) (netmodel.Server, *simClock, error) {
 				w, _, err := newVRSeat(vcfg, 0)
 				if err != nil {
 					return nil, nil, err
 				}
 				t := &timedVR{VR: w}
 				h, err := statesync.NewHost(cfg, t)
-				return h, func() time.Duration { return t.spent }, err
+				return h, &t.clock, err
 			},
 			newClient: func(_, slot int, now time.Time) (netmodel.Client, error) {
 				w, _, err := newVRSeat(vcfg, slot+1)
@@ -421,13 +451,16 @@ func runServerBench(ctx context.Context, o serverBenchOptions, model serverBench
 	r := serverBenchResult{matches: n}
 	base := heapLive()
 	servers := make([]*meteredServer, n)
-	sims := make([]func() time.Duration, n)
+	sims := make([]*simClock, n)
 	for i := range servers {
 		srv, sim, err := model.newServer(i, simmatch.Epoch)
 		if err != nil {
 			return r, err
 		}
-		servers[i], sims[i] = &meteredServer{Server: srv, clockOverhead: overhead}, sim
+		if sim != nil {
+			sim.overhead = overhead
+		}
+		servers[i], sims[i] = &meteredServer{Server: srv, clockOverhead: overhead, sim: sim}, sim
 	}
 	r.memBuilt = (heapLive() - base) / uint64(n)
 	matches := make([]*simmatch.Match, n)
@@ -472,7 +505,7 @@ func runServerBench(ctx context.Context, o serverBenchOptions, model serverBench
 			r.snapshots -= model.snapshots(i)
 		}
 		if sims[i] != nil {
-			sim0 += sims[i]()
+			sim0 += sims[i].spent
 		}
 	}
 	servers[0].allocs = true
@@ -511,7 +544,7 @@ func runServerBench(ctx context.Context, o serverBenchOptions, model serverBench
 			r.snapshots += model.snapshots(i)
 		}
 		if sims[i] != nil {
-			r.sim += sims[i]()
+			r.sim += sims[i].spent
 		}
 		for s := range r.clients {
 			t := m.Traffic(s)
@@ -596,33 +629,33 @@ func printServerBench(o serverBenchOptions, m serverBenchModel, r serverBenchRes
 // simulation from the encoding.
 type timedInterpGame struct {
 	*scene.InterpGame
-	spent time.Duration
+	clock simClock
 }
 
 func (g *timedInterpGame) Step() uint32 {
-	t := cpuclock.Now()
+	t := g.clock.start()
 	in := g.InterpGame.Step()
-	g.spent += cpuclock.Now() - t
+	g.clock.stop(t)
 	return in
 }
 
 func (g *timedInterpGame) Capture(dst []snapshot.Cube) {
-	t := cpuclock.Now()
+	t := g.clock.start()
 	g.InterpGame.Capture(dst)
-	g.spent += cpuclock.Now() - t
+	g.clock.stop(t)
 }
 
 // timedVR times the statesync host's world step (the physics and its
 // bot): the floor of the host's CPU that no networking removes.
 type timedVR struct {
 	*scene.VR
-	spent time.Duration
+	clock simClock
 }
 
 func (v *timedVR) Step(mayGrab func(i int) bool) {
-	t := cpuclock.Now()
+	t := v.clock.start()
 	v.VR.Step(mayGrab)
-	v.spent += cpuclock.Now() - t
+	v.clock.stop(t)
 }
 
 // benchServerInterp measures the interp server: the cube world (cubes900
@@ -641,7 +674,7 @@ func benchServerInterp(ctx context.Context, o serverBenchOptions, overhead time.
 		var servers []*interp.Server
 		model := serverBenchModel{
 			name: "interp", players: clients,
-			newServer: func(_ int, now time.Time) (netmodel.Server, func() time.Duration, error) {
+			newServer: func(_ int, now time.Time) (netmodel.Server, *simClock, error) {
 				ig, err := scene.NewInterpGame(scene.Cubes900, scene.DefaultConfig(), scene.PlayMinute)
 				if err != nil {
 					return nil, nil, err
@@ -653,7 +686,7 @@ func benchServerInterp(ctx context.Context, o serverBenchOptions, overhead time.
 					return nil, nil, err
 				}
 				servers = append(servers, srv)
-				return srv, func() time.Duration { return g.spent }, nil
+				return srv, &g.clock, nil
 			},
 			newClient: func(i, _ int, now time.Time) (netmodel.Client, error) {
 				return interp.NewClient(cfg, games[i].Objects(), now)

@@ -173,39 +173,40 @@ func (w *wireCodec) box(r float64) wire.Bounds {
 // settle returns a as a receiver decodes it: the sender keeps this as a
 // baseline and codes it, so that both ends delta the same numbers. The
 // host sends each avatar to every guest: the newest sample of each player
-// is settled once.
-func (w *wireCodec) settle(a avatarSample) (avatarSample, error) {
+// is settled once. The result is valid until the next settle of the same
+// player's avatar.
+func (w *wireCodec) settle(a *avatarSample) (*avatarSample, error) {
 	st := &w.st
 	memo := &st.memo[a.player%MaxPlayers]
-	if memo.valid && memo.in == a {
-		return memo.out, nil
+	if memo.valid && memo.in == *a {
+		return &memo.out, nil
 	}
 	memo.valid = false
-	st.in, st.m, st.ref = a, avatarModels{}, avatarRef{}
+	st.in, st.m, st.ref = *a, avatarModels{}, avatarRef{}
 	st.w.Reset(st.buf)
 	if err := w.serializeAvatar(&st.w, &st.m, &st.in, &st.ref, a.time, nil); err != nil {
-		return a, err
+		return nil, err
 	}
-	st.out, st.m, st.ref = avatarSample{}, avatarModels{}, avatarRef{}
+	memo.out, st.m, st.ref = avatarSample{}, avatarModels{}, avatarRef{}
 	st.r.Reset(st.w.Bytes())
-	if err := w.serializeAvatar(&st.r, &st.m, &st.out, &st.ref, a.time, nil); err != nil {
-		return st.out, err
+	if err := w.serializeAvatar(&st.r, &st.m, &memo.out, &st.ref, a.time, nil); err != nil {
+		return nil, err
 	}
-	*memo = settled{valid: true, in: a, out: st.out}
-	return st.out, nil
+	memo.valid, memo.in = true, *a
+	return &memo.out, nil
 }
 
 // settling is settle's scratch, kept in the wireCodec: what goes through
 // the Stream interface escapes, and would be allocated per avatar. memo
 // is each player's newest sample, settled.
 type settling struct {
-	buf     []byte // maxAvatarBytes
-	w       wire.Writer
-	r       wire.Reader
-	m       avatarModels
-	in, out avatarSample
-	ref     avatarRef
-	memo    [MaxPlayers]settled
+	buf  []byte // maxAvatarBytes
+	w    wire.Writer
+	r    wire.Reader
+	m    avatarModels
+	in   avatarSample
+	ref  avatarRef
+	memo [MaxPlayers]settled
 }
 
 type settled struct {

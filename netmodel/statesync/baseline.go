@@ -86,6 +86,10 @@ type sentPacket struct {
 	live    bool
 	tick    Tick
 	entries []update // the packet's updates, their seq and tick its own
+	// ids are the entries' objects, in their order: an ack reads these
+	// two bytes an update, not the update's cache line, which the packet
+	// wrote ringSize packets' worth of memory ago.
+	ids     []uint16
 	avatars []avatarSample
 }
 
@@ -110,6 +114,10 @@ func (l *sentLog) record(seq reliable.Sequence, tick Tick, avatars *[]avatarSamp
 	}
 	p.avatars, *avatars = *avatars, freeAvatars
 	p.entries, *updates = *updates, free
+	p.ids = p.ids[:0]
+	for k := range p.entries {
+		p.ids = append(p.ids, uint16(p.entries[k].id)) // a node has at most 1<<16 objects
+	}
 }
 
 // ack makes the states packet seq carried the baselines of their objects,
@@ -126,13 +134,12 @@ func (l *sentLog) ack(seq reliable.Sequence) {
 			*b = ringSlot[avatarBaseline]{valid: true, seq: seq, v: avatarBaseline{sample: a, tick: p.tick}}
 		}
 	}
-	for k := range p.entries {
-		e := &p.entries[k]
-		a := &l.acked[e.id]
+	for k, id := range p.ids {
+		a := &l.acked[id]
 		if a.b != nil && int16(a.seq-seq) > 0 {
 			continue
 		}
-		*a = ackedRef{seq: seq, b: &e.baseline}
+		*a = ackedRef{seq: seq, b: &p.entries[k].baseline}
 	}
 }
 

@@ -45,7 +45,7 @@ func newFillFixture(tb testing.TB) *fillFixture {
 		u.base, _ = ring.find(i, fuzzSeq, 9)
 		f.ups = append(f.ups, u)
 	}
-	av, err := n.wc.settle(fuzzAvatar())
+	av, err := n.wc.settleValue(fuzzAvatar())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -70,7 +70,8 @@ func (f *fillFixture) fill(tb testing.TB, bld *builder, c Coder, budget int, buf
 		tb.Fatal(err)
 	}
 	for i := range f.ups {
-		if _, err := bld.add(&f.ups[i]); err != nil {
+		*bld.next() = f.ups[i]
+		if _, err := bld.add(); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -415,7 +415,8 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 			if q == p || !h.relayed[q] || h.links[q] == nil || l.gone[q] || (l.sentRelay[q] && int32(r.time-l.relayedAt[q]) <= 0) {
 				continue
 			}
-			h.avatars = append(h.avatars, h.relaySample(Player(q)))
+			h.avatars = append(h.avatars, *r)
+			h.grantHolds(&h.avatars[len(h.avatars)-1])
 			l.sentRelay[q], l.relayedAt[q] = true, r.time
 		}
 		slot := p - 1
@@ -429,10 +430,10 @@ func (h *Host) Update(now time.Time, send func(slot int, datagram []byte)) error
 	return nil
 }
 
-// relaySample returns guest q's newest avatar with the holds the host
-// grants now.
-func (h *Host) relaySample(q Player) avatarSample {
-	a := h.relay[q]
+// grantHolds keeps in a, a guest's newest avatar as relayed, the holds
+// the host grants now, with their versions.
+func (h *Host) grantHolds(a *avatarSample) {
+	q := a.player
 	for k := range a.avatar.Parts {
 		held := &a.avatar.Parts[k].Held
 		if held.Holding && h.objs[held.Object].holder != OwnerOf(q) {
@@ -442,5 +443,4 @@ func (h *Host) relaySample(q Player) avatarSample {
 			a.held[k] = h.objs[held.Object].ver
 		}
 	}
-	return a
 }

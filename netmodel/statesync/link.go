@@ -116,12 +116,12 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 	l.sends++
 	seq := l.ep.NextSequence()
 	l.settled, p.refs = l.settled[:0], [MaxPlayers]avatarRef{}
-	for i, a := range avatars {
-		s, err := n.wc.settle(a)
+	for i := range avatars {
+		s, err := n.wc.settle(&avatars[i])
 		if err != nil {
-			return fmt.Errorf("statesync: avatar of player %d: %w", a.player, err)
+			return fmt.Errorf("statesync: avatar of player %d: %w", avatars[i].player, err)
 		}
-		l.settled = append(l.settled, s)
+		l.settled = append(l.settled, *s)
 		p.refs[i].base, p.refs[i].age = l.sent.avatarBase(s.player, seq)
 	}
 	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, l.settled, p.updates[:0]
@@ -130,10 +130,10 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 		return err
 	}
 	for _, i := range l.acc.candidates() {
-		o := &n.objs[i]
-		u := update{id: i, baseline: baseline{seq: seq, tick: n.tick, auth: o.auth, ver: o.ver, state: n.cur[i]}}
+		o, u := &n.objs[i], b.next()
+		u.id, u.baseline = i, baseline{seq: seq, tick: n.tick, auth: o.auth, ver: o.ver, state: n.cur[i]}
 		u.base, u.age = l.sent.base(i, seq)
-		fits, err := b.add(&u)
+		fits, err := b.add()
 		if err != nil {
 			return fmt.Errorf("statesync: measuring object %d: %w", i, err)
 		}

@@ -68,10 +68,10 @@ type node struct {
 	// handed to the game escapes, one allocation a step.
 	addPair func(a, b int)
 	touch   func(p Player, i int)
-	// fast is spread's memo of moving, per object: 0 not asked yet, 1
-	// slow, 2 moving. The world does not move while authority spreads,
-	// and a pile's pairs would ask for the same objects again and again.
-	fast []uint8
+	// stepped is every object's state after the last step, read from the
+	// game once: the world does not move while the rules run after the
+	// step, and they would ask for the same objects again and again.
+	stepped []physics.BodyState
 	// touching[i]: object i is in one of pairs.
 	touching []bool
 	// unsettled is holdRests' scratch: per object, whether it touches
@@ -100,7 +100,7 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 	}
 	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
 		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n), snapped: make([]snapMemo, n),
-		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n), fast: make([]uint8, n), touching: make([]bool, n)}
+		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n), stepped: make([]physics.BodyState, n), touching: make([]bool, n)}
 	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
 	if nd.av, _ = game.(Avatars); nd.av != nil {
 		shape := nd.av.AvatarShape()
@@ -170,17 +170,20 @@ func (n *node) step() error {
 	n.game.Step(n.mayGrab)
 	n.tick++
 	n.stats.Steps++
+	for i := range n.stepped {
+		n.stepped[i] = n.game.Object(i)
+	}
 	n.grabsAndReleases(before, n.localHeld())
 	n.spread()
 	for i := range n.objs {
-		s := n.game.Object(i)
-		if s != n.curBody[i] { // a resting object stays on the grid
-			q, err := n.q.quantize(s)
+		s := &n.stepped[i]
+		if *s != n.curBody[i] { // a resting object stays on the grid
+			q, err := n.q.quantize(*s)
 			if err != nil {
 				return fmt.Errorf("statesync: object %d: %w", i, err)
 			}
 			n.cur[i], n.curBody[i] = q, n.q.body(q)
-			n.snapped[i] = snapMemo{ok: true, in: s, out: n.curBody[i]}
+			n.snapped[i] = snapMemo{ok: true, in: *s, out: n.curBody[i]}
 		}
 		n.afterStep(i, s)
 	}
@@ -382,7 +385,6 @@ func (n *node) take(i int) {
 func (n *node) spread() {
 	n.pairs = n.pairs[:0]
 	n.game.Touches(n.addPair, n.touch)
-	clear(n.fast)
 	clear(n.touching)
 	for _, p := range n.pairs {
 		n.touching[p[0]], n.touching[p[1]] = true, true
@@ -390,7 +392,7 @@ func (n *node) spread() {
 	for changed := true; changed; {
 		changed = false
 		for _, p := range n.pairs {
-			if n.movingNow(p[0]) || n.movingNow(p[1]) {
+			if n.movingState(&n.stepped[p[0]]) || n.movingState(&n.stepped[p[1]]) {
 				changed = n.spreadPair(p[0], p[1]) || n.spreadPair(p[1], p[0]) || changed
 			}
 		}
@@ -402,19 +404,13 @@ func (n *node) spread() {
 // not an interaction, and taking authority for it would pass a resting
 // pile back and forth between machines.
 func (n *node) moving(i int) bool {
-	v := n.game.Object(i).LinearVelocity
-	return v.LengthSq() > n.cfg.SpreadSpeed*n.cfg.SpreadSpeed
+	s := n.game.Object(i)
+	return n.movingState(&s)
 }
 
-// movingNow is moving, asked of the game once per object in a spread.
-func (n *node) movingNow(i int) bool {
-	if n.fast[i] == 0 {
-		n.fast[i] = 1
-		if n.moving(i) {
-			n.fast[i] = 2
-		}
-	}
-	return n.fast[i] == 2
+// movingState is moving of an object in state s.
+func (n *node) movingState(s *physics.BodyState) bool {
+	return s.LinearVelocity.LengthSq() > n.cfg.SpreadSpeed*n.cfg.SpreadSpeed
 }
 
 // spreadPair lets x take y, and reports whether it did.
@@ -439,7 +435,7 @@ func (n *node) touchPlayer(p Player, i int) {
 // under the local player's authority that comes to rest returns to the
 // default at once on the host; a guest bumps the authority sequence and
 // keeps authority until the host confirms.
-func (n *node) afterStep(i int, s physics.BodyState) {
+func (n *node) afterStep(i int, s *physics.BodyState) {
 	o := &n.objs[i]
 	if d := s.LinearVelocity.Sub(o.lastLin); d.LengthSq() > n.cfg.CollisionSpeed*n.cfg.CollisionSpeed &&
 		!(n.tick < o.boostUntil && o.boost >= n.cfg.CollisionPriority) {
@@ -447,7 +443,7 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 	}
 	o.lastLin = s.LinearVelocity
 	if n.host && o.auth != Nobody && o.auth != n.me && o.holder == Nobody {
-		n.yieldCreeping(i)
+		n.yieldCreeping(i, s)
 		return
 	}
 	if o.auth != n.me || o.holder != Nobody {
@@ -460,7 +456,7 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 	case s.AtRest && !o.restPending:
 		o.restPending = true
 		o.ver.Auth++
-	case !s.AtRest && o.restPending && n.moving(i):
+	case !s.AtRest && o.restPending && n.movingState(s):
 		// Moved again before the host confirmed: take it afresh, or the
 		// host, having confirmed, would refuse its updates. Settling
 		// (a correction of a neighbour woke it) is not moving again.
@@ -476,9 +472,9 @@ func (n *node) afterStep(i int, s physics.BodyState) {
 // updates are lost or late). The host's state is final from then on: its
 // newer version makes the guest follow it, and the guest can take the
 // object again only by interacting with it.
-func (n *node) yieldCreeping(i int) {
+func (n *node) yieldCreeping(i int, s *physics.BodyState) {
 	o := &n.objs[i]
-	if n.moving(i) {
+	if n.movingState(s) {
 		o.creep = 0
 		return
 	}

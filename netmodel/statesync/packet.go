@@ -268,10 +268,23 @@ func (w *wireCodec) begin(b *builder, p *packet, c Coder, budget int, buf []byte
 	return err
 }
 
-// add appends u to the packet if it fits and reports whether it did. An
-// update that runs past the buffer does not fit: the buffer holds the
-// budget.
-func (b *builder) add(u *update) (bool, error) {
+// next returns the packet's next update, past the end of p.updates, for
+// the caller to fill and add: the update is written where the packet keeps
+// it, not copied there.
+func (b *builder) next() *update {
+	ups := b.p.updates
+	if len(ups) == cap(ups) {
+		ups = append(ups, update{})[:len(ups)]
+		b.p.updates = ups
+	}
+	return &ups[:len(ups)+1][len(ups)]
+}
+
+// add appends the update next returned to the packet if it fits and
+// reports whether it did. An update that runs past the buffer does not
+// fit: the buffer holds the budget.
+func (b *builder) add() (bool, error) {
+	u := b.next()
 	t := b.trial
 	*t = *b.cur
 	s := b.stream(t)
@@ -288,7 +301,7 @@ func (b *builder) add(u *update) (bool, error) {
 		}
 	}
 	b.cur, b.trial = t, b.cur
-	b.p.updates = append(b.p.updates, *u)
+	b.p.updates = b.p.updates[:len(b.p.updates)+1]
 	return true, nil
 }
 
