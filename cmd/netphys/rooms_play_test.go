@@ -30,10 +30,13 @@ import (
 // (NETPHYS_TEST_PANIC_MATCH) two seconds in. Every player of the six
 // ends as it would alone: the lockstep players of a match agree on their
 // checksum, and since the bots play the same inputs in every match, the
-// three matches agree with each other too; the predict players compare
+// three matches agree with each other and with a lone match of the same
+// bots on a plain `serve` beside them; the predict players compare
 // their predictions and the server commits hits; the statesync guests
-// hear their host. The doomed match's players are told it failed; the
-// server goes on, counts it in its metrics, and exits cleanly on SIGINT.
+// converge on their host's world bit for bit, as a lone table's do
+// (TestStatesyncProcessesConvergeBitForBit). The doomed match's players
+// are told it failed; the server goes on, counts it in its metrics, and
+// exits cleanly on SIGINT.
 func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
 	p := newProcs(t, 2*time.Minute)
@@ -53,7 +56,9 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 		{"lock-3", "lockstep", "tower20", 2, 2, 180},
 		{"pred-1", "predict", "", 2, 2, 300}, // the arena: a world of its own, named by none
 		{"pred-2", "predict", "", 2, 2, 300},
-		{"table", "statesync", "", 3, 2, 180},
+		// As long as the lone table of TestStatesyncProcessesConvergeBitForBit,
+		// whose bots have stacked their cubes by then, with its linger.
+		{"table", "statesync", "", 3, 2, 900},
 		{"doomed", "lockstep", "tower20", 2, 2, 1200},
 	}
 	// The statesync table's tokens come from the token service's match
@@ -74,8 +79,21 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 			} else {
 				tok = p.token(id, "--match", m.id, "--match-model", m.model, "--match-layout", m.layout, "--match-players", fmt.Sprint(m.players))
 			}
-			plays[m.id] = append(plays[m.id], p.run(nil, botArgs(tok, m.ticks, "--model", m.model, "--layout", m.layout, "--players", fmt.Sprint(m.players))...))
+			args := botArgs(tok, m.ticks, "--model", m.model, "--layout", m.layout, "--players", fmt.Sprint(m.players))
+			if m.model == "statesync" {
+				args = append(args, "--linger", "4s") // the table comes to rest
+			}
+			plays[m.id] = append(plays[m.id], p.run(nil, args...))
 		}
+	}
+	// The lone lockstep match the three must equal: a plain serve of its
+	// own, the same bots.
+	alone := newProcs(t, 2*time.Minute)
+	lockstep := []string{"--model", "lockstep", "--layout", "tower20", "--players", "2"}
+	alone.serve(nil, lockstep...)
+	var alonePlays []proc
+	for id := 1; id <= 2; id++ {
+		alonePlays = append(alonePlays, alone.run(nil, botArgs(alone.token(id), 180, lockstep...)...))
 	}
 	// outs waits for the players of a match, which must all succeed or
 	// all fail.
@@ -107,6 +125,9 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 			}
 		}
 	}
+	if aloneSum := sameChecksum(t, 180, waitAll(t, alonePlays)); aloneSum != lockstepSum {
+		t.Errorf("the rooms' lockstep matches ended with checksum %s, the same bots alone with %s", lockstepSum, aloneSum)
+	}
 	compared := regexp.MustCompile(`mispredicted\s+\d+ of (\d+) ticks clear of contacts, \d+ of (\d+) near them`)
 	for _, m := range []string{"pred-1", "pred-2"} {
 		for i, out := range outs(m, true) {
@@ -123,6 +144,9 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	for i, out := range outs("table", true) {
 		if !heard.MatchString(out) {
 			t.Errorf("table, guest %d did not hear the host, or had packets refused", i)
+		}
+		if m := guestAgreed.FindStringSubmatch(out); m == nil || atoi(t, m[3]) < 2 {
+			t.Errorf("table, guest %d did not converge on the host's world bit for bit (agreement %q)", i, m)
 		}
 	}
 	for i, out := range outs("doomed", false) {
@@ -169,6 +193,11 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	for _, m := range matches {
 		if !strings.Contains(got, "match "+m.id+" player 2 (client id") {
 			t.Errorf("the server printed no summary of match %s with its second player", m.id)
+		}
+	}
+	for n := 1; n <= 2; n++ {
+		if !hostAgreed(n).MatchString(got) {
+			t.Errorf("the table's summary does not say player %d converged bit for bit", n)
 		}
 	}
 	if n := strings.Count(got, "verified equal across players"); n < 3 {
