@@ -1,12 +1,14 @@
 package tokenservice_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"reflect"
 	"testing"
 
 	"github.com/netphys/netphys/transport"
@@ -129,6 +131,65 @@ func TestAllocatorReadsBothAPIsAndRefusesBadAnswers(t *testing.T) {
 			t.Errorf("%s: allocated %v, want an error", tt.answer, al.Address)
 		case tt.noGS != errors.Is(err, tokenservice.ErrNoGameServer):
 			t.Errorf("%s: %v: ErrNoGameServer is %v, want %v", tt.answer, err, !tt.noGS, tt.noGS)
+		}
+	}
+}
+
+// TestAllocatorWithACounterPacksRooms: with Counter set (a fleet of serve
+// --rooms servers), each selector is asked first of the Allocated game
+// servers with a match to spare, then of the Ready ones with room, and
+// the allocation increments the Counter, in the Kubernetes API's
+// spelling and in the allocator service's; without it, the selectors
+// are the labels alone and nothing is counted.
+func TestAllocatorWithACounterPacksRooms(t *testing.T) {
+	fleet := map[string]any{"agones.dev/fleet": "netphys-rooms"}
+	room := map[string]any{"matches": map[string]any{"minAvailable": float64(1)}}
+	increment := map[string]any{"matches": map[string]any{"action": "Increment", "amount": float64(1)}}
+	for _, tt := range []struct {
+		api       tokenservice.API
+		counter   string
+		answer    string
+		selectors string // the request's selectors' key
+		selected  []any
+		counters  any    // the request's counters, nil: none
+		within    string // the key they are under ("spec"), "": the top level
+	}{
+		{tokenservice.Kubernetes, "matches", `{"status":{"state":"Allocated","address":"192.0.2.1","ports":[{"port":7001}]}}`, "selectors",
+			[]any{map[string]any{"matchLabels": fleet, "gameServerState": "Allocated", "counters": room},
+				map[string]any{"matchLabels": fleet, "gameServerState": "Ready", "counters": room}}, increment, "spec"},
+		{tokenservice.AllocatorService, "matches", `{"gameServerName":"gs-1","ports":[{"port":7001}],"address":"192.0.2.1"}`, "gameServerSelectors",
+			[]any{map[string]any{"matchLabels": fleet, "gameServerState": "ALLOCATED", "counters": room},
+				map[string]any{"matchLabels": fleet, "gameServerState": "READY", "counters": room}}, increment, ""},
+		{tokenservice.Kubernetes, "", `{"status":{"state":"Allocated","address":"192.0.2.1","ports":[{"port":7001}]}}`, "selectors",
+			[]any{map[string]any{"matchLabels": fleet}}, nil, "spec"},
+	} {
+		var got map[string]any
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
+				t.Error(err)
+			}
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, tt.answer)
+		}))
+		a := &tokenservice.Allocator{URL: srv.URL, API: tt.api, Counter: tt.counter, Selectors: []map[string]string{{"agones.dev/fleet": "netphys-rooms"}}}
+		al, err := a.Allocate(t.Context(), "m-7", nil)
+		srv.Close()
+		if err != nil || al.Address.String() != "192.0.2.1:7001" {
+			t.Fatalf("api %d, counter %q: %v %v", tt.api, tt.counter, al, err)
+		}
+		req := got
+		if tt.within != "" {
+			req, _ = got[tt.within].(map[string]any)
+		}
+		if !reflect.DeepEqual(req[tt.selectors], tt.selected) {
+			t.Errorf("api %d, counter %q: selectors %v, want %v", tt.api, tt.counter, req[tt.selectors], tt.selected)
+		}
+		if !reflect.DeepEqual(req["counters"], tt.counters) {
+			t.Errorf("api %d, counter %q: counters %v, want %v", tt.api, tt.counter, req["counters"], tt.counters)
+		}
+		meta, _ := req["metadata"].(map[string]any)
+		if ann, _ := meta["annotations"].(map[string]any); ann[tokenservice.MatchAnnotation] != "m-7" {
+			t.Errorf("api %d: metadata %v", tt.api, req["metadata"])
 		}
 	}
 }
