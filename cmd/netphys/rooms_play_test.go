@@ -358,3 +358,52 @@ func freeTCPAddr(t *testing.T) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// TestDrainTimeoutTellsThePlayers: SIGTERM to `serve` and to `serve
+// --rooms` while a lockstep match of two bots runs far longer than
+// --drain: serve exits 0 once the drain runs out, and the players cut
+// off are told why (match.StoppedReason), not left to time out.
+func TestDrainTimeoutTellsThePlayers(t *testing.T) {
+	t.Parallel() // its processes mostly wait for their frames
+	lockstep := []string{"--model", "lockstep", "--layout", "tower20", "--players", "2"}
+	for _, rooms := range []bool{false, true} {
+		p := newProcs(t, time.Minute)
+		admin := freeTCPAddr(t)
+		args := []string{"--drain", "500ms", "--admin", admin, "--rooms"}
+		var tok []string // netphys token's flags
+		if rooms {
+			tok = []string{"--match", "long", "--match-model", "lockstep", "--match-layout", "tower20", "--match-players", "2"}
+		} else {
+			args = append([]string{"--drain", "500ms"}, lockstep...)
+		}
+		serve, serveBuf := p.serve([]string{"NETPHYS_LOG=info"}, args...)
+		var plays []proc
+		for id := 1; id <= 2; id++ {
+			plays = append(plays, p.run(nil, botArgs(p.token(id, tok...), 3000, lockstep...)...))
+		}
+		// Both players in the match, however slow the machine: the admin
+		// API says so with --rooms, the server's log without.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if rooms && roomJoined(t, admin, "long") == 2 || !rooms && strings.Count(serveBuf.String(), "serve: player joined") == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("rooms %v: the match's two players did not join within 30 s:\n%s", rooms, serveBuf)
+			}
+		}
+		if err := serve.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := serve.Wait(); err != nil {
+			t.Errorf("rooms %v: serve after the drain ran out: %v\n%s", rooms, err, serveBuf)
+		}
+		if !strings.Contains(serveBuf.String(), "drain: timed out: exiting") {
+			t.Errorf("rooms %v: serve did not say its drain timed out:\n%s", rooms, serveBuf)
+		}
+		for i, pl := range plays {
+			if err := pl.cmd.Wait(); err == nil || !strings.Contains(pl.out.String(), match.StoppedReason) {
+				t.Errorf("rooms %v, player %d: %v, want a failure saying %q:\n%s", rooms, i, err, match.StoppedReason, pl.out)
+			}
+		}
+	}
+}
