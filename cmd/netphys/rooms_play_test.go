@@ -36,14 +36,16 @@ import (
 // converge on their host's world bit for bit, as a lone table's do
 // (TestStatesyncProcessesConvergeBitForBit). The doomed match's players
 // are told it failed; the server goes on, counts it in its metrics, and
-// exits cleanly on SIGINT.
+// exits cleanly on SIGINT. Each of the six recorded its own replay
+// (serve --record: DIR/match-ID/), which netphys replay verifies.
 func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	t.Parallel() // its processes mostly wait for their frames
 	p := newProcs(t, 2*time.Minute)
 	hexKey, addr := p.hexKey, p.addr
 	metricsAddr := freeTCPAddr(t)
 
-	serve, serveBuf := p.serve([]string{"NETPHYS_TEST_PANIC_MATCH=doomed"}, "--rooms", "--metrics", metricsAddr)
+	record := t.TempDir()
+	serve, serveBuf := p.serve([]string{"NETPHYS_TEST_PANIC_MATCH=doomed"}, "--rooms", "--metrics", metricsAddr, "--record", record)
 
 	type match struct {
 		id, model, layout string
@@ -211,6 +213,19 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 	}
 	if !strings.Contains(got, "failed             the server's model of this match failed (a bug: panic: NETPHYS_TEST_PANIC_MATCH") {
 		t.Errorf("the doomed match's summary does not say it failed")
+	}
+	// Each match recorded its own replay in its own directory, and each
+	// of the six verifies (lockstep bit for bit, the others snapshot by
+	// snapshot).
+	for _, m := range matches[:6] {
+		files, err := filepath.Glob(filepath.Join(record, "match-"+m.id, "*.replay"))
+		if err != nil || len(files) != 1 {
+			t.Errorf("match %s recorded %v (%v), want one replay in %s", m.id, files, err, filepath.Join(record, "match-"+m.id))
+			continue
+		}
+		if out, err := p.command("replay", files[0]).CombinedOutput(); err != nil {
+			t.Errorf("netphys replay %s: %v\n%s", files[0], err, out)
+		}
 	}
 }
 
