@@ -113,6 +113,46 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 		return outs
 	}
 
+	// The live per-match figures, read while the table plays (15 s):
+	// its two guests, traffic both ways and its CPU per tick above zero.
+	scrape := func() string {
+		t.Helper()
+		resp, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err != nil {
+			return "" // not listening yet
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tableFigure := func(body, name, labels string) float64 {
+		m := regexp.MustCompile(regexp.QuoteMeta(name+"{"+labels) + `match="table",model="statesync"\} (\S+)`).FindStringSubmatch(body)
+		if m == nil {
+			return 0
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		body := scrape()
+		if tableFigure(body, "netphys_room_players", "") == 2 && tableFigure(body, "netphys_room_kbps", `direction="down",`) > 0 &&
+			tableFigure(body, "netphys_room_kbps", `direction="up",`) > 0 {
+			if tableFigure(body, "netphys_room_cpu_per_tick_seconds", "") <= 0 {
+				t.Errorf("the table's live figures lack its CPU per tick:\n%s", body)
+			}
+			if !strings.Contains(body, `netphys_room_late_ticks_total{match="table",model="statesync"}`) || !strings.Contains(body, `netphys_room_failed{match="table",model="statesync"} 0`) {
+				t.Errorf("the table's live figures lack its late ticks or its failed flag:\n%s", body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the table's two players never showed in the live figures within a minute:\n%s", body)
+		}
+	}
+
 	var lockstepSum string
 	for _, m := range []string{"lock-1", "lock-2", "lock-3"} {
 		for i, out := range outs(m, true) {
