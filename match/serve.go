@@ -201,8 +201,17 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		}
 		return false, nil
 	}, side)
-	if err == nil { // ctx ended: the players still in the match are told why
+	cutOff := false
+	for slot := range slots {
+		cutOff = cutOff || srv.Joined(slot)
+	}
+	if err == nil && cutOff {
+		// ctx ended with players in the match: they are told why, and the
+		// summary says it (their bye counts as match_failed).
 		srv.EndMatch(time.Now(), StoppedReason)
+		if failed.err == nil {
+			failed.err = errors.New(StoppedReason)
+		}
 	}
 	closeHost(host, log)
 	if matches > 1 && !slices.Contains(played, true) {
