@@ -49,7 +49,10 @@ type clockHost struct {
 	tick int
 	// failAt makes Update fail failAt ticks after the first Join (0: never).
 	failAt, joined int
-	anyone         bool // a player joined
+	// panicAt makes the game's step panic panicAt ticks after the first
+	// Join (0: never): a bug in a game, as a rooms server must survive.
+	panicAt int
+	anyone  bool // a player joined
 }
 
 func (h *clockHost) Join(time.Time, int) error {
@@ -66,7 +69,7 @@ func (h *clockHost) Receive(_ time.Time, _ int, d []byte) error {
 	return nil
 }
 func (h *clockHost) Update(_ time.Time, send func(int, []byte)) error {
-	h.tick++
+	h.step()
 	if h.failAt > 0 && h.anyone && h.tick-h.joined >= h.failAt {
 		return fmt.Errorf("clock: told to fail %d ticks after the first join", h.failAt)
 	}
@@ -75,6 +78,16 @@ func (h *clockHost) Update(_ time.Time, send func(int, []byte)) error {
 	}
 	return nil
 }
+
+// step is the clock's game step.
+func (h *clockHost) step() {
+	h.tick++
+	if h.panicAt > 0 && h.anyone && h.tick-h.joined >= h.panicAt {
+		var bodies []int
+		_ = bodies[h.tick] // the game's bug: an index out of range
+	}
+}
+
 func (h *clockHost) Views(dst []viewer.View) []viewer.View { return dst }
 func (h *clockHost) Figures(_ time.Time, dst []viewer.Figure) []viewer.Figure {
 	return append(dst, viewer.Figure{Name: "server tick", Value: float64(h.tick)})
@@ -142,17 +155,26 @@ func init() {
 		failAt := fs.Int("clock-fail-at", 0, "clock: the host's Update fails this many ticks after the first join")
 		return func() (Sides, error) {
 			return Sides{
-				NewHost: func(Setup) (Host, error) {
+				NewHost: func(s Setup) (Host, error) {
 					if *fail {
 						return nil, errors.New("clock: told to fail")
 					}
-					return &clockHost{failAt: *failAt}, nil
+					h := &clockHost{failAt: *failAt}
+					if s.World == clockPanicWorld {
+						h.panicAt = 30
+					}
+					return h, nil
 				},
 				NewPlayer: func(s PlayerSetup) (Player, error) { return &clockPlayer{setup: s}, nil },
 			}, nil
 		}
 	}})
 }
+
+// clockPanicWorld is the clock's world whose game step panics half a
+// second after the first player joined (a match's world is its token's
+// under serve --rooms).
+const clockPanicWorld = "panic-step"
 
 var quiet = slog.New(slog.DiscardHandler)
 

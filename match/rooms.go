@@ -132,10 +132,15 @@ func ServeRooms(ctx context.Context, cfg RoomsConfig) error {
 		return false, nil
 	}, rooms)
 	// The matches still open when serve stops (cut off by a signal, or
-	// whose last player left in its last frame) print their summaries
-	// too; a host without its match, if any, is closed.
+	// whose last player left in its last frame): their players are told
+	// why, and they print their summaries too; a host without its match,
+	// if any, is closed.
+	now := time.Now()
 	for _, m := range rooms.Matches(running[:0]) {
-		lobby.Closed(time.Now(), m)
+		if m.Err() == nil {
+			rooms.End(now, m.ID(), StoppedReason)
+		}
+		lobby.Closed(now, m)
 	}
 	for _, r := range lobby.rooms {
 		closeHost(r.host, log)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netphys/netphys/internal/syncbuf"
 	"github.com/netphys/netphys/netmodel"
 	"github.com/netphys/netphys/netmodel/udpdrive"
 	"github.com/netphys/netphys/transport/netcode"
@@ -26,11 +27,19 @@ type idleClient struct{}
 func (idleClient) Receive(time.Time, []byte) error               { return nil }
 func (idleClient) Update(time.Time, func(datagram []byte)) error { return nil }
 
-// TestRoomsAdminListsAndEnds: ServeRooms opens the match a token names;
-// the admin API lists it and ends it, its player told why; a token that
-// names no match is refused when there is no default; a match past
-// MaxDuration is ended.
-func TestRoomsAdminListsAndEnds(t *testing.T) {
+// roomsRig is ServeRooms of the clock model on a loopback port, stopped
+// at the end of the test (it must return nil), and a dialer of tokens
+// naming its matches.
+type roomsRig struct {
+	t    *testing.T
+	addr netip.AddrPort
+	key  netcode.Key
+}
+
+// startRooms starts ServeRooms with cfg's Conn, Flags, Transport and
+// Setup filled in.
+func startRooms(t *testing.T, cfg RoomsConfig) *roomsRig {
+	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	flags := DeclareFlags(fs, Defaults{Model: "clock", Players: 2})
 	if err := fs.Parse(nil); err != nil {
@@ -40,41 +49,56 @@ func TestRoomsAdminListsAndEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := netcode.Key{3}
-	cfg := RoomsConfig{Flags: flags, Setup: Setup{Logger: quiet}, Conn: conn, Transport: udpdrive.DefaultServerConfig().Transport,
-		MaxDuration: 3 * time.Second, Admin: admin, Status: io.Discard}
-	cfg.Transport.Netcode.PrivateKey = key
+	r := &roomsRig{t: t, addr: conn.LocalAddr().(*net.UDPAddr).AddrPort(), key: netcode.Key{3}}
+	cfg.Flags, cfg.Setup, cfg.Conn, cfg.Transport = flags, Setup{Logger: quiet}, conn, udpdrive.DefaultServerConfig().Transport
+	cfg.Transport.Netcode.PrivateKey = r.key
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ServeRooms(ctx, cfg) }()
-	defer func() {
+	t.Cleanup(func() {
 		stop()
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
-	}()
-	addr := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	})
+	return r
+}
+
+// dial connects client id as agree says, with a token naming m (nil:
+// none), to play client.
+func (r *roomsRig) dial(id uint64, m *tokenservice.Match, client netmodel.Client, agree string) (*udpdrive.Client, error) {
+	r.t.Helper()
+	p := netcode.DefaultTokenParams()
+	p.ClientID = netcode.ClientID(id)
+	p.ServerAddresses = []netip.AddrPort{r.addr}
+	if m != nil {
+		var err error
+		if p.UserData, err = m.UserData(); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	tok, err := netcode.GenerateConnectToken(&p, time.Now(), &r.key, nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	cc := udpdrive.DefaultClientConfig()
+	cc.Logger, cc.Agree = quiet, agree
+	return udpdrive.Dial(context.Background(), tok, func(int) (netmodel.Client, error) { return client, nil }, cc)
+}
+
+// TestRoomsAdminListsAndEnds: ServeRooms opens the match a token names;
+// the admin API lists it and ends it, its player told why; a token that
+// names no match is refused when there is no default; a match past
+// MaxDuration is ended.
+func TestRoomsAdminListsAndEnds(t *testing.T) {
+	admin, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rig := startRooms(t, RoomsConfig{MaxDuration: 3 * time.Second, Admin: admin, Status: io.Discard})
 	spec := tokenservice.Match{ID: "x-1", Model: "clock", Players: 2}
 	dial := func(id uint64, m *tokenservice.Match) (*udpdrive.Client, error) {
-		p := netcode.DefaultTokenParams()
-		p.ClientID = netcode.ClientID(id)
-		p.ServerAddresses = []netip.AddrPort{addr}
-		if m != nil {
-			if p.UserData, err = m.UserData(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		tok, err := netcode.GenerateConnectToken(&p, time.Now(), &key, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cc := udpdrive.DefaultClientConfig()
-		cc.Logger, cc.Agree = quiet, "clock for 2 players"
-		return udpdrive.Dial(context.Background(), tok, func(int) (netmodel.Client, error) { return idleClient{}, nil }, cc)
+		return rig.dial(id, m, idleClient{}, "clock for 2 players")
 	}
 	var refused *udpdrive.RefusedError
 	if _, err := dial(1, nil); !errors.As(err, &refused) || !strings.Contains(refused.Reason, "names none") {
@@ -210,5 +234,63 @@ func TestRefusalTallyFollowsRunningMatches(t *testing.T) {
 	a.counts[0].Count = 99 // a is gone: what it counts now is not read
 	if got := tally.Counts(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("a ended: %v, want %v", got, want)
+	}
+}
+
+// TestRoomsSurviveAPanicInOneGamesStep: two clock matches on one port,
+// one in the world whose game step panics half a second after its player
+// joined (an index out of range, a game's bug). Its player gets a bye
+// naming the panic; the other match's player goes on hearing its
+// server's ticks long after, and its match ends normally; the failed
+// match's summary says the panic; ServeRooms goes on and returns nil.
+func TestRoomsSurviveAPanicInOneGamesStep(t *testing.T) {
+	var status syncbuf.Buffer
+	rig := startRooms(t, RoomsConfig{Status: &status})
+	doomed := tokenservice.Match{ID: "doomed", Model: "clock", Layout: clockPanicWorld, Players: 2}
+	calm := tokenservice.Match{ID: "calm", Model: "clock", Players: 2}
+	dp, cp := &clockPlayer{}, &clockPlayer{}
+	dc, err := rig.dial(1, &doomed, dp, "clock on "+clockPanicWorld+" for 2 players")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	cc, err := rig.dial(2, &calm, cp, "clock for 2 players")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	wait, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = udpdrive.Run(wait, 5*time.Millisecond, nil, dc)
+	var refused *udpdrive.RefusedError
+	if !errors.As(err, &refused) || !refused.Joined || !strings.Contains(refused.Reason, "panic") || !strings.Contains(refused.Reason, "index out of range") {
+		t.Fatalf("the player of the match whose game panicked: %v, want a bye naming the panic", err)
+	}
+	dc.Close()
+	if dp.tick == 0 {
+		t.Fatal("the doomed match's player heard no tick before the panic")
+	}
+	// The calm match plays on: its player hears a second of its server's
+	// ticks past the panic.
+	past := func(time.Time) (bool, error) { return cp.tick >= dp.tick+60, nil }
+	if err := udpdrive.Run(wait, 5*time.Millisecond, past, cc); err != nil || cp.tick < dp.tick+60 {
+		t.Fatalf("the player of the other match: %v, %d ticks heard, want %d past the panic", err, cp.tick, dp.tick+60)
+	}
+	cc.Close()
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(status.String(), "match calm"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no summary of the calm match once its player left:\n%s", status.String())
+		}
+	}
+	out := status.String()
+	for _, want := range []string{"match doomed", "the server's model of this match failed (a bug: panic: runtime error: index out of range"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summaries lack %q:\n%s", want, out)
+		}
+	}
+	for _, block := range strings.Split(out, "serve summary") {
+		if strings.Contains(block, "match calm") && strings.Contains(block, "failed") {
+			t.Errorf("the calm match's summary says it failed:\n%s", block)
+		}
 	}
 }

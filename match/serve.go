@@ -58,6 +58,11 @@ type ServeConfig struct {
 // of it gets a bye with the error and the next match begins.
 const failGrace = time.Second
 
+// StoppedReason is the bye Serve and ServeRooms send the players still
+// in a match when their context ends (serve stopped by a signal, or its
+// drain ran out).
+const StoppedReason = "the server stopped before the match ended (shut down, or its drain ran out): join another"
+
 // Serve runs the model's server side until ctx ends, and returns the
 // summary of the last match (none if it is a match nobody joined after an
 // earlier one). A match ends when every player that joined it has left
@@ -196,6 +201,18 @@ func Serve(ctx context.Context, cfg ServeConfig) (Summary, error) {
 		}
 		return false, nil
 	}, side)
+	cutOff := false
+	for slot := range slots {
+		cutOff = cutOff || srv.Joined(slot)
+	}
+	if err == nil && cutOff {
+		// ctx ended with players in the match: they are told why, and the
+		// summary says it (their bye counts as match_failed).
+		srv.EndMatch(time.Now(), StoppedReason)
+		if failed.err == nil {
+			failed.err = errors.New(StoppedReason)
+		}
+	}
 	closeHost(host, log)
 	if matches > 1 && !slices.Contains(played, true) {
 		return Summary{}, err // the match nobody joined: its predecessors printed theirs

@@ -56,8 +56,12 @@ type agonesSide struct {
 	events  chan agones.GameServer
 	state   string
 	matchID string
-	list    string // "" once the List turned out missing
-	counter string // "" once the Counter turned out missing
+	// annotation is the match annotation the watch last showed: a new
+	// one while Allocated is another allocation of this server (a rooms
+	// fleet packs matches into Allocated servers).
+	annotation string
+	list       string // "" once the List turned out missing
+	counter    string // "" once the Counter turned out missing
 }
 
 const sdkCallTimeout = 5 * time.Second
@@ -110,20 +114,24 @@ func (a *agonesSide) start(ctx context.Context, signaled <-chan struct{}, wg *sy
 	}()
 }
 
-// observe follows the GameServer: its allocation names the match.
+// observe follows the GameServer: each allocation names a match, the
+// first as it turns Allocated, later ones (a rooms server taking more
+// matches) as the annotation changes while it stays so.
 func (a *agonesSide) observe(ctx context.Context, gs agones.GameServer) {
 	prev := a.state
 	a.state = gs.Status.State
-	if a.state == prev {
-		return
-	}
-	if a.state == agones.StateAllocated {
-		a.matchID = gs.ObjectMeta.Annotations[tokenservice.MatchAnnotation]
+	ann := gs.ObjectMeta.Annotations[tokenservice.MatchAnnotation]
+	again := ann != a.annotation && prev == agones.StateAllocated
+	a.annotation = ann
+	if a.state == agones.StateAllocated && (prev != a.state || again) {
+		a.matchID = ann
 		a.lc.log.Info("agones: allocated", "gameserver", gs.ObjectMeta.Name, "match_id", a.matchID,
-			"model", gs.ObjectMeta.Labels[modelLabel])
+			"model", gs.ObjectMeta.Labels[modelLabel], "again", again)
 		return
 	}
-	a.lc.log.Info("agones: state", "state", a.state, "was", prev)
+	if a.state != prev {
+		a.lc.log.Info("agones: state", "state", a.state, "was", prev)
+	}
 }
 
 func (a *agonesSide) joined(ctx context.Context, id netcode.ClientID) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -439,5 +440,45 @@ func agonesLockstepScenario(t *testing.T, addr string, gw sdkGateway) {
 		`msg="agones: shutdown: exiting"`, "verified equal")
 	if n := strings.Count(h.out.String(), `msg="agones: player joined"`); n != 2 {
 		t.Errorf("%d players joined, want 2", n)
+	}
+}
+
+// TestAgonesObserveSeesEveryAllocation: the watch's GameServers as serve
+// --agones reads them: turning Allocated names the match; more events
+// with the same annotation (a List changed) are no new allocation; a new
+// annotation while Allocated is one (a rooms server given another
+// match); Ready again is a state change.
+func TestAgonesObserveSeesEveryAllocation(t *testing.T) {
+	var log syncbuf.Buffer
+	a := &agonesSide{lc: &lifecycle{log: slog.New(slog.NewTextHandler(&log, nil))}}
+	gs := func(state, match string) agones.GameServer {
+		var g agones.GameServer
+		g.ObjectMeta.Name = "gs-1"
+		g.ObjectMeta.Annotations = map[string]string{}
+		if match != "" {
+			g.ObjectMeta.Annotations[tokenservice.MatchAnnotation] = match
+		}
+		g.Status.State = state
+		return g
+	}
+	for _, g := range []agones.GameServer{gs(agones.StateReady, ""), gs(agones.StateAllocated, "m-1"), gs(agones.StateAllocated, "m-1"),
+		gs(agones.StateAllocated, "m-2"), gs(agones.StateReady, "m-2"), gs(agones.StateAllocated, "m-3")} {
+		a.observe(t.Context(), g)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		_, msg, _ := strings.Cut(line, "msg=")
+		got = append(got, msg)
+	}
+	want := []string{`"agones: state" state=Ready was=""`,
+		`"agones: allocated" gameserver=gs-1 match_id=m-1 model="" again=false`,
+		`"agones: allocated" gameserver=gs-1 match_id=m-2 model="" again=true`,
+		`"agones: state" state=Ready was=Allocated`,
+		`"agones: allocated" gameserver=gs-1 match_id=m-3 model="" again=false`}
+	if !slices.Equal(got, want) {
+		t.Errorf("logged\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if a.matchID != "m-3" {
+		t.Errorf("match %q, want m-3", a.matchID)
 	}
 }

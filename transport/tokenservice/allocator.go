@@ -54,6 +54,16 @@ type Allocator struct {
 	Selectors []map[string]string
 	// Port names the GameServer port players reach; "" is the first.
 	Port string
+	// Counter, for a fleet of servers that host many matches each (serve
+	// --rooms, deploy/fleet-rooms.yaml), names the GameServer Counter
+	// that holds their matches (serve's --agones-rooms-counter,
+	// "matches"), its capacity the matches a server may take. Each
+	// selector is then tried first among the Allocated game servers with
+	// a match to spare (the Counter's minAvailable 1), then among the
+	// Ready ones with room, and the allocation adds one to the Counter
+	// (action Increment), so that servers fill before new ones are taken.
+	// "": one match per game server, Ready ones only.
+	Counter string
 	// HTTP sends the requests: the client certificate for the allocator
 	// service, or the bearer token for the Kubernetes API, go in it. nil:
 	// a client with a 15 s timeout.
@@ -86,16 +96,12 @@ type allocationStatus struct {
 	} `json:"ports"`
 }
 
-// Allocate asks Agones for a game server and labels and annotates it with
-// the match id (MatchAnnotation) and annotations.
+// Allocate asks Agones for a game server and annotates it with the match
+// id (MatchAnnotation) and annotations.
 func (a *Allocator) Allocate(ctx context.Context, match string, annotations map[string]string) (Allocation, error) {
 	ann := map[string]string{MatchAnnotation: match}
 	for k, v := range annotations {
 		ann[k] = v
-	}
-	selectors := make([]map[string]any, 0, len(a.Selectors))
-	for _, s := range a.Selectors {
-		selectors = append(selectors, map[string]any{"matchLabels": s})
 	}
 	meta := map[string]any{"annotations": ann}
 	var req any
@@ -104,10 +110,17 @@ func (a *Allocator) Allocate(ctx context.Context, match string, annotations map[
 		if ns == "" {
 			ns = "default"
 		}
-		req = map[string]any{"namespace": ns, "gameServerSelectors": selectors, "metadata": meta}
+		r := map[string]any{"namespace": ns, "gameServerSelectors": a.selectors("ALLOCATED", "READY"), "metadata": meta}
+		if a.Counter != "" {
+			r["counters"] = a.increment()
+		}
+		req = r
 	} else {
-		req = map[string]any{"apiVersion": "allocation.agones.dev/v1", "kind": "GameServerAllocation",
-			"spec": map[string]any{"selectors": selectors, "metadata": meta}}
+		spec := map[string]any{"selectors": a.selectors("Allocated", "Ready"), "metadata": meta}
+		if a.Counter != "" {
+			spec["counters"] = a.increment()
+		}
+		req = map[string]any{"apiVersion": "allocation.agones.dev/v1", "kind": "GameServerAllocation", "spec": spec}
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -144,6 +157,29 @@ func (a *Allocator) Allocate(ctx context.Context, match string, annotations map[
 		return Allocation{}, fmt.Errorf("tokenservice: allocate at %s: HTTP %d: %.200s", a.URL, resp.StatusCode, b)
 	}
 	return a.decodeAllocation(b)
+}
+
+// selectors are a's Selectors as the allocation request's: with a
+// Counter, each twice, Allocated with a match to spare first, then Ready
+// with room, the states named as the API spells them.
+func (a *Allocator) selectors(allocated, ready string) []map[string]any {
+	out := make([]map[string]any, 0, 2*len(a.Selectors))
+	for _, s := range a.Selectors {
+		if a.Counter == "" {
+			out = append(out, map[string]any{"matchLabels": s})
+			continue
+		}
+		room := map[string]any{a.Counter: map[string]any{"minAvailable": 1}}
+		out = append(out,
+			map[string]any{"matchLabels": s, "gameServerState": allocated, "counters": room},
+			map[string]any{"matchLabels": s, "gameServerState": ready, "counters": room})
+	}
+	return out
+}
+
+// increment is the allocation's action on the Counter: one more match.
+func (a *Allocator) increment() map[string]any {
+	return map[string]any{a.Counter: map[string]any{"action": "Increment", "amount": 1}}
 }
 
 // decodeAllocation reads the allocator's answer in the form of a.API.

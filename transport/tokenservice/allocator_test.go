@@ -1,12 +1,15 @@
 package tokenservice_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/netphys/netphys/transport"
@@ -130,5 +133,127 @@ func TestAllocatorReadsBothAPIsAndRefusesBadAnswers(t *testing.T) {
 		case tt.noGS != errors.Is(err, tokenservice.ErrNoGameServer):
 			t.Errorf("%s: %v: ErrNoGameServer is %v, want %v", tt.answer, err, !tt.noGS, tt.noGS)
 		}
+	}
+}
+
+// TestAllocatorWithACounterPacksRooms: with Counter set (a fleet of serve
+// --rooms servers), each selector is asked first of the Allocated game
+// servers with a match to spare, then of the Ready ones with room, and
+// the allocation increments the Counter, in the Kubernetes API's
+// spelling and in the allocator service's; without it, the selectors
+// are the labels alone and nothing is counted.
+func TestAllocatorWithACounterPacksRooms(t *testing.T) {
+	fleet := map[string]any{"agones.dev/fleet": "netphys-rooms"}
+	room := map[string]any{"matches": map[string]any{"minAvailable": float64(1)}}
+	increment := map[string]any{"matches": map[string]any{"action": "Increment", "amount": float64(1)}}
+	for _, tt := range []struct {
+		api       tokenservice.API
+		counter   string
+		answer    string
+		selectors string // the request's selectors' key
+		selected  []any
+		counters  any    // the request's counters, nil: none
+		within    string // the key they are under ("spec"), "": the top level
+	}{
+		{tokenservice.Kubernetes, "matches", `{"status":{"state":"Allocated","address":"192.0.2.1","ports":[{"port":7001}]}}`, "selectors",
+			[]any{map[string]any{"matchLabels": fleet, "gameServerState": "Allocated", "counters": room},
+				map[string]any{"matchLabels": fleet, "gameServerState": "Ready", "counters": room}}, increment, "spec"},
+		{tokenservice.AllocatorService, "matches", `{"gameServerName":"gs-1","ports":[{"port":7001}],"address":"192.0.2.1"}`, "gameServerSelectors",
+			[]any{map[string]any{"matchLabels": fleet, "gameServerState": "ALLOCATED", "counters": room},
+				map[string]any{"matchLabels": fleet, "gameServerState": "READY", "counters": room}}, increment, ""},
+		{tokenservice.Kubernetes, "", `{"status":{"state":"Allocated","address":"192.0.2.1","ports":[{"port":7001}]}}`, "selectors",
+			[]any{map[string]any{"matchLabels": fleet}}, nil, "spec"},
+	} {
+		var got map[string]any
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
+				t.Error(err)
+			}
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, tt.answer)
+		}))
+		a := &tokenservice.Allocator{URL: srv.URL, API: tt.api, Counter: tt.counter, Selectors: []map[string]string{{"agones.dev/fleet": "netphys-rooms"}}}
+		al, err := a.Allocate(t.Context(), "m-7", nil)
+		srv.Close()
+		if err != nil || al.Address.String() != "192.0.2.1:7001" {
+			t.Fatalf("api %d, counter %q: %v %v", tt.api, tt.counter, al, err)
+		}
+		req := got
+		if tt.within != "" {
+			req, _ = got[tt.within].(map[string]any)
+		}
+		if !reflect.DeepEqual(req[tt.selectors], tt.selected) {
+			t.Errorf("api %d, counter %q: selectors %v, want %v", tt.api, tt.counter, req[tt.selectors], tt.selected)
+		}
+		if !reflect.DeepEqual(req["counters"], tt.counters) {
+			t.Errorf("api %d, counter %q: counters %v, want %v", tt.api, tt.counter, req["counters"], tt.counters)
+		}
+		meta, _ := req["metadata"].(map[string]any)
+		if ann, _ := meta["annotations"].(map[string]any); ann[tokenservice.MatchAnnotation] != "m-7" {
+			t.Errorf("api %d: metadata %v", tt.api, req["metadata"])
+		}
+	}
+}
+
+// TestMatchesAllocateAGameServerPerMatch: the match API with
+// Tokens.Servers = Allocator.ForMatch reading the match id from the path
+// (r.PathValue("id")): a backend creates a match, its first token
+// allocates a game server (annotated with the match id) through a fake
+// of Agones' allocation endpoint, and every token of the match names that
+// server's address and carries the match in its user data.
+func TestMatchesAllocateAGameServerPerMatch(t *testing.T) {
+	fleet := map[string]string{"agones.dev/fleet": "netphys-rooms"}
+	gs := agonestest.New(4, fleet)
+	defer gs.Close()
+	if err := agones.New(gs.URL()).Ready(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	served := netip.MustParseAddrPort("10.1.2.3:7654")
+	fakeAlloc := &agonestest.Allocator{GameServer: gs, Name: "netphys-rooms-x", Labels: fleet, Address: served}
+	allocSrv := httptest.NewServer(fakeAlloc)
+	defer allocSrv.Close()
+	alloc := &tokenservice.Allocator{URL: allocSrv.URL, Selectors: []map[string]string{fleet}}
+	ms := &tokenservice.Matches{Logger: quiet, Tokens: &tokenservice.Handler{Params: netcode.DefaultTokenParams(), PrivateKey: testKey, Logger: quiet,
+		Authenticate: func(r *http.Request) (uint64, []byte, error) {
+			var id uint64
+			_, err := fmt.Sscan(r.URL.Query().Get("player"), &id)
+			return id, nil, err
+		},
+		Servers: alloc.ForMatch(func(r *http.Request) (string, error) { return r.PathValue("id"), nil }),
+	}}
+	ms.Tokens.Params.ProtocolID = testProtocol
+	web := httptest.NewServer(ms)
+	defer web.Close()
+	resp, err := http.Post(web.URL+"/matches", "application/json", strings.NewReader(`{"id":"m-5","model":"predict","players":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: HTTP %d", resp.StatusCode)
+	}
+	for player := 1; player <= 2; player++ {
+		code, body := get(t, fmt.Sprintf("%s/matches/m-5/token?player=%d", web.URL, player))
+		if code != http.StatusOK {
+			t.Fatalf("player %d: HTTP %d %s", player, code, body)
+		}
+		tok, err := transport.DecodeToken([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		priv, err := netcode.OpenPrivateToken(&tok.PrivateData, &testKey, tok.ProtocolID, tok.ExpireTimestamp, &tok.Nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, ok, err := tokenservice.MatchFromUserData(&priv.UserData)
+		if !ok || err != nil || m.ID != "m-5" || m.Model != "predict" || len(tok.ServerAddresses) != 1 || tok.ServerAddresses[0] != served {
+			t.Fatalf("player %d's token: match %+v (%v %v), servers %v, want m-5 on %v", player, m, ok, err, tok.ServerAddresses, served)
+		}
+	}
+	if n := len(fakeAlloc.Requests()); n != 1 {
+		t.Errorf("%d allocations for one match, want 1", n)
+	}
+	if a := gs.GameServer().ObjectMeta.Annotations[tokenservice.MatchAnnotation]; a != "m-5" || gs.State() != agones.StateAllocated {
+		t.Errorf("game server: state %s, match annotation %q", gs.State(), a)
 	}
 }

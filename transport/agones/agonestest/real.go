@@ -51,6 +51,9 @@ func StartReal(sdkDir, dir string, players int64, labels map[string]string, addr
 		return nil, err
 	}
 	script := filepath.Join(sdkDir, "run-sdk-server.sh")
+	if _, err := os.Stat(script); err != nil {
+		return nil, fmt.Errorf("agonestest: no sdk-server to run (%w); a relative directory is read from the test's package directory: give an absolute one", err)
+	}
 	args := append([]string{strconv.Itoa(grpcPort), strconv.Itoa(httpPort), "-f", r.file}, extra...)
 	cmd := exec.Command(script, args...)
 	out, err := cmd.Output()
