@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/netphys/netphys/netmodel/simmatch"
 )
 
 // TestUnreadableJoinerIsRefusedWithTheReason: a client set up for 2
@@ -18,32 +16,7 @@ import (
 func TestUnreadableJoinerIsRefusedWithTheReason(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MaxSnapshotBytes = 1 << 20
-	srv, err := NewServer[stick](cfg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetReferee(newJoinable(cfg.Players)); err != nil {
-		t.Fatal(err)
-	}
-	m, err := simmatch.New(simmatch.Config{}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var slots []int
-	for p := range cfg.Players {
-		c, err := NewClient[stick](cfg, newJoinable(cfg.Players), bot(p), m.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		slot, err := m.Join(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		slots = append(slots, slot)
-	}
-	if err := m.Run(2 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	srv, m, slots := runningJoinable(t, cfg, true)
 	m.Leave(slots[3])
 	if err := m.Run(time.Second); err != nil {
 		t.Fatal(err)

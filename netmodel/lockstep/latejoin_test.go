@@ -348,19 +348,7 @@ func TestRejoinTakesOwnSeat(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Players = players
 			cfg.MaxSnapshotBytes = 1 << 20
-			srv, err := NewServer[stick](cfg, simmatch.Epoch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if refereed {
-				if err := srv.SetReferee(newJoinable(players)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			m, err := simmatch.New(simmatch.Config{}, srv)
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv, m, _ := runningJoinable(t, cfg, refereed)
 			client := func() *Client[stick, *stick] {
 				c, err := NewClient[stick](cfg, newJoinable(players), bot(0), m.Now())
 				if err != nil {
@@ -374,12 +362,6 @@ func TestRejoinTakesOwnSeat(t *testing.T) {
 					t.Fatal(err)
 				}
 				return c
-			}
-			for id := uint64(1); id <= players; id++ {
-				join(id)
-			}
-			if err := m.Run(2 * time.Second); err != nil {
-				t.Fatal(err)
 			}
 			m.Leave(1) // client id 2, seat 1
 			m.Leave(2) // client id 3, seat 2
@@ -414,4 +396,41 @@ func TestRejoinTakesOwnSeat(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runningJoinable starts a session of cfg.Players bots of the joinable
+// game in virtual time, client ids 1 to cfg.Players, refereed by the
+// server's own joinable game or not, and plays it 2 s; it returns the
+// server, the match and the players' slots.
+func runningJoinable(t *testing.T, cfg Config, refereed bool) (*Server[stick, *stick], *simmatch.Match, []int) {
+	t.Helper()
+	srv, err := NewServer[stick](cfg, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refereed {
+		if err := srv.SetReferee(newJoinable(cfg.Players)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := simmatch.New(simmatch.Config{}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slots []int
+	for p := range cfg.Players {
+		c, err := NewClient[stick](cfg, newJoinable(cfg.Players), bot(p), m.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot, err := m.JoinID(c, uint64(p+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots = append(slots, slot)
+	}
+	if err := m.Run(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return srv, m, slots
 }

@@ -24,34 +24,7 @@ func TestLateSpectatorTakesNoSeat(t *testing.T) {
 			cfg.Players = players
 			cfg.MaxSnapshotBytes = 1 << 20
 			cfg.RejoinGrace = time.Second
-			srv, err := NewServer[stick](cfg, simmatch.Epoch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if refereed {
-				if err := srv.SetReferee(newJoinable(players)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			m, err := simmatch.New(simmatch.Config{}, srv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var slots []int
-			for id := uint64(1); id <= players; id++ {
-				c, err := NewClient[stick](cfg, newJoinable(players), bot(int(id-1)), m.Now())
-				if err != nil {
-					t.Fatal(err)
-				}
-				slot, err := m.JoinID(c, id)
-				if err != nil {
-					t.Fatal(err)
-				}
-				slots = append(slots, slot)
-			}
-			if err := m.Run(2 * time.Second); err != nil {
-				t.Fatal(err)
-			}
+			srv, m, slots := runningJoinable(t, cfg, refereed)
 			m.Leave(slots[3])
 			if err := m.Run(cfg.RejoinGrace + time.Second); err != nil {
 				t.Fatal(err)

@@ -283,23 +283,33 @@ func hostileMatch(t *testing.T, cfg Config) (*Host, *toyGame, *simmatch.Match, [
 	return host, hg, m, honest, guests, x
 }
 
-// TestHostileGuestIsDropped: past Config.MaxImplausible overruled claims
-// the host drops the hostile guest from the match: its packets are
-// refused, its avatar goes, and the others play on.
-func TestHostileGuestIsDropped(t *testing.T) {
+// droppedHostile plays a hostileMatch with Config.MaxImplausible 20 in
+// which, after a second, the hostile guest (slot 2) claims two far holds a
+// frame for attack: the host must have dropped it at its 21st
+// implausible claim.
+func droppedHostile(t *testing.T, attack time.Duration) (*Host, *simmatch.Match) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.MaxImplausible = 20
 	host, _, m, _, _, x := hostileMatch(t, cfg)
 	if err := m.Run(time.Second); err != nil {
 		t.Fatal(err)
 	}
-	x.attack = attacks[3].send // two far holds a frame
-	if err := m.Run(4 * time.Second); err != nil {
+	x.attack = attacks[3].send
+	if err := m.Run(attack); err != nil {
 		t.Fatal(err)
 	}
 	if n := host.Implausible(2); n != 21 {
 		t.Fatalf("%d implausible claims counted, want the 21 that dropped it", n)
 	}
+	return host, m
+}
+
+// TestHostileGuestIsDropped: past Config.MaxImplausible overruled claims
+// the host drops the hostile guest from the match: its packets are
+// refused, its avatar goes, and the others play on.
+func TestHostileGuestIsDropped(t *testing.T) {
+	host, m := droppedHostile(t, 4*time.Second)
 	if err := host.Receive(m.Now(), 2, []byte{0}); !errors.Is(err, ErrDropped) {
 		t.Fatalf("a packet of the dropped guest: %v, want ErrDropped", err)
 	}
@@ -313,19 +323,7 @@ func TestHostileGuestIsDropped(t *testing.T) {
 // (a new connection would start its count afresh), and its seat is not
 // held for it: another client takes it at once.
 func TestDroppedGuestCannotRejoin(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.MaxImplausible = 20
-	host, _, m, _, _, x := hostileMatch(t, cfg)
-	if err := m.Run(time.Second); err != nil {
-		t.Fatal(err)
-	}
-	x.attack = attacks[3].send // two far holds a frame
-	if err := m.Run(2 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if n := host.Implausible(2); n != 21 {
-		t.Fatalf("%d implausible claims counted, want the 21 that dropped it", n)
-	}
+	host, m := droppedHostile(t, 2*time.Second)
 	id := m.ClientID(2)
 	m.Leave(2)
 	if _, err := m.JoinID(newHostile(t, m.Now()), id); !errors.Is(err, ErrDropped) {
