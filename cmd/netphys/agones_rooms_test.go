@@ -19,7 +19,7 @@ import (
 // the server Shuts down and exits 0. The List "players" is per process,
 // as without rooms.
 func TestServeRoomsAgonesCountsMatches(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	f := agonestest.New(4, testFleet)
 	defer f.Close()
 	addr := freeUDPAddr(t)

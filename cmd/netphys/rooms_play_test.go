@@ -35,7 +35,7 @@ import (
 // hear their host. The doomed match's players are told it failed; the
 // server goes on, counts it in its metrics, and exits cleanly on SIGINT.
 func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	p := newProcs(t, 2*time.Minute)
 	hexKey, addr := p.hexKey, p.addr
 	metricsAddr := freeTCPAddr(t)
@@ -249,7 +249,7 @@ func (b *backend) token(match string, player int, file string) {
 // drains; the running match finishes (equal checksums) and serve then
 // exits 0.
 func TestRoomsDrainOpensNoNewMatch(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	p := newProcs(t, time.Minute)
 	admin := freeTCPAddr(t)
 	serve, serveBuf := p.serve(nil, "--rooms", "--admin", admin)
