@@ -21,7 +21,7 @@ import (
 // A new test that starts processes and mostly waits calls processTest; one
 // that keeps a core busy calls heavyTest; neither calls t.Parallel itself
 // (the package runs with a high -parallel, see TestMain).
-const maxProcessTests = 4
+const maxProcessTests = 3
 
 // defaultParallel is the -parallel the package runs with when none is
 // given: more than the tests gate lets run at once, so that the tests
