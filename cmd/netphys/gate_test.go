@@ -23,6 +23,10 @@ import (
 // (the package runs with a high -parallel, see TestMain).
 const maxProcessTests = 3
 
+// processesBesideHeavy is how many process tests may run beside a heavy
+// test: 0 would run the heavy tests alone, as when they were sequential.
+const processesBesideHeavy = 1
+
 // defaultParallel is the -parallel the package runs with when none is
 // given: more than the tests gate lets run at once, so that the tests
 // waiting in the gate do not hold back the ones it would let run.
@@ -67,13 +71,13 @@ func (g *testGate) enter(t *testing.T, heavy bool) {
 	defer g.mu.Unlock()
 	if heavy {
 		g.heavyWait++
-		for g.heavy > 0 || g.processes > 1 {
+		for g.heavy > 0 || g.processes > processesBesideHeavy {
 			g.changed.Wait()
 		}
 		g.heavyWait--
 		g.heavy++
 	} else {
-		for g.processes >= g.maxProcesses || (g.heavy+g.heavyWait > 0 && g.processes >= 1) {
+		for g.processes >= g.maxProcesses || (g.heavy+g.heavyWait > 0 && g.processes >= processesBesideHeavy) {
 			g.changed.Wait()
 		}
 		g.processes++
