@@ -14,7 +14,7 @@ import (
 // benchmark): it must not be starved, or a tab falls behind its session
 // clock and is dropped. Both run in parallel through gate: at most
 // maxProcessTests process tests at once, and while a heavy test runs or
-// waits, no other heavy test and at most one process test; a waiting heavy
+// waits, no other heavy test and at most processesBesideHeavy process tests; a waiting heavy
 // test goes before waiting process tests, so the heavy tests, the longest
 // chain, run back to back with process tests beside them.
 //
