@@ -16,7 +16,7 @@ import (
 // the server Shuts down and exits 0. The List "players" is per process,
 // as without rooms.
 func TestServeRoomsAgonesCountsMatches(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	againstFake(t, agonesRoomsScenario, "Scheduled", "Ready", "Allocated", "Shutdown")
 }
 

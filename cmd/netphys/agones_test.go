@@ -42,7 +42,7 @@ type sdkGateway interface {
 // hosts its two players (tokens from the token service), then Shutdown
 // and exits 0; health pings flow throughout.
 func TestServeAgonesShutdownAfterTheMatch(t *testing.T) {
-	t.Parallel()
+	processTest(t)
 	againstFake(t, agonesShutdownScenario, "Scheduled", "Ready", "Allocated", "Shutdown")
 }
 
@@ -50,7 +50,7 @@ func TestServeAgonesShutdownAfterTheMatch(t *testing.T) {
 // ready the server takes a second match after the first, and SIGTERM in
 // the middle of that one lets it finish, then exits 0.
 func TestServeAgonesReadyAgainAndSIGTERMDrains(t *testing.T) {
-	t.Parallel()
+	processTest(t)
 	againstFake(t, agonesReadyDrainScenario, "Scheduled", "Ready", "Allocated", "Ready", "Allocated")
 }
 
@@ -58,7 +58,7 @@ func TestServeAgonesReadyAgainAndSIGTERMDrains(t *testing.T) {
 // --agones --model lockstep hosts two `play --bot` processes whose tokens
 // come from the token service's allocation, then Shutdown and exit 0.
 func TestServeAgonesLockstepMatch(t *testing.T) {
-	t.Parallel()
+	processTest(t)
 	againstFake(t, agonesLockstepScenario, "Scheduled", "Ready", "Allocated", "Shutdown")
 }
 
@@ -78,7 +78,7 @@ func againstFake(t *testing.T, scenario func(*testing.T, string, sdkGateway), st
 // TestServeDrainTimesOut: plain serve (no Agones) on SIGTERM waits for
 // the running match at most --drain, then exits 0 all the same.
 func TestServeDrainTimesOut(t *testing.T) {
-	t.Parallel()
+	processTest(t)
 	h := startServe(t, freeUDPAddr(t), nil, "--drain", "300ms")
 	tok := h.token(t, "")
 	player := h.player(t, tok, 1000) // 10 s of echoes: far longer than the drain
@@ -93,7 +93,7 @@ func TestServeDrainTimesOut(t *testing.T) {
 // TestServeSIGTERMIdleAndSecondSignal: with no match running SIGTERM
 // exits at once; during a drain a second signal does too; both exit 0.
 func TestServeSIGTERMIdleAndSecondSignal(t *testing.T) {
-	t.Parallel()
+	processTest(t)
 	idle := startServe(t, freeUDPAddr(t), nil)
 	idle.waitLog(t, "msg=serving")
 	idle.signal(t, syscall.SIGTERM)

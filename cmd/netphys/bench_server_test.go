@@ -16,6 +16,7 @@ import (
 // is there with a server CPU, a capacity, memory and traffic, and the
 // interp row has its cost per client per snapshot.
 func TestBenchServerQuick(t *testing.T) {
+	heavyTest(t)
 	var out strings.Builder
 	if err := run(context.Background(), []string{"bench", "server", "--quick"}, &out); err != nil {
 		t.Fatal(err)
@@ -100,6 +101,7 @@ func numbers(t *testing.T, row string) []float64 {
 // TestBenchServerInterpPastSimmatchDefault: more clients than simmatch's
 // default 64 slots join (the report asks for 256).
 func TestBenchServerInterpPastSimmatchDefault(t *testing.T) {
+	heavyTest(t)
 	var out strings.Builder
 	o := serverBenchOptions{models: []string{"interp"}, measure: 100 * time.Millisecond, interpClients: []int{65},
 		headroom: 0.8, seed: 1, stdout: &out, progress: io.Discard}
@@ -120,6 +122,7 @@ func TestBenchServerUDP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the program and runs two processes")
 	}
+	heavyTest(t)
 	bin := buildProgram(t)
 	for _, mode := range []struct {
 		flags []string

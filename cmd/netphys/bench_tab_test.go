@@ -16,6 +16,7 @@ import (
 // table has a row per case. No figure is judged: only that each is
 // there. (A tab's single frame may read 0: its clock steps by 100 µs.)
 func TestBenchTabShort(t *testing.T) {
+	heavyTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	r, err := runBenchTab(ctx, tabBenchOptions{frames: 30, warmup: time.Second, cases: tabbench.Cases, timeout: 3 * time.Minute})

@@ -24,6 +24,7 @@ var demoTabURL = regexp.MustCompile(`netphys demo: open (http://\S+) in Chrome`)
 // tick with the same checksum, and the server verified the match's
 // checksums equal.
 func TestDemoBrowserPlayer(t *testing.T) {
+	heavyTest(t)
 	const ticks = 240
 	tab, out := demoWithTab(t, ticks, "--players", "3")
 	if !strings.Contains(tab, "player 1") || !strings.Contains(tab, "session seat       0") {
@@ -51,6 +52,7 @@ func TestDemoBrowserPlayer(t *testing.T) {
 // the tab predicts in the arena against a bot of the demo and reports
 // its mispredictions; the server counts both players' datagrams.
 func TestDemoBrowserPlayerPredict(t *testing.T) {
+	heavyTest(t)
 	tab, out := demoWithTab(t, 240, "--model", "predict", "--players", "2")
 	m := mispredictedLine.FindStringSubmatch(tab)
 	if m == nil || m[2] == "0" {

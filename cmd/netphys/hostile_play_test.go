@@ -26,7 +26,7 @@ import (
 //
 // serve never exits until it is interrupted.
 func TestServeOutlivesHostilePlayers(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	p := newProcs(t, 2*time.Minute)
 	match := []string{"--model", "lockstep", "--layout", "tower20", "--players", "4"}
 	metricsAddr := freeTCPAddr(t)

@@ -21,7 +21,7 @@ var refusal = regexp.MustCompile(`the session of \d+ players is running and [^\n
 // that plays or watches prints the same checksum of tick 900, and the
 // server counts the states asked of players and none failed.
 func TestLockstepLateJoinWithoutRefereeBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const ticks = 900
 	var stranger proc
 	out := killAndRejoin(t, ticks, []string{"--referee=false"}, func(play func(id int, extra ...string) proc) []proc {

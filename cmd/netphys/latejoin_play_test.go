@@ -16,7 +16,7 @@ import (
 // tick 600 prints the same checksum of it: the three survivors, the
 // rejoined player and the spectators.
 func TestLockstepLateJoinBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const ticks, spectators = 600, 8
 	out := killAndRejoin(t, ticks, nil, func(play func(id int, extra ...string) proc) (finish []proc) {
 		for id := 6; id < 6+spectators; id++ {

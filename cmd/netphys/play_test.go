@@ -63,7 +63,7 @@ func TestRuntimeHelpNamesTheModelFlags(t *testing.T) {
 // prints the checksum of its world there, and the four checksums are
 // equal.
 func TestLockstepMatchBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const players, ticks = 4, 240
 	outs, serveOut := processMatch(t, players, ticks, "--model", "lockstep", "--layout", "tower20")
 	sameChecksum(t, ticks, outs)
@@ -136,6 +136,7 @@ func buildProgram(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	raiseParallel()
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

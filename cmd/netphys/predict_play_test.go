@@ -17,7 +17,7 @@ import (
 // with the server's, sees hits and learns which the server confirmed, and
 // the server commits hits.
 func TestPredictMatchBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const players, ticks = 3, 360
 	outs, serveOut := processMatch(t, players, ticks, "--model", "predict")
 	compared := regexp.MustCompile(`mispredicted\s+\d+ of (\d+) ticks clear of contacts, \d+ of (\d+) near them`)
@@ -67,7 +67,7 @@ func atoi(t *testing.T, s string) int {
 // refusals (netphys_model_refused_total, zeros included) with that one
 // counted.
 func TestPredictServeCountsRefusals(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	p := newProcs(t, time.Minute)
 	match := []string{"--model", "predict", "--players", "2"}
 	metricsAddr := freeTCPAddr(t)

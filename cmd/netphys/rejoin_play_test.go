@@ -72,7 +72,7 @@ func rejoinMatch(t *testing.T, players, ticks, backTicks int, killAt, backAt tim
 // back and none parked; the survivor predicts every tick it was asked
 // for without holding one back, and the player back predicts its own.
 func TestPredictRejoinBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const ticks, backTicks = 900, 360
 	run := rejoinMatch(t, 2, ticks, backTicks, 3*time.Second, 6*time.Second, "--model", "predict", "--players", "2")
 	if !strings.Contains(run.serve, "1 players back to their characters, 0 characters parked") {
@@ -103,7 +103,7 @@ func TestPredictRejoinBetweenProcesses(t *testing.T) {
 // for and heard the host all along (the host never waited for the
 // seat), and both guests have nothing refused.
 func TestStatesyncRejoinBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const ticks, backTicks = 900, 360
 	run := rejoinMatch(t, 2, ticks, backTicks, 3*time.Second, 6*time.Second, "--model", "statesync", "--players", "3")
 	// The host counts a rejoin only for a guest seated in the seat it

@@ -17,6 +17,7 @@ import (
 // arrow seeks 10 s back (decoding from the keyframe before), and every
 // snapshot decoded agrees with its recorded checksum.
 func TestPredictReplayBrowser(t *testing.T) {
+	heavyTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	path := recordPredict(t, 25*time.Second)

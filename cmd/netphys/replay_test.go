@@ -19,6 +19,7 @@ import (
 // for 20 s into a replay, which then re-simulates with every one of its
 // 1200 checksums equal, in a few kilobytes.
 func TestReplayTwentySeconds(t *testing.T) {
+	heavyTest(t)
 	path := filepath.Join(t.TempDir(), "m.replay")
 	var out strings.Builder
 	if err := run(context.Background(), []string{"replay", "--record-sample", "20s", "--out", path}, &out); err != nil {

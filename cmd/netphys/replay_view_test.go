@@ -19,6 +19,7 @@ import (
 // within 0.25x to 8x, right and left seek 10 s, z restarts; a key held
 // acts once; a seek back lands on the state a straight play reaches.
 func TestReplayViewerControls(t *testing.T) {
+	heavyTest(t)
 	path := filepath.Join(t.TempDir(), "m.replay")
 	var out strings.Builder
 	if err := run(context.Background(), []string{"replay", "--record-sample", "30s", "--layout", "pyramid10", "--players", "2", "--out", path}, &out); err != nil {

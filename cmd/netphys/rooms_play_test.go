@@ -39,7 +39,7 @@ import (
 // exits cleanly on SIGINT. Each of the six recorded its own replay
 // (serve --record: DIR/match-ID/), which netphys replay verifies.
 func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	p := newProcs(t, 2*time.Minute)
 	hexKey, addr := p.hexKey, p.addr
 	metricsAddr := freeTCPAddr(t)
@@ -334,7 +334,7 @@ func (b *backend) token(match string, player int, file string) {
 // drains; the running match finishes (equal checksums) and serve then
 // exits 0.
 func TestRoomsDrainOpensNoNewMatch(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	p := newProcs(t, time.Minute)
 	admin := freeTCPAddr(t)
 	serve, serveBuf := p.serve(nil, "--rooms", "--admin", admin)
@@ -420,7 +420,7 @@ func freeTCPAddr(t *testing.T) string {
 // --drain: serve exits 0 once the drain runs out, and the players cut
 // off are told why (match.StoppedReason), not left to time out.
 func TestDrainTimeoutTellsThePlayers(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	lockstep := []string{"--model", "lockstep", "--layout", "tower20", "--players", "2"}
 	for _, rooms := range []bool{false, true} {
 		p := newProcs(t, time.Minute)

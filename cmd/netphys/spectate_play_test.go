@@ -16,7 +16,7 @@ import (
 // seats the two players only; every spectator draws hundreds of the
 // server's snapshots; the match's replay verifies with `netphys replay`.
 func TestPredictSpectatorsBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const ticks = 360
 	p := newProcs(t, 90*time.Second)
 	record := t.TempDir()
@@ -75,7 +75,7 @@ func TestPredictSpectatorsBetweenProcesses(t *testing.T) {
 // server's world (interp's clients only watch): each draws the server's
 // snapshots for its 300 ticks, and the server counts eight of them.
 func TestEightInterpViewersBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const viewers, ticks = 8, 300
 	outs, serveOut := processMatch(t, viewers, ticks, "--model", "interp", "--layout", "tower20")
 	drawn := regexp.MustCompile(`snapshots\s+(\d+) drawn`)

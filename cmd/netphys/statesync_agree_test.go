@@ -28,7 +28,7 @@ func hostAgreed(n int) *regexp.Regexp {
 // computed from the host's digests, and the host prints the same of
 // every guest from theirs.
 func TestStatesyncProcessesConvergeBitForBit(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	p := newProcs(t, 2*time.Minute)
 	match := []string{"--model", "statesync", "--players", "3"}
 	serve, serveOut := p.serve(nil, match...)

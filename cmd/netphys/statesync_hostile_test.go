@@ -157,7 +157,7 @@ func playHostileGuest(file string) error {
 // and the host of them, report their worlds bit for bit with the host's
 // at the end; every process exits cleanly.
 func TestStatesyncHostileGuestProcess(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	p := newProcs(t, 2*time.Minute)
 	match := []string{"--model", "statesync", "--players", "4"}
 	serve, serveOut := p.serve(nil, match...)

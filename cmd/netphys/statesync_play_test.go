@@ -11,7 +11,7 @@ import (
 // `play --bot` guests on loopback. Every guest must hear the host and
 // have nothing refused, and the host must have seated all three.
 func TestStatesyncMatchBetweenProcesses(t *testing.T) {
-	t.Parallel() // its processes mostly wait for their frames
+	processTest(t)
 	const guests, ticks = 3, 240
 	outs, serveOut := processMatch(t, guests, ticks, "--model", "statesync", "--players", "4")
 	received := regexp.MustCompile(`packets\s+\d+ sent, ([1-9]\d*) received, 0 malformed`)

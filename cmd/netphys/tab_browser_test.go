@@ -34,6 +34,7 @@ type tabPlayState struct {
 // checksums of the match equal. It runs plain lockstep and lockstep
 // with rollback.
 func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
+	heavyTest(t)
 	const ticks = 240
 	for _, c := range []struct {
 		name  string
@@ -65,6 +66,7 @@ func TestTabPlaysLockstepWithNativeBot(t *testing.T) {
 // checksums at the end are equal, so the key's inputs went through
 // lockstep to the other player too.
 func TestTabPlaysLockstepWithKeys(t *testing.T) {
+	heavyTest(t)
 	const ticks = 600
 	tab, native, _ := tabMatchWith(t, []string{"--model", "lockstep", "--players", "2", "--layout", "tower20"}, ticks, ticks, "--bot=false",
 		func(b *browsertest.Browser) {
@@ -92,6 +94,7 @@ var mispredictedLine = regexp.MustCompile(`mispredicted\s+(\d+) of (\d+) ticks c
 // prediction against the server's authority, in the arena) against a
 // native `play --bot`, and reports its mispredictions.
 func TestTabPlaysPredictWithNativeBot(t *testing.T) {
+	heavyTest(t)
 	// A predict match starts with its first player: the tab plays long
 	// enough for the native player, who joins once the tab drew, to play
 	// its ticks beside it.
@@ -226,6 +229,7 @@ var snapshotsLine = regexp.MustCompile(`snapshots\s+(\d+) drawn, (\d+) late`)
 // server's snapshots interpolated) beside a native bot, in the 900-cube
 // world, and draws the snapshots it receives.
 func TestTabWatchesInterpMatch(t *testing.T) {
+	heavyTest(t)
 	tab, _, serve := tabMatch(t, []string{"--model", "interp", "--players", "2"}, 900, 240)
 	m := snapshotsLine.FindStringSubmatch(tab)
 	if m == nil || m[1] == "0" {

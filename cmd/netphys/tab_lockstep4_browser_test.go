@@ -13,6 +13,7 @@ import (
 // theirs; the server verified the match's checksums equal. Once with
 // input delay, once with rollback.
 func TestTabPlaysLockstepWithThreeNativeBots(t *testing.T) {
+	heavyTest(t)
 	const ticks = 240
 	for _, c := range []struct {
 		name  string

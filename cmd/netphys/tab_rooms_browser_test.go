@@ -13,6 +13,7 @@ import (
 // The tab predicts, the native players' checksums agree, and none of the
 // server's sends to the tab fails.
 func TestTabJoinsARoom(t *testing.T) {
+	heavyTest(t)
 	const ticks = 240
 	lockstep := []string{"--model", "lockstep", "--layout", "tower20", "--players", "2"}
 	room := []string{"--match", "lock-1", "--match-model", "lockstep", "--match-layout", "tower20", "--match-players", "2"}

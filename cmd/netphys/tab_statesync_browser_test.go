@@ -43,6 +43,7 @@ func handsSeen(t *testing.T, who, summary string, p int) (grabs, throws int) {
 // grabs and throws cubes, which the host and the native guest see; and
 // none of the server's sends to it fails.
 func TestTabIsStatesyncGuest(t *testing.T) {
+	heavyTest(t)
 	tab, native, serve := tabMatch(t, []string{"--model", "statesync", "--players", "3"}, 900, 900)
 	m := statesyncPackets.FindStringSubmatch(tab)
 	if m == nil || m[1] == "0" || m[2] == "0" || m[3] != "0" {

@@ -56,6 +56,7 @@ func TestVetPassesSimulationPackages(t *testing.T) {
 
 // TestVetTool runs the program as go vet's tool on the outside game.
 func TestVetTool(t *testing.T) {
+	heavyTest(t)
 	bin := buildProgram(t)
 	cmd := exec.Command("go", "vet", "-vettool="+bin, "./step")
 	cmd.Dir = "testdata/vetgame"
