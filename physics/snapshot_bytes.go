@@ -333,18 +333,19 @@ func decodeState(w *World, b []byte, s *Snapshot) error {
 				return fmt.Errorf("%w: contact of %d points", ErrSnapshot, c.count)
 			case a < 0 || a >= b || int(b) >= n || !s.info[a].live || !s.info[b].live:
 				return fmt.Errorf("%w: contact between bodies %d and %d of %d", ErrSnapshot, a, b, n)
-			case k > 0 && c.key <= (*dst)[k-1].key:
+			case k > 0 && c.key < (*dst)[k-1].key: // a pair met twice (broadphase copies) has two contacts
 				return fmt.Errorf("%w: contacts out of order", ErrSnapshot)
 			}
 		}
 	}
+	// Like contacts, an apart pair met twice by the broadphase is kept twice.
 	na := r.count(apartBytes)
 	s.apart = resize(s.apart, na)
 	for k := range na {
 		p := &s.apart[k]
 		p.key = r.u64()
 		r.cache(&p.poseCache)
-		if a, b := pairSlots(p.key); r.err == nil && (a < 0 || a >= b || int(b) >= n || k > 0 && p.key <= s.apart[k-1].key) {
+		if a, b := pairSlots(p.key); r.err == nil && (a < 0 || a >= b || int(b) >= n || k > 0 && p.key < s.apart[k-1].key) {
 			return fmt.Errorf("%w: apart pair of bodies %d and %d of %d, or out of order", ErrSnapshot, a, b, n)
 		}
 	}
