@@ -328,7 +328,7 @@ func serverModel(name string, o serverBenchOptions) (serverBenchModel, error) {
 		cfg.Players = 4
 		return serverBenchModel{
 			name: name, players: cfg.Players,
-			title: "lockstep: 4 players, the relay alone (no referee on main yet: the server simulates nothing), redundant inputs over datagrams; clients step inputChain",
+			title: "lockstep: 4 players, the relay alone (the server simulates nothing; --model lockstep-referee steps the world too), redundant inputs over datagrams; clients step inputChain",
 			newServer: func(_ int, now time.Time) (netmodel.Server, *simClock, error) {
 				srv, err := lockstep.NewServer[scene.Input](cfg, now)
 				return srv, nil, err
