@@ -62,6 +62,10 @@ type agonesSide struct {
 	annotation string
 	list       string // "" once the List turned out missing
 	counter    string // "" once the Counter turned out missing
+	// selfAllocated: serve asked to be Allocated and the watch has not
+	// yet shown a state other than Ready, so the players joining
+	// meanwhile do not ask again.
+	selfAllocated bool
 }
 
 const sdkCallTimeout = 5 * time.Second
@@ -120,6 +124,9 @@ func (a *agonesSide) start(ctx context.Context, signaled <-chan struct{}, wg *sy
 func (a *agonesSide) observe(ctx context.Context, gs agones.GameServer) {
 	prev := a.state
 	a.state = gs.Status.State
+	if a.state != agones.StateReady {
+		a.selfAllocated = false
+	}
 	ann := gs.ObjectMeta.Annotations[tokenservice.MatchAnnotation]
 	again := ann != a.annotation && prev == agones.StateAllocated
 	a.annotation = ann
@@ -139,10 +146,11 @@ func (a *agonesSide) joined(ctx context.Context, id netcode.ClientID) {
 		return
 	}
 	a.lc.log.Info("agones: player joined", "client_id", id, "match_id", a.matchID)
-	if a.state == agones.StateReady {
+	if a.state == agones.StateReady && !a.selfAllocated {
 		// Players came without an allocation (a token minted by hand):
 		// allocate ourselves so that Agones neither scales this server
 		// down nor hands it to another match.
+		a.selfAllocated = true
 		a.call(ctx, "self-allocate", func(c context.Context) error { return a.lc.sdk.Allocate(c) })
 	}
 	a.updateList(ctx, id, true)
