@@ -215,10 +215,12 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 				exit(slog.LevelInfo, "drain: exiting", "reason", "signal", "players_cut_off", s.players)
 				continue
 			}
-			lc.log.Info("drain: no new matches; the running match may finish", "players", s.players, "timeout", lc.f.drain)
-			drainTimeout = time.After(lc.f.drain)
+			// Listen for a second signal before saying so: one sent as
+			// soon as the line below is read must not be missed.
 			second = make(chan os.Signal, 1)
 			signal.Notify(second, os.Interrupt, syscall.SIGTERM)
+			drainTimeout = time.After(lc.f.drain)
+			lc.log.Info("drain: no new matches; the running match may finish", "players", s.players, "timeout", lc.f.drain)
 		case <-second:
 			exit(slog.LevelWarn, "drain: a second signal: exiting now", "players_cut_off", s.players)
 		case <-drainTimeout:
