@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -142,6 +143,43 @@ func TestSequenceFarAheadIsDropped(t *testing.T) {
 // TestTruncatedAndOversizedPacketsAreDropped cuts a real snapshot packet
 // at every byte and pads it past the limit: each is an error, counted,
 // and a good packet decodes afterwards.
+// TestPrevInTheNewSnapshotsSlotIsRefused: a Prev Ring snapshots back
+// lies in the slot the new snapshot is decoded into; the receiver would
+// decode against memory it overwrites (found by FuzzReceiverDecode). The
+// header is refused, counted, and the baseline stays intact.
+func TestPrevInTheNewSnapshotsSlotIsRefused(t *testing.T) {
+	cfg := interp.DefaultConfig()
+	f := newFeed(t)
+	r, err := interp.NewReceiver(cfg.Codec, 2, orbitObjects, cfg.Reliable.MaxPacketSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		f.next(t, false)
+		if _, _, err := r.Decode(f.last); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := *r.At(1)
+	held.Cubes = slices.Clone(held.Cubes)
+	// Snapshot 65 against base 2 and prev 1: ages 63 and 1, each below
+	// Ring, together Ring; prev 1 shares slot 1 with 65.
+	pkt := []byte{0x41, 0x00, 0x7f, 0x00, 0xff, 0x31, 0x42}
+	if _, _, err := r.Decode(pkt); !errors.Is(err, interp.ErrHeader) {
+		t.Fatalf("got %v, want ErrHeader", err)
+	}
+	if got := r.At(1); got == nil || !slices.Equal(got.Cubes, held.Cubes) {
+		t.Fatalf("snapshot 1 changed by a refused packet: %v", got)
+	}
+	c := newOrbitClient(t)
+	if err := c.Receive(simmatch.Epoch, f.wrap(t, pkt)); !errors.Is(err, interp.ErrHeader) {
+		t.Fatalf("client got %v, want ErrHeader", err)
+	}
+	if k := c.Counters(); k.Dropped != 1 {
+		t.Fatalf("counters %+v", k)
+	}
+}
+
 func TestTruncatedAndOversizedPacketsAreDropped(t *testing.T) {
 	f := newFeed(t)
 	f.next(t, true)

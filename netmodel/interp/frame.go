@@ -42,15 +42,15 @@ var (
 	ErrFarAhead = errors.New("interp: snapshot sequence far ahead")
 	// ErrTooLarge: a snapshot packet above Config.MaxPacketBytes.
 	ErrTooLarge = errors.New("interp: snapshot packet too large")
-	// ErrHeader: a header with non-zero padding or a Prev without a Base,
-	// or a reset section out of range.
+	// ErrHeader: a header with non-zero padding, a Prev without a Base or
+	// one Ring or more snapshots back, or a reset section out of range.
 	ErrHeader = errors.New("interp: malformed snapshot header")
 )
 
 // Header is the framing of one snapshot packet.
 type Header struct {
 	Seq              Seq
-	BaseAge, PrevAge int  // in snapshots, 0 to Ring-1; 0: no such baseline
+	BaseAge, PrevAge int  // in snapshots, 0 to Ring-1 and together below Ring; 0: no such baseline
 	Resets           bool // a ResetSection follows
 }
 
@@ -72,7 +72,9 @@ func (h *Header) Serialize(s wire.Stream) error {
 	if err := wire.SerializeBits(s, &pad, 3); err != nil {
 		return err
 	}
-	if pad != 0 || (h.BaseAge == 0 && h.PrevAge != 0) {
+	// A Prev Ring snapshots back shares the new snapshot's ring slot: the
+	// decoder would write over its own reference.
+	if pad != 0 || (h.BaseAge == 0 && h.PrevAge != 0) || h.BaseAge+h.PrevAge >= Ring {
 		return ErrHeader
 	}
 	return nil
