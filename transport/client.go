@@ -94,16 +94,9 @@ func NewClient(conn PacketConn, token *netcode.ConnectToken, cfg ClientConfig) (
 func (c *Client) run() {
 	defer close(c.done)
 	var payloads [][]byte // reused: the payloads of one pass
-	next := c.now().Add(c.cfg.Tick)
-	var deadline time.Time // the socket's read deadline, set when next moves
+	tk := newTicks(c.conn, c.cfg.Tick, c.now())
 	for {
-		if !next.Equal(deadline) {
-			if err := c.conn.SetReadDeadline(next); err != nil {
-				c.log.Debug("set read deadline", "err", err)
-			}
-			deadline = next
-		}
-		_, err := c.io.read()
+		_, err := tk.read(c.io, c.log)
 		now := c.now()
 		c.mu.Lock()
 		if c.closed {
@@ -119,9 +112,8 @@ func (c *Client) run() {
 		case !isTimeout(err):
 			c.log.Warn("client read failed", "err", err)
 		}
-		if !now.Before(next) {
+		if tk.due(now) {
 			c.core.Update(now)
-			next = now.Add(c.cfg.Tick)
 		}
 		out := takeBatch(c.core.Send())
 		c.noteStateLocked()

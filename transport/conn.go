@@ -107,3 +107,38 @@ func (b *batch) send(w *datagramIO, log *slog.Logger) {
 	clear(b.out) // drop the addresses' references before pooling
 	batches.Put(b)
 }
+
+// ticks paces a driver's goroutine: it reads from the socket with the
+// next tick as the read deadline, and says when that tick is due, so that
+// the core is updated when no packet arrives.
+type ticks struct {
+	conn     PacketConn
+	period   time.Duration
+	next     time.Time // when the next tick is due
+	deadline time.Time // the socket's read deadline, set when next moves
+}
+
+func newTicks(conn PacketConn, period time.Duration, now time.Time) ticks {
+	return ticks{conn: conn, period: period, next: now.Add(period)}
+}
+
+// read reads with r until the next tick at the latest.
+func (t *ticks) read(r *datagramIO, log *slog.Logger) (int, error) {
+	if !t.next.Equal(t.deadline) {
+		if err := t.conn.SetReadDeadline(t.next); err != nil {
+			log.Debug("set read deadline", "err", err)
+		}
+		t.deadline = t.next
+	}
+	return r.read()
+}
+
+// due reports whether the tick is due at now; if so, the next one is due
+// a period after now.
+func (t *ticks) due(now time.Time) bool {
+	if now.Before(t.next) {
+		return false
+	}
+	t.next = now.Add(t.period)
+	return true
+}

@@ -152,16 +152,9 @@ func (s *Server) Addr() netip.AddrPort { return localAddrPort(s.conn) }
 func (s *Server) run() {
 	defer close(s.done)
 	var events []serverEvent // reused: the callbacks of one pass
-	next := s.now().Add(s.cfg.Tick)
-	var deadline time.Time // the socket's read deadline, set when next moves
+	tk := newTicks(s.conn, s.cfg.Tick, s.now())
 	for {
-		if !next.Equal(deadline) {
-			if err := s.conn.SetReadDeadline(next); err != nil {
-				s.log.Debug("set read deadline", "err", err)
-			}
-			deadline = next
-		}
-		k, err := s.io.read()
+		k, err := tk.read(s.io, s.log)
 		now := s.now()
 		s.mu.Lock()
 		if s.closed {
@@ -179,9 +172,8 @@ func (s *Server) run() {
 		if err != nil && !isTimeout(err) {
 			s.log.Warn("server read failed", "err", err)
 		}
-		if !now.Before(next) {
+		if tk.due(now) {
 			s.core.Update(now)
-			next = now.Add(s.cfg.Tick)
 		}
 		out := s.takeLocked()
 		// Swap the two event buffers: no copy, no allocation.
@@ -239,21 +231,7 @@ func (s *Server) deliver(events []serverEvent) {
 // for more than a batch's worth of the caller's work. The order of the
 // server's datagrams is kept.
 func (s *Server) QueuePayload(i netcode.ClientIndex, payload []byte) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrClosed
-	}
-	err := s.core.SendPayload(s.now(), i, payload)
-	var out *batch
-	if err == nil {
-		if s.queued++; s.queued >= writeBatchMax {
-			out = s.takeLocked()
-		}
-	}
-	s.mu.Unlock()
-	out.send(s.io, s.log)
-	return err
+	return s.sendPayload(i, payload, false)
 }
 
 // takeLocked copies the datagrams the core has for the socket into a
@@ -277,13 +255,25 @@ func (s *Server) Flush() {
 
 // SendPayload sends 1 to 1200 bytes to the client in slot i, now.
 func (s *Server) SendPayload(i netcode.ClientIndex, payload []byte) error {
+	return s.sendPayload(i, payload, true)
+}
+
+// sendPayload seals payload for the client in slot i; the datagrams kept
+// so far leave with its own if now is set, else once a batch is full.
+func (s *Server) sendPayload(i netcode.ClientIndex, payload []byte, now bool) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return ErrClosed
 	}
 	err := s.core.SendPayload(s.now(), i, payload)
-	out := s.takeLocked()
+	if err == nil {
+		s.queued++
+	}
+	var out *batch
+	if now || s.queued >= writeBatchMax {
+		out = s.takeLocked()
+	}
 	s.mu.Unlock()
 	out.send(s.io, s.log)
 	return err
