@@ -2,11 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -37,12 +33,6 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	play := func(id, ticks int, env []string, extra ...string) proc {
 		return p.run(env, append(botArgs(p.token(id), ticks, match...), extra...)...)
 	}
-	serveRunning := func(when string) {
-		t.Helper()
-		if serve.ProcessState != nil || serve.Process.Signal(syscall.Signal(0)) != nil {
-			t.Fatalf("serve is not running %s:\n%s", when, serveBuf.String())
-		}
-	}
 
 	// 1. A liar and two misconfigured players.
 	const ticks = 240
@@ -71,7 +61,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 		outs = append(outs, p.wait(t, fmt.Sprintf("honest player %d", i+1), true))
 	}
 	sameChecksum(t, ticks, outs)
-	serveRunning("after the first match")
+	serveRunning(t, serve, serveBuf, "after the first match")
 
 	// 2. A player killed mid-match; a fresh token knocks meanwhile. The
 	// match is long enough (6 s of ticks, and the 2 s the others wait for
@@ -83,10 +73,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	}
 	victim := play(10, longer, nil)
 	time.Sleep(2500 * time.Millisecond)
-	if err := victim.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	victim.cmd.Wait()
+	victim.kill(t)
 	// The server drops it 2 s after its inputs stop (MaxLag) and frees
 	// its slot a second later.
 	time.Sleep(3500 * time.Millisecond)
@@ -100,7 +87,7 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 		outs = append(outs, p.wait(t, fmt.Sprintf("survivor %d", i+1), true))
 	}
 	sameChecksum(t, longer, outs)
-	serveRunning("after the second match")
+	serveRunning(t, serve, serveBuf, "after the second match")
 
 	// 3. The next match takes the killed player's id again.
 	const short = 120
@@ -114,30 +101,15 @@ func TestServeOutlivesHostilePlayers(t *testing.T) {
 	}
 	sameChecksum(t, short, outs)
 
-	serveRunning("after the third match")
-	resp, err := http.Get("http://" + metricsAddr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	serveRunning(t, serve, serveBuf, "after the third match")
+	body := metricsPage(t, metricsAddr)
 	for _, want := range []string{`netphys_match_refused_total{reason="config_mismatch"} 2`, `netphys_match_refused_total{reason="dropped_desync"} 1`,
 		`netphys_match_refused_total{reason="dropped_lag"} 1`, `netphys_match_refused_total{reason="join_refused"} 1`} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	if err := serve.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Wait(); err != nil {
-		t.Errorf("serve: %v", err)
-	}
-	got := serveBuf.String()
-	t.Logf("server:\n%s", got)
+	got := stopServe(t, serve, serveBuf)
 	for _, want := range []string{"desync 1", "lag 1", "config_mismatch 2", "dropped_desync 1", "dropped_lag 1", "join_refused 1"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the server's summaries lack %q", want)

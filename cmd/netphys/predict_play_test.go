@@ -1,9 +1,6 @@
 package main
 
 import (
-	"io"
-	"net/http"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -76,41 +73,22 @@ func TestPredictServeCountsRefusals(t *testing.T) {
 	survivor := p.run(nil, botArgs(p.token(1), ticks, match...)...)
 	victim := p.run(nil, botArgs(p.token(2), ticks, match...)...)
 	time.Sleep(2500 * time.Millisecond)
-	if err := victim.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	victim.cmd.Wait()
+	victim.kill(t)
 	if err := survivor.cmd.Wait(); err != nil {
 		t.Fatalf("the surviving player: %v\n%s", err, survivor.out)
 	}
-	resp, err := http.Get("http://" + metricsAddr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := metricsPage(t, metricsAddr)
 	for _, reason := range []string{"malformed_packet", "packet_flood", "input_too_late", "input_too_far_ahead", "rewind_over_budget",
 		"shot_too_late", "shot_claim_capped", "shot_refused_by_game", "input_idle_after_grace"} {
-		if !strings.Contains(string(body), `netphys_model_refused_total{reason="`+reason+`"}`) {
+		if !strings.Contains(body, `netphys_model_refused_total{reason="`+reason+`"}`) {
 			t.Errorf("/metrics lacks netphys_model_refused_total of %s", reason)
 		}
 	}
-	idle := regexp.MustCompile(`netphys_model_refused_total\{reason="input_idle_after_grace"\} (\d+)`).FindSubmatch(body)
-	if idle == nil || atoi(t, string(idle[1])) == 0 {
+	idle := regexp.MustCompile(`netphys_model_refused_total\{reason="input_idle_after_grace"\} (\d+)`).FindStringSubmatch(body)
+	if idle == nil || atoi(t, idle[1]) == 0 {
 		t.Errorf("/metrics counts no tick of the dead player's character standing still: %q", idle)
 	}
-	if err := serve.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Wait(); err != nil {
-		t.Errorf("serve: %v", err)
-	}
-	got := serveBuf.String()
-	t.Logf("server:\n%s", got)
-	if !regexp.MustCompile(`refusals .*input_idle_after_grace \d+`).MatchString(got) {
+	if got := stopServe(t, serve, serveBuf); !regexp.MustCompile(`refusals .*input_idle_after_grace \d+`).MatchString(got) {
 		t.Errorf("the server's summary lacks the idle ticks among its refusals")
 	}
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,4 +156,65 @@ func sameChecksum(t *testing.T, ticks int, outs []string) string {
 	}
 	t.Logf("checksum of tick %d: %s, in %d processes", ticks, first, len(outs))
 	return first
+}
+
+// kill kills the process with SIGKILL and waits for it.
+func (pl proc) kill(t *testing.T) {
+	t.Helper()
+	if err := pl.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	pl.cmd.Wait()
+}
+
+// serveRunning fails the test at once unless serve still runs; when
+// says at which point of the test, out is serve's output.
+func serveRunning(t *testing.T, serve *exec.Cmd, out *syncbuf.Buffer, when string) {
+	t.Helper()
+	if serve.ProcessState != nil || serve.Process.Signal(syscall.Signal(0)) != nil {
+		t.Fatalf("serve is not running %s:\n%s", when, out.String())
+	}
+}
+
+// stopServe interrupts serve (SIGINT), fails the test unless it then
+// exits 0, logs its output out and returns it.
+func stopServe(t *testing.T, serve *exec.Cmd, out *syncbuf.Buffer) string {
+	t.Helper()
+	if err := serve.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Wait(); err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	got := out.String()
+	t.Logf("server:\n%s", got)
+	return got
+}
+
+// tryMetricsPage returns the /metrics page of `serve --metrics addr`;
+// its error is the request's (nothing listens at addr yet, say). A failed
+// read fails the test.
+func tryMetricsPage(t *testing.T, addr string) (string, error) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), nil
+}
+
+// metricsPage is tryMetricsPage where serve listens already: a failed
+// request fails the test.
+func metricsPage(t *testing.T, addr string) string {
+	t.Helper()
+	body, err := tryMetricsPage(t, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
 }

@@ -101,19 +101,6 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 
 	// The live per-match figures, read while the table plays (15 s):
 	// its two guests, traffic both ways and its CPU per tick above zero.
-	scrape := func() string {
-		t.Helper()
-		resp, err := http.Get("http://" + metricsAddr + "/metrics")
-		if err != nil {
-			return "" // not listening yet
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
 	tableFigure := func(body, name, labels string) float64 {
 		m := regexp.MustCompile(regexp.QuoteMeta(name+"{"+labels) + `match="table",model="statesync"\} (\S+)`).FindStringSubmatch(body)
 		if m == nil {
@@ -123,7 +110,7 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 		return v
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(250 * time.Millisecond) {
-		body := scrape()
+		body, _ := tryMetricsPage(t, metricsAddr) // "" while serve does not listen yet
 		if tableFigure(body, "netphys_room_players", "") == 2 && tableFigure(body, "netphys_room_kbps", `direction="down",`) > 0 &&
 			tableFigure(body, "netphys_room_kbps", `direction="up",`) > 0 {
 			if tableFigure(body, "netphys_room_cpu_per_tick_seconds", "") <= 0 {
@@ -139,20 +126,11 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 		}
 	}
 
-	var lockstepSum string
+	var lockstepOuts []string // lock-1's two players, then lock-2's, then lock-3's
 	for _, m := range []string{"lock-1", "lock-2", "lock-3"} {
-		for i, out := range outs(m, true) {
-			c := checksumLine.FindStringSubmatch(out)
-			if c == nil || c[1] != "180" {
-				t.Fatalf("%s, player %d printed no checksum of tick 180", m, i)
-			}
-			if lockstepSum == "" {
-				lockstepSum = c[2]
-			} else if c[2] != lockstepSum {
-				t.Errorf("%s, player %d ended with checksum %s, another lockstep player with %s", m, i, c[2], lockstepSum)
-			}
-		}
+		lockstepOuts = append(lockstepOuts, outs(m, true)...)
 	}
+	lockstepSum := sameChecksum(t, 180, lockstepOuts)
 	compared := regexp.MustCompile(`mispredicted\s+\d+ of (\d+) ticks clear of contacts, \d+ of (\d+) near them`)
 	for _, m := range []string{"pred-1", "pred-2"} {
 		for i, out := range outs(m, true) {
@@ -198,23 +176,12 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 		}
 	}
 
-	if serve.ProcessState != nil || serve.Process.Signal(syscall.Signal(0)) != nil {
-		t.Fatalf("serve is not running after the matches:\n%s", serveBuf.String())
-	}
+	serveRunning(t, serve, serveBuf, "after the matches")
 	// The figures of the last second follow a scrape: wait for the last
 	// match to close.
 	var body string
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		resp, err := http.Get("http://" + metricsAddr + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		body = string(b)
+		body = metricsPage(t, metricsAddr)
 		if strings.Contains(body, `netphys_rooms_matches_total{event="closed"} 7`) || time.Now().After(deadline) {
 			break
 		}
@@ -225,14 +192,7 @@ func TestRoomsHostMatchesOfEveryModelAtOnce(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	if err := serve.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Wait(); err != nil {
-		t.Errorf("serve: %v", err)
-	}
-	got := serveBuf.String()
-	t.Logf("server:\n%s", got)
+	got := stopServe(t, serve, serveBuf)
 	for _, m := range matches {
 		if !strings.Contains(got, "match "+m.id+" player 2 (client id") {
 			t.Errorf("the server printed no summary of match %s with its second player", m.id)
@@ -360,21 +320,7 @@ func TestRoomsDrainOpensNoNewMatch(t *testing.T) {
 	if err := late.cmd.Wait(); err == nil || !strings.Contains(late.out.String(), "draining") {
 		t.Errorf("the player of a new match during the drain: %v\n%s", err, late.out)
 	}
-	var sums []string
-	for i, pl := range running {
-		if err := pl.cmd.Wait(); err != nil {
-			t.Fatalf("player %d of the running match: %v\n%s", i, err, pl.out)
-		}
-		out := pl.out
-		c := checksumLine.FindStringSubmatch(out.String())
-		if c == nil || c[1] != "300" {
-			t.Fatalf("player %d printed no checksum of tick 300:\n%s", i, out)
-		}
-		sums = append(sums, c[2])
-	}
-	if sums[0] != sums[1] {
-		t.Errorf("checksums %v differ", sums)
-	}
+	sameChecksum(t, 300, waitAll(t, running))
 	if err := serve.Wait(); err != nil {
 		t.Errorf("serve after the drain: %v\n%s", err, serveBuf.String())
 	}
