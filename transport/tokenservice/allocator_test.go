@@ -237,14 +237,7 @@ func TestMatchesAllocateAGameServerPerMatch(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("player %d: HTTP %d %s", player, code, body)
 		}
-		tok, err := transport.DecodeToken([]byte(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		priv, err := netcode.OpenPrivateToken(&tok.PrivateData, &testKey, tok.ProtocolID, tok.ExpireTimestamp, &tok.Nonce)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok, priv := openToken(t, body)
 		m, ok, err := tokenservice.MatchFromUserData(&priv.UserData)
 		if !ok || err != nil || m.ID != "m-5" || m.Model != "predict" || len(tok.ServerAddresses) != 1 || tok.ServerAddresses[0] != served {
 			t.Fatalf("player %d's token: match %+v (%v %v), servers %v, want m-5 on %v", player, m, ok, err, tok.ServerAddresses, served)

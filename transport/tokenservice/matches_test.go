@@ -99,14 +99,7 @@ func TestMatchesCreateIssueListEnd(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("token: HTTP %d %s", code, body)
 	}
-	tok, err := transport.DecodeToken([]byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	priv, err := netcode.OpenPrivateToken(&tok.PrivateData, &testKey, tok.ProtocolID, tok.ExpireTimestamp, &tok.Nonce)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok, priv := openToken(t, body)
 	m, ok, err := tokenservice.MatchFromUserData(&priv.UserData)
 	want := tokenservice.Match{ID: "m-1", Model: "lockstep", Layout: "tower20", Players: 4}
 	if !ok || err != nil || m != want || priv.ClientID != 5 || len(tok.ServerAddresses) != 1 || tok.ServerAddresses[0] != server {
@@ -154,4 +147,19 @@ func TestEndAtTellsTheServer(t *testing.T) {
 	if err := end(t.Context(), m); err == nil || !strings.Contains(err.Error(), "HTTP 500") {
 		t.Fatalf("a failing server: %v", err)
 	}
+}
+
+// openToken decodes the text of a connect token and opens its private
+// part with testKey, failing the test if either fails.
+func openToken(t *testing.T, text string) (*netcode.ConnectToken, netcode.PrivateToken) {
+	t.Helper()
+	tok, err := transport.DecodeToken([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, err := netcode.OpenPrivateToken(&tok.PrivateData, &testKey, tok.ProtocolID, tok.ExpireTimestamp, &tok.Nonce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok, priv
 }
