@@ -468,17 +468,7 @@ func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH floa
 		for p := range k.points[:h.count] {
 			pt := &k.points[p]
 			s := pt.separation + moved + pt.n.jB.Dot(dqB) - pt.n.jA.Dot(dqA)
-			var bias float64
-			massScale, impulseScale := 1.0, 0.0
-			if s > 0 {
-				bias = float64(s * invH) // speculative: close the gap, no more
-			} else if useBias {
-				bias = float64(soft.biasRate * s)
-				if !(bias >= maxPush) { // max(bias, maxPush)
-					bias = maxPush
-				}
-				massScale, impulseScale = soft.massScale, soft.impulseScale
-			}
+			bias, massScale, impulseScale := pointBias(s, useBias, soft, invH, maxPush)
 			vn := n.Dot(vb.Sub(va)) + pt.n.jB.Dot(wb) - pt.n.jA.Dot(wa)
 			impulse := -float64(float64(pt.n.mass*massScale)*(vn+bias)) - float64(impulseScale*pt.imp)
 			acc := pt.imp + impulse
@@ -515,15 +505,7 @@ func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH floa
 		dv := vb.Sub(va)
 		v1 := k.t1.Dot(dv) + k.ft1.jB.Dot(wb) - k.ft1.jA.Dot(wa)
 		v2 := k.t2.Dot(dv) + k.ft2.jB.Dot(wb) - k.ft2.jA.Dot(wa)
-		n1 := k.fimp.t1 - float64(k.ft1.mass*v1)
-		n2 := k.fimp.t2 - float64(k.ft2.mass*v2)
-		if l2 := float64(n1*n1) + float64(n2*n2); l2 > float64(limit*limit) {
-			f := 0.0
-			if l2 > 0 {
-				f = limit / math.Sqrt(l2)
-			}
-			n1, n2 = float64(n1*f), float64(n2*f)
-		}
+		n1, n2 := k.patchFriction(v1, v2, limit)
 		d1, d2 := n1-k.fimp.t1, n2-k.fimp.t2
 		va = va.MulAdd(-float64(d1*mA), k.t1)
 		wa = wa.MulAdd(-d1, k.ft1.iA)
@@ -558,6 +540,40 @@ func (w *World) solveContacts(lo, hi int, useBias bool, soft softness, invH floa
 	}
 }
 
+// pointBias is the bias of a contact point's normal row at separation s,
+// and the scales of its mass and of its accumulated impulse: a speculative
+// point (s > 0) closes its gap, no more; a touching one, with useBias, is
+// pushed out softly, no faster than maxPush (negative).
+func pointBias(s float64, useBias bool, soft softness, invH, maxPush float64) (bias, massScale, impulseScale float64) {
+	massScale = 1
+	if s > 0 {
+		bias = float64(s * invH)
+	} else if useBias {
+		bias = float64(soft.biasRate * s)
+		if !(bias >= maxPush) { // max(bias, maxPush)
+			bias = maxPush
+		}
+		massScale, impulseScale = soft.massScale, soft.impulseScale
+	}
+	return bias, massScale, impulseScale
+}
+
+// patchFriction is the patch's accumulated tangent impulse after a pass
+// at tangent velocities v1 and v2, kept inside the Coulomb circle of
+// radius limit.
+func (k *constraint) patchFriction(v1, v2, limit float64) (n1, n2 float64) {
+	n1 = k.fimp.t1 - float64(k.ft1.mass*v1)
+	n2 = k.fimp.t2 - float64(k.ft2.mass*v2)
+	if l2 := float64(n1*n1) + float64(n2*n2); l2 > float64(limit*limit) {
+		f := 0.0
+		if l2 > 0 {
+			f = limit / math.Sqrt(l2)
+		}
+		n1, n2 = float64(n1*f), float64(n2*f)
+	}
+	return n1, n2
+}
+
 // solveOnStatic is solveContacts' pass over a manifold whose body a is the
 // static dummy (the ground, a sleeping or static body; a is the lower slot
 // of the pair, and the ground is usually slot 0): the same rows without
@@ -570,17 +586,7 @@ func (k *constraint) solveOnStatic(h *constraintHead, b *solverBody, moved float
 	for p := range k.points[:h.count] {
 		pt := &k.points[p]
 		s := pt.separation + moved + pt.n.jB.Dot(dqB)
-		var bias float64
-		massScale, impulseScale := 1.0, 0.0
-		if s > 0 {
-			bias = float64(s * invH)
-		} else if useBias {
-			bias = float64(soft.biasRate * s)
-			if !(bias >= maxPush) {
-				bias = maxPush
-			}
-			massScale, impulseScale = soft.massScale, soft.impulseScale
-		}
+		bias, massScale, impulseScale := pointBias(s, useBias, soft, invH, maxPush)
 		vn := n.Dot(vb) + pt.n.jB.Dot(wb)
 		impulse := -float64(float64(pt.n.mass*massScale)*(vn+bias)) - float64(impulseScale*pt.imp)
 		acc := pt.imp + impulse
@@ -607,15 +613,7 @@ func (k *constraint) solveOnStatic(h *constraintHead, b *solverBody, moved float
 	}
 	v1 := k.t1.Dot(vb) + k.ft1.jB.Dot(wb)
 	v2 := k.t2.Dot(vb) + k.ft2.jB.Dot(wb)
-	n1 := k.fimp.t1 - float64(k.ft1.mass*v1)
-	n2 := k.fimp.t2 - float64(k.ft2.mass*v2)
-	if l2 := float64(n1*n1) + float64(n2*n2); l2 > float64(limit*limit) {
-		f := 0.0
-		if l2 > 0 {
-			f = limit / math.Sqrt(l2)
-		}
-		n1, n2 = float64(n1*f), float64(n2*f)
-	}
+	n1, n2 := k.patchFriction(v1, v2, limit)
 	d1, d2 := n1-k.fimp.t1, n2-k.fimp.t2
 	vb = vb.MulAdd(float64(d1*mB), k.t1)
 	wb = wb.MulAdd(d1, k.ft1.iB)
