@@ -211,7 +211,14 @@ func httpGet(t *testing.T, url string) (int, string) {
 // player starts `connect` with the token: count echoes at 100 a second.
 func (h *serveHarness) player(t *testing.T, token string, count int) *exec.Cmd {
 	t.Helper()
-	c := exec.Command(h.bin, "connect", "--token-file", token, "--count", fmt.Sprint(count), "--rate", "100")
+	return h.run(t, "connect", "--token-file", token, "--count", fmt.Sprint(count), "--rate", "100")
+}
+
+// run starts the program with args, logging warnings and errors only;
+// it is killed at the end of the test if it has not been waited for.
+func (h *serveHarness) run(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	c := exec.Command(h.bin, args...)
 	c.Env = append(os.Environ(), "NETPHYS_LOG=warn")
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
@@ -418,21 +425,7 @@ func agonesLockstepScenario(t *testing.T, addr string, gw sdkGateway) {
 	h.waitLog(t, "agones: ready")
 	var plays []*exec.Cmd
 	for range 2 {
-		c := exec.Command(h.bin, append([]string{"play", "--token-file", h.token(t, "m-lock"), "--bot", "--http", "",
-			"--ticks", "120", "--linger", "1s", "--report", "0"}, match...)...)
-		c.Env = append(os.Environ(), "NETPHYS_LOG=warn")
-		var out bytes.Buffer
-		c.Stdout, c.Stderr = &out, &out
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if c.ProcessState == nil {
-				c.Process.Kill()
-				c.Wait()
-			}
-		})
-		plays = append(plays, c)
+		plays = append(plays, h.run(t, botArgs(h.token(t, "m-lock"), 120, match...)...))
 	}
 	h.waitPlayers(t, plays...)
 	h.waitExit(t)
