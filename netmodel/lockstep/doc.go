@@ -118,9 +118,11 @@
 // its state after a checkpoint tick no client has simulated yet, relays
 // it (at most MaxSnapshotBytes) once every player's checksum of that
 // tick is in, with the agreed checksum, and the joiner checks it. A
-// source whose state does not match is dropped (ReasonSnapshot) once
-// another player's state restores for the joiner (a joiner for which two
-// fail is dropped instead: ReasonJoinFailed), one that sends nothing
+// source whose state does not match is accused once another player's
+// state restores for the joiner, asked after the others from then on,
+// and dropped (ReasonSnapshot) once joiners of two client ids accused it:
+// one client's word drops nobody (a joiner for which two states fail is
+// dropped instead: ReasonJoinFailed); one that sends nothing
 // within Timeout too (ReasonSourceTimeout), one that cannot
 // (no Snapshotter) is not asked again; the joiner waits, unseated, while
 // another player is asked, and is refused when none is left (Released

@@ -115,9 +115,17 @@ type member[I any] struct {
 	// dropped if another player's state restores for the joiner.
 	suspect     *member[I]
 	suspectTick Tick
-	snapAck     snapAck
-	snapNext    int // the next chunk to send
-	stats       PlayerStats
+	// accused counts the late joiners that found this player's state
+	// wrong and another player's right; accuser is the client id of the
+	// first of them. The server cannot check either claim, so one
+	// client's word drops nobody (it may lie to frame an honest player):
+	// a second client id's does (ReasonSnapshot). Meanwhile the player is
+	// asked for its state after the others.
+	accused  int
+	accuser  uint64
+	snapAck  snapAck
+	snapNext int // the next chunk to send
+	stats    PlayerStats
 }
 
 // tellDropped is how long the server keeps telling a dropped player why,
@@ -1049,11 +1057,30 @@ func (s *Server[I, P]) takeSnapAck(now time.Time, idx int, m *member[I], msg *cl
 	if msg.verdict == verdictBad {
 		s.badSnapshot(now, idx, m)
 	} else if m.suspect != nil {
-		// Another player's state restored: the first one lied.
-		s.disconnect(now, m.suspect, ReasonSnapshot, m.suspectTick)
+		// Another player's state restored: the first one lied, or this
+		// joiner does.
+		s.accuse(now, m.suspect, m.clientID, m.suspectTick)
 		m.suspect = nil
 	}
 	return nil
+}
+
+// accuse records that the late joiner with clientID found src's state
+// after tick wrong and then another player's right. Only the joiner can
+// tell, and a hostile one can say so of an honest player's state: src is
+// dropped (ReasonSnapshot) once joiners with two different client ids (a
+// connect token each) have said so, never on one client's word; clients
+// without an id (0) are not told apart and count for none.
+func (s *Server[I, P]) accuse(now time.Time, src *member[I], clientID uint64, tick Tick) {
+	src.accused++
+	s.stats.Accusations++
+	switch {
+	case clientID == 0 || clientID == src.accuser:
+	case src.accuser == 0:
+		src.accuser = clientID
+	default:
+		s.disconnect(now, src, ReasonSnapshot, tick)
+	}
 }
 
 // badSnapshot handles a joiner whose snapshot does not restore to the

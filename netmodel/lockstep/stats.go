@@ -125,12 +125,16 @@ type ServerStats struct {
 	// state; SnapshotRequests counts the states asked of players,
 	// SnapshotFailures those that did not come in time, that the player
 	// could not send or whose bytes a joiner found wrong. BadSnapshots
-	// counts the snapshots a joiner found wrong, whoever sent them.
+	// counts the snapshots a joiner found wrong, whoever sent them;
+	// Accusations the times a joiner then found another player's state
+	// right (its source is dropped, ReasonSnapshot, only once joiners of
+	// two client ids accused it).
 	LateJoins        uint64
 	Joining          int
 	SnapshotRequests uint64
 	SnapshotFailures uint64
 	BadSnapshots     uint64
+	Accusations      uint64
 	// Watchers are the spectators now; WatchersDropped counts those
 	// dropped for silence or for falling out of the buffer.
 	Watchers        int
