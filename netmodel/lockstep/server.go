@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/netphys/netphys/wire"
@@ -41,6 +42,9 @@ type Server[I comparable, P Input[I]] struct {
 	fetch   *fetch[I]
 	failed  []*member[I]
 	refused map[int]refusal
+	// strikes are the client ids dropped for holding the others back,
+	// and until when each may not play again (holdOff).
+	strikes []strike
 	stats   ServerStats
 	// rejected counts the messages rejected as malformed or forged from
 	// every client, players, joiners and spectators, gone ones too.
@@ -248,6 +252,9 @@ func (s *Server[I, P]) Leave(now time.Time, slot int) {
 		return
 	}
 	s.depart(now, m)
+	// A dropped player whose connection is gone cannot be told why any
+	// more; a client that takes the slot next must not be told instead.
+	m.stats.Told = true
 }
 
 // depart ends a player's part in a running session: its inputs from the
@@ -267,7 +274,54 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 		m.reason, m.reasonTick, m.droppedAt = reason, tick, now
 		s.stats.Disconnected++
 		s.stats.Drops[reason]++
+		switch reason {
+		case ReasonTimeout, ReasonNoAck, ReasonLag, ReasonBuffer:
+			s.strike(now, m.clientID)
+		}
 	}
+}
+
+// strike is a client id the server dropped n times for holding the
+// others back (its inputs or acks stopped, or lagged the clock), which
+// may take a seat again from until on.
+type strike struct {
+	id    uint64
+	n     int
+	until time.Time
+}
+
+// maxHoldOff bounds the hold-off of a client dropped many times.
+const maxHoldOff = 10 * time.Minute
+
+// strike holds the client id out of the session's seats after a drop for
+// holding the others back: MaxLag after the first, twice as long after
+// each next one. The others wait up to MaxLag for a player's inputs
+// before it is dropped; without this a player could come straight back
+// into its seat (late join) and make them wait again, for ever. Clients
+// without an id (0) are not told apart.
+func (s *Server[I, P]) strike(now time.Time, id uint64) {
+	if id == 0 {
+		return
+	}
+	k := slices.IndexFunc(s.strikes, func(x strike) bool { return x.id == id })
+	if k < 0 {
+		s.strikes = append(s.strikes, strike{id: id})
+		k = len(s.strikes) - 1
+	}
+	x := &s.strikes[k]
+	x.n++
+	x.until = now.Add(min(maxHoldOff, s.cfg.MaxLag<<min(x.n-1, 20)))
+}
+
+// heldOff returns the strike holding clientID out of the seats now, or
+// nil.
+func (s *Server[I, P]) heldOff(now time.Time, clientID uint64) *strike {
+	for k := range s.strikes {
+		if x := &s.strikes[k]; clientID != 0 && x.id == clientID && now.Before(x.until) {
+			return x
+		}
+	}
+	return nil
 }
 
 // Released reports whether the server is done with the client in slot:
@@ -943,6 +997,11 @@ func (s *Server[I, P]) decideJoiner(now time.Time, m *member[I], watch bool) err
 			return s.seatFromReferee(now, m)
 		}
 		return nil
+	}
+	if x := s.heldOff(now, m.clientID); x != nil {
+		s.stats.HeldOff++
+		return s.refuseJoin(m, "this client was dropped %d times for holding the other players back (its inputs lagged the session clock or stopped): it may play again in %v (or join as a spectator)",
+			x.n, x.until.Sub(now).Round(time.Millisecond))
 	}
 	seat, held := s.freeSeat(now, m.clientID)
 	switch {

@@ -129,7 +129,11 @@ type ServerStats struct {
 	// Accusations the times a joiner then found another player's state
 	// right (its source is dropped, ReasonSnapshot, only once joiners of
 	// two client ids accused it).
+	// HeldOff counts the late joins refused because their client id was
+	// dropped for holding the others back not long before (MaxLag after
+	// a first such drop, doubling with each next one).
 	LateJoins        uint64
+	HeldOff          uint64
 	Joining          int
 	SnapshotRequests uint64
 	SnapshotFailures uint64
