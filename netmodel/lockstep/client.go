@@ -39,6 +39,9 @@ type Client[I comparable, P Input[I]] struct {
 	// distrust, in tests only, makes the client a hostile joiner that
 	// finds its next distrust snapshots wrong, whatever they hold.
 	distrust int
+	// hoard, in tests only, makes the client a hostile joiner that
+	// acknowledges no chunk of its snapshot.
+	hoard bool
 	// hideSums, in tests only, makes the client a player whose checksums
 	// never reach the server.
 	hideSums bool

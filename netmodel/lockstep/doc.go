@@ -106,7 +106,11 @@
 //
 // The joiner receives the game as bytes, the state before a tick, with
 // its checksum, in chunks of 1 kB with selective acks (at most
-// Config.SnapshotBurst per Update), then every player's inputs since; it
+// Config.SnapshotBurst per Update; a chunk not acknowledged goes again
+// half a round trip later, twice as long after each next try while
+// nothing new is acknowledged, so that a client that hoards its
+// snapshot is not sprayed with it; a spectator whose snapshot does not
+// progress for Timeout is let go), then every player's inputs since; it
 // restores the game, checks that its checksum is the one sent, simulates
 // forward to the present (MaxCatchUp ticks per Update) and reports
 // checksums from the snapshot's tick on, verified as everyone's. Its

@@ -129,6 +129,7 @@ type member[I any] struct {
 	accuser  uint64
 	snapAck  snapAck
 	snapNext int // the next chunk to send
+	snapPace pacer
 	stats    PlayerStats
 }
 
@@ -1106,8 +1107,12 @@ func (s *Server[I, P]) takeSnapAck(now time.Time, idx int, m *member[I], msg *cl
 	if k := n - a.have - 1; a.have > n || a.have == n && a.mask != 0 || k >= 0 && k < 64 && a.mask>>k != 0 {
 		return fmt.Errorf("%w: acknowledgement of chunks %d and %#x of %d", ErrForged, a.have, a.mask, n)
 	}
-	if a.have >= m.snapAck.have {
+	if a.have > m.snapAck.have || a.have == m.snapAck.have && a.mask&^m.snapAck.mask != 0 {
 		m.snapAck = a
+		m.snapPace.progress()
+		if m.watch {
+			m.progress = now // a spectator's snapshot moves (updateWatchers)
+		}
 	}
 	if m.snapAck.have < n {
 		return nil
@@ -1190,12 +1195,59 @@ func (s *Server[I, P]) sendSnapshot(now time.Time, idx int, m *member[I], send f
 		c.ack = c.back // a spectator sends no inputs
 	}
 	defer func() { out.joining, out.watcher = false, false }()
+	wait := 100 * time.Millisecond // before a round trip is measured
+	if rtt, _ := m.pipe.rtt(); rtt > 0 {
+		wait = rtt/2 + s.cfg.TickDuration
+	}
 	return eachChunk(m.snapAck, &m.snapNext, len(m.snap), s.cfg.SnapshotBurst, func(i int) error {
+		if !m.snapPace.due(now, i, wait) {
+			return errNotDue
+		}
 		c.index = i
 		c.data = m.snap[i*snapshotChunk : min(len(m.snap), (i+1)*snapshotChunk)]
+		m.snapPace.sent(now, i)
 		_, err := s.transmit(now, idx, m, out, send)
 		return err
 	})
+}
+
+// pacer paces the chunks of a snapshot the server sends: a chunk sent
+// and not acknowledged goes again no sooner than half a round trip after
+// its last sending, twice as long after each next try while the receiver
+// acknowledges nothing new (at most maxChunkWait; progress starts the
+// tries again), so that a receiver that acknowledges nothing gets less
+// and less instead of SnapshotBurst chunks every Update, and one on a
+// lossy link gets what it lost again soon. It keeps the chunks of the
+// snapWindow, by index modulo snapWindow.
+type pacer struct {
+	chunk [snapWindow]int32 // the chunk in the slot, plus one (0: none)
+	tries [snapWindow]uint8
+	at    [snapWindow]time.Time
+}
+
+// maxChunkWait is the longest a chunk not acknowledged waits to go again.
+const maxChunkWait = 2 * time.Second
+
+// errNotDue tells eachChunk that a chunk is not due yet: it goes on with
+// the next one.
+var errNotDue = errors.New("lockstep: chunk not due")
+
+func (p *pacer) due(now time.Time, i int, wait time.Duration) bool {
+	k := i % snapWindow
+	return int(p.chunk[k]) != i+1 || now.Sub(p.at[k]) >= min(maxChunkWait, wait<<max(1, p.tries[k])/2)
+}
+
+// progress starts the tries again: the receiver acknowledged something
+// new.
+func (p *pacer) progress() { clear(p.tries[:]) }
+
+func (p *pacer) sent(now time.Time, i int) {
+	k := i % snapWindow
+	if int(p.chunk[k]) != i+1 {
+		p.chunk[k], p.tries[k] = int32(i+1), 0
+	}
+	p.tries[k] = min(p.tries[k]+1, 16)
+	p.at[k] = now
 }
 
 // eachChunk calls send with up to burst chunks of a total-byte snapshot
@@ -1212,7 +1264,9 @@ func eachChunk(ack snapAck, next *int, total, burst int, send func(i int) error)
 		if i > lo && ack.mask&(1<<(i-lo-1)) != 0 {
 			continue
 		}
-		if err := send(i); err != nil {
+		if err := send(i); errors.Is(err, errNotDue) {
+			continue
+		} else if err != nil {
 			return err
 		}
 		sent++
@@ -1315,6 +1369,8 @@ func (s *Server[I, P]) updateWatchers(now time.Time, send func(int, []byte)) err
 		switch {
 		case now.Sub(w.lastHeard) > s.cfg.Timeout:
 			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator was not heard for %v (Config.Timeout)", s.cfg.Timeout))
+		case w.snap != nil && now.Sub(w.progress) > s.cfg.Timeout:
+			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator acknowledged no new chunk of its snapshot for %v (Config.Timeout): its link is too slow or lossy, or its client does not take snapshots", s.cfg.Timeout))
 		case behind >= 0:
 			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator fell behind the server's buffer: it has player %d's inputs before tick %d, the server keeps only those from tick %d on "+
 				"(its link is too slow or lossy to follow the session)", behind, w.acks[behind], min(oldest, s.members[behind].ring.have)))
