@@ -111,6 +111,9 @@ func TestRejoiningWithholderCannotStallAgainAndAgain(t *testing.T) {
 		worst = max(worst, stalled[p])
 	}
 	t.Logf("%d drops for lag, %d late joins, %d refusals; the honest players stalled %v frames of %d", st.Drops[ReasonLag], st.LateJoins, refusals, stalled[:players-1], seconds*60)
+	if got := srv.Refusals(nil); len(got) != 2 || got[1] != (Refusal{"rejoin_held_off", st.HeldOff}) || st.HeldOff != uint64(refusals) {
+		t.Fatalf("refusals %v, %d held off, %d refusals seen", got, st.HeldOff, refusals)
+	}
 	if st.Drops[ReasonDesync] != 0 || st.Desync != nil {
 		t.Fatalf("desync %v, %d dropped for one", st.Desync, st.Drops[ReasonDesync])
 	}

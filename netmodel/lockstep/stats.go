@@ -155,9 +155,11 @@ type Refusal struct {
 
 // Refusals appends the server's refusals in a fixed order, zeros
 // included: the messages rejected as malformed or forged
-// ("rejected_message"), from players, joiners and spectators. The players
+// ("rejected_message"), from players, joiners and spectators, and the
+// late joins refused to a client id dropped for holding the others back
+// not long before ("rejoin_held_off", ServerStats.HeldOff). The players
 // it dropped are not among them: their reasons are in Stats.Drops, and
 // the driver that lets them go counts them too.
 func (s *Server[I, P]) Refusals(dst []Refusal) []Refusal {
-	return append(dst, Refusal{"rejected_message", s.rejected})
+	return append(dst, Refusal{"rejected_message", s.rejected}, Refusal{"rejoin_held_off", s.stats.HeldOff})
 }
