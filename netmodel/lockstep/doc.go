@@ -98,10 +98,9 @@
 // held for the client id of the player who left it for
 // Config.RejoinGrace (30 s): meanwhile a client with another id takes
 // another free seat, or is refused with a reason that names the seat and
-// the time left. A client id dropped for holding the others back (its
-// inputs or acks stopped or lagged: ReasonTimeout, ReasonNoAck,
-// ReasonLag, ReasonBuffer) takes no seat for MaxLag, twice as long after
-// each next such drop, so that it cannot make the others wait again and
+// the time left. A client id that left a seat or was dropped from it a
+// second time takes no seat for MaxLag, twice as long after each next
+// time, so that it cannot make the others wait for its inputs again and
 // again by coming straight back (ServerStats.HeldOff).
 //
 // The joiner receives the game as bytes, the state before a tick, with

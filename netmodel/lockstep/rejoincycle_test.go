@@ -16,11 +16,24 @@ import (
 // withholds again. The others then wait for its inputs from the tick it
 // plays from, up to MaxLag, every time. Before, it was seated again
 // every time and the honest players stalled 2 s in every ~4 for as long
-// as it liked: a drop that costs nothing to undo is no bound. Now each
-// drop for withholding holds its client id out of the session for
-// longer (MaxLag, then twice as long each time), so that the stalls it
-// buys shrink to a small share of the match.
+// as it liked: a drop that costs nothing to undo is no bound. Now from
+// its second departure on its client id is held out of the seats for
+// longer each time (MaxLag, then twice as long), so that the stalls it
+// buys shrink to a small share of the match. The same holds for one
+// that leaves by itself just before MaxLag would drop it (a clean leave
+// is no drop, and cost it nothing either): every departure from a seat
+// counts.
 func TestRejoiningWithholderCannotStallAgainAndAgain(t *testing.T) {
+	for _, leaves := range []bool{false, true} {
+		name := "dropped"
+		if leaves {
+			name = "leaves"
+		}
+		t.Run(name, func(t *testing.T) { rejoiningWithholder(t, leaves) })
+	}
+}
+
+func rejoiningWithholder(t *testing.T, leaves bool) {
 	const players, seconds = 4, 90
 	cfg := DefaultConfig()
 	cfg.Players = players
@@ -73,6 +86,9 @@ func TestRejoiningWithholderCannotStallAgainAndAgain(t *testing.T) {
 			state, left = 1, frame
 		case err != nil:
 			t.Fatalf("at %v: %v", m.Elapsed(), err)
+		case leaves && state == 0 && srv.sessionTick(m.Now())-srv.members[3].ring.have > Tick(cfg.ticks(cfg.MaxLag))-6:
+			m.Leave(3) // 100 ms before the server would drop it
+			state, left = 1, frame
 		}
 		switch {
 		case state == 1 && frame-left >= 6:
@@ -111,6 +127,9 @@ func TestRejoiningWithholderCannotStallAgainAndAgain(t *testing.T) {
 		worst = max(worst, stalled[p])
 	}
 	t.Logf("%d drops for lag, %d late joins, %d refusals; the honest players stalled %v frames of %d", st.Drops[ReasonLag], st.LateJoins, refusals, stalled[:players-1], seconds*60)
+	if leaves && st.Drops[ReasonLag] != 0 {
+		t.Fatalf("the withholder that leaves by itself was dropped %d times", st.Drops[ReasonLag])
+	}
 	if got := srv.Refusals(nil); len(got) != 2 || got[1] != (Refusal{"rejoin_held_off", st.HeldOff}) || st.HeldOff != uint64(refusals) {
 		t.Fatalf("refusals %v, %d held off, %d refusals seen", got, st.HeldOff, refusals)
 	}

@@ -42,8 +42,8 @@ type Server[I comparable, P Input[I]] struct {
 	fetch   *fetch[I]
 	failed  []*member[I]
 	refused map[int]refusal
-	// strikes are the client ids dropped for holding the others back,
-	// and until when each may not play again (holdOff).
+	// strikes are the client ids that left a seat or were dropped, and
+	// until when each may not take one again (strike).
 	strikes []strike
 	stats   ServerStats
 	// rejected counts the messages rejected as malformed or forged from
@@ -252,6 +252,9 @@ func (s *Server[I, P]) Leave(now time.Time, slot int) {
 		s.members = append(s.members[:i], s.members[i+1:]...)
 		return
 	}
+	if m.connected {
+		s.strike(now, m.clientID)
+	}
 	s.depart(now, m)
 	// A dropped player whose connection is gone cannot be told why any
 	// more; a client that takes the slot next must not be told instead.
@@ -275,16 +278,12 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 		m.reason, m.reasonTick, m.droppedAt = reason, tick, now
 		s.stats.Disconnected++
 		s.stats.Drops[reason]++
-		switch reason {
-		case ReasonTimeout, ReasonNoAck, ReasonLag, ReasonBuffer:
-			s.strike(now, m.clientID)
-		}
+		s.strike(now, m.clientID)
 	}
 }
 
-// strike is a client id the server dropped n times for holding the
-// others back (its inputs or acks stopped, or lagged the clock), which
-// may take a seat again from until on.
+// strike is a client id that left a seat of the running session, or was
+// dropped from it, n times, and may take a seat again from until on.
 type strike struct {
 	id    uint64
 	n     int
@@ -294,12 +293,13 @@ type strike struct {
 // maxHoldOff bounds the hold-off of a client dropped many times.
 const maxHoldOff = 10 * time.Minute
 
-// strike holds the client id out of the session's seats after a drop for
-// holding the others back: MaxLag after the first, twice as long after
-// each next one. The others wait up to MaxLag for a player's inputs
-// before it is dropped; without this a player could come straight back
-// into its seat (late join) and make them wait again, for ever. Clients
-// without an id (0) are not told apart.
+// strike holds the client id out of the session's seats after it left
+// a seat or was dropped from it for the second time: MaxLag, then twice
+// as long after each next time (the first time it may come back at
+// once: a player whose link failed). The others wait up to MaxLag for a player's
+// inputs before it is dropped, or until it leaves; without this a player
+// could come straight back into its seat (late join) and make them wait
+// again, for ever. Clients without an id (0) are not told apart.
 func (s *Server[I, P]) strike(now time.Time, id uint64) {
 	if id == 0 {
 		return
@@ -310,8 +310,9 @@ func (s *Server[I, P]) strike(now time.Time, id uint64) {
 		k = len(s.strikes) - 1
 	}
 	x := &s.strikes[k]
-	x.n++
-	x.until = now.Add(min(maxHoldOff, s.cfg.MaxLag<<min(x.n-1, 20)))
+	if x.n++; x.n > 1 {
+		x.until = now.Add(min(maxHoldOff, s.cfg.MaxLag<<min(x.n-2, 20)))
+	}
 }
 
 // heldOff returns the strike holding clientID out of the seats now, or
@@ -1001,7 +1002,7 @@ func (s *Server[I, P]) decideJoiner(now time.Time, m *member[I], watch bool) err
 	}
 	if x := s.heldOff(now, m.clientID); x != nil {
 		s.stats.HeldOff++
-		return s.refuseJoin(m, "this client was dropped %d times for holding the other players back (its inputs lagged the session clock or stopped): it may play again in %v (or join as a spectator)",
+		return s.refuseJoin(m, "this client left its seat or was dropped %d times (the others wait for a player's inputs each time it comes back and stops): it may play again in %v (or join as a spectator)",
 			x.n, x.until.Sub(now).Round(time.Millisecond))
 	}
 	seat, held := s.freeSeat(now, m.clientID)

@@ -129,9 +129,9 @@ type ServerStats struct {
 	// Accusations the times a joiner then found another player's state
 	// right (its source is dropped, ReasonSnapshot, only once joiners of
 	// two client ids accused it).
-	// HeldOff counts the late joins refused because their client id was
-	// dropped for holding the others back not long before (MaxLag after
-	// a first such drop, doubling with each next one).
+	// HeldOff counts the late joins refused because their client id left
+	// a seat or was dropped a second time not long before (MaxLag,
+	// doubling with each next time).
 	LateJoins        uint64
 	HeldOff          uint64
 	Joining          int
@@ -156,8 +156,8 @@ type Refusal struct {
 // Refusals appends the server's refusals in a fixed order, zeros
 // included: the messages rejected as malformed or forged
 // ("rejected_message"), from players, joiners and spectators, and the
-// late joins refused to a client id dropped for holding the others back
-// not long before ("rejoin_held_off", ServerStats.HeldOff). The players
+// late joins refused to a client id that left or was dropped again not
+// long before ("rejoin_held_off", ServerStats.HeldOff). The players
 // it dropped are not among them: their reasons are in Stats.Drops, and
 // the driver that lets them go counts them too.
 func (s *Server[I, P]) Refusals(dst []Refusal) []Refusal {
