@@ -103,7 +103,7 @@ func TestServerDropsForgedInputs(t *testing.T) {
 	if s.desync != nil {
 		t.Fatalf("a forged checksum stopped the session: %v", s.desync)
 	}
-	if got := s.Refusals(nil); len(got) != 1 || got[0] != (Refusal{"rejected_message", uint64(len(cases))}) {
+	if got := s.Refusals(nil); len(got) != 2 || got[0] != (Refusal{"rejected_message", uint64(len(cases))}) || got[1] != (Refusal{"rejoin_held_off", 0}) {
 		t.Fatalf("Refusals %v after %d rejected messages", got, len(cases))
 	}
 	if err := s.handle(now, 0, m, good); err != nil || m.ring.have != have+3 {

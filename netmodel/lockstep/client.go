@@ -37,8 +37,11 @@ type Client[I comparable, P Input[I]] struct {
 	// answers the server's requests for its state.
 	mute bool
 	// distrust, in tests only, makes the client a hostile joiner that
-	// finds every snapshot wrong.
-	distrust bool
+	// finds its next distrust snapshots wrong, whatever they hold.
+	distrust int
+	// hoard, in tests only, makes the client a hostile joiner that
+	// acknowledges no chunk of its snapshot.
+	hoard bool
 	// hideSums, in tests only, makes the client a player whose checksums
 	// never reach the server.
 	hideSums bool
@@ -435,8 +438,9 @@ func (c *Client[I, P]) takeChunk(now time.Time, m *serverMsg[I]) error {
 		return nil
 	}
 	err := c.game.(Snapshotter).UnmarshalState(j.buf)
-	if err == nil && (uint32(c.game.Checksum()) != j.sum || c.distrust) {
+	if err == nil && (uint32(c.game.Checksum()) != j.sum || c.distrust > 0) {
 		err = fmt.Errorf("its checksum is %#x, the server sent %#x", uint32(c.game.Checksum()), j.sum)
+		c.distrust = max(0, c.distrust-1)
 	}
 	j.buf = nil
 	if err != nil {

@@ -81,6 +81,9 @@ func (c *Client[I, P]) sendMessage(now time.Time, send func([]byte)) error {
 	m.snap = c.joining != nil
 	if m.snap {
 		m.snapOf, m.snapAck, m.verdict = c.joining.back, c.joining.ack, c.joining.verdict
+		if c.hoard {
+			m.snapAck, m.verdict = snapAck{}, verdictPending
+		}
 	}
 	if err := c.transmit(now, send, carried); err != nil {
 		return err

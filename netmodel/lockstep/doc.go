@@ -98,11 +98,18 @@
 // held for the client id of the player who left it for
 // Config.RejoinGrace (30 s): meanwhile a client with another id takes
 // another free seat, or is refused with a reason that names the seat and
-// the time left.
+// the time left. A client id that left a seat or was dropped from it a
+// second time takes no seat for MaxLag, twice as long after each next
+// time, so that it cannot make the others wait for its inputs again and
+// again by coming straight back (ServerStats.HeldOff).
 //
 // The joiner receives the game as bytes, the state before a tick, with
 // its checksum, in chunks of 1 kB with selective acks (at most
-// Config.SnapshotBurst per Update), then every player's inputs since; it
+// Config.SnapshotBurst per Update; a chunk not acknowledged goes again
+// half a round trip later, twice as long after each next try while
+// nothing new is acknowledged, so that a client that hoards its
+// snapshot is not sprayed with it; a spectator whose snapshot does not
+// progress for Timeout is let go), then every player's inputs since; it
 // restores the game, checks that its checksum is the one sent, simulates
 // forward to the present (MaxCatchUp ticks per Update) and reports
 // checksums from the snapshot's tick on, verified as everyone's. Its
@@ -118,9 +125,11 @@
 // its state after a checkpoint tick no client has simulated yet, relays
 // it (at most MaxSnapshotBytes) once every player's checksum of that
 // tick is in, with the agreed checksum, and the joiner checks it. A
-// source whose state does not match is dropped (ReasonSnapshot) once
-// another player's state restores for the joiner (a joiner for which two
-// fail is dropped instead: ReasonJoinFailed), one that sends nothing
+// source whose state does not match is accused once another player's
+// state restores for the joiner, asked after the others from then on,
+// and dropped (ReasonSnapshot) once joiners of two client ids accused it:
+// one client's word drops nobody (a joiner for which two states fail is
+// dropped instead: ReasonJoinFailed); one that sends nothing
 // within Timeout too (ReasonSourceTimeout), one that cannot
 // (no Snapshotter) is not asked again; the joiner waits, unseated, while
 // another player is asked, and is refused when none is left (Released

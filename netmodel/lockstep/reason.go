@@ -33,7 +33,9 @@ const (
 	ReasonNoStart
 	// ReasonSnapshot: asked for its state as a late joiner's snapshot
 	// (no referee), it sent one that does not restore to the checksum
-	// every player agreed on for that tick.
+	// every player agreed on for that tick, as late joiners of two
+	// different client ids found (each then restored another player's),
+	// or it claimed a state larger than Config.MaxSnapshotBytes.
 	ReasonSnapshot
 	// ReasonSourceTimeout: asked for its state as a late joiner's
 	// snapshot (no referee), it did not send it within Config.Timeout.
@@ -90,7 +92,7 @@ func (r Reason) explain(tick Tick, cfg *Config) string {
 	case ReasonNoStart:
 		return fmt.Sprintf("no round trip to you was measured within %v of the lobby filling up (your datagrams acknowledge none of the server's): the session started without you", cfg.StartTimeout)
 	case ReasonSnapshot:
-		return fmt.Sprintf("the state after tick %d you sent for a late joiner does not restore to the checksum every player agreed on for that tick (a modified client, or a game whose MarshalState and UnmarshalState do not round-trip)", tick)
+		return fmt.Sprintf("the state after tick %d you sent for a late joiner does not restore to the checksum every player agreed on for that tick, as two late joiners found, or is larger than the session takes (a modified client, or a game whose MarshalState and UnmarshalState do not round-trip)", tick)
 	case ReasonSourceTimeout:
 		return fmt.Sprintf("the server asked for your state after tick %d for a late joiner and did not get it within %v", tick, cfg.Timeout)
 	case ReasonJoinFailed:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/netphys/netphys/wire"
@@ -41,6 +42,9 @@ type Server[I comparable, P Input[I]] struct {
 	fetch   *fetch[I]
 	failed  []*member[I]
 	refused map[int]refusal
+	// strikes are the client ids that left a seat or were dropped, and
+	// until when each may not take one again (strike).
+	strikes []strike
 	stats   ServerStats
 	// rejected counts the messages rejected as malformed or forged from
 	// every client, players, joiners and spectators, gone ones too.
@@ -115,9 +119,18 @@ type member[I any] struct {
 	// dropped if another player's state restores for the joiner.
 	suspect     *member[I]
 	suspectTick Tick
-	snapAck     snapAck
-	snapNext    int // the next chunk to send
-	stats       PlayerStats
+	// accused counts the late joiners that found this player's state
+	// wrong and another player's right; accuser is the client id of the
+	// first of them. The server cannot check either claim, so one
+	// client's word drops nobody (it may lie to frame an honest player):
+	// a second client id's does (ReasonSnapshot). Meanwhile the player is
+	// asked for its state after the others.
+	accused  int
+	accuser  uint64
+	snapAck  snapAck
+	snapNext int // the next chunk to send
+	snapPace pacer
+	stats    PlayerStats
 }
 
 // tellDropped is how long the server keeps telling a dropped player why,
@@ -239,7 +252,13 @@ func (s *Server[I, P]) Leave(now time.Time, slot int) {
 		s.members = append(s.members[:i], s.members[i+1:]...)
 		return
 	}
+	if m.connected {
+		s.strike(now, m.clientID)
+	}
 	s.depart(now, m)
+	// A dropped player whose connection is gone cannot be told why any
+	// more; a client that takes the slot next must not be told instead.
+	m.stats.Told = true
 }
 
 // depart ends a player's part in a running session: its inputs from the
@@ -259,7 +278,52 @@ func (s *Server[I, P]) disconnect(now time.Time, m *member[I], reason Reason, ti
 		m.reason, m.reasonTick, m.droppedAt = reason, tick, now
 		s.stats.Disconnected++
 		s.stats.Drops[reason]++
+		s.strike(now, m.clientID)
 	}
+}
+
+// strike is a client id that left a seat of the running session, or was
+// dropped from it, n times, and may take a seat again from until on.
+type strike struct {
+	id    uint64
+	n     int
+	until time.Time
+}
+
+// maxHoldOff bounds the hold-off of a client dropped many times.
+const maxHoldOff = 10 * time.Minute
+
+// strike holds the client id out of the session's seats after it left
+// a seat or was dropped from it for the second time: MaxLag, then twice
+// as long after each next time (the first time it may come back at
+// once: a player whose link failed). The others wait up to MaxLag for a player's
+// inputs before it is dropped, or until it leaves; without this a player
+// could come straight back into its seat (late join) and make them wait
+// again, for ever. Clients without an id (0) are not told apart.
+func (s *Server[I, P]) strike(now time.Time, id uint64) {
+	if id == 0 {
+		return
+	}
+	k := slices.IndexFunc(s.strikes, func(x strike) bool { return x.id == id })
+	if k < 0 {
+		s.strikes = append(s.strikes, strike{id: id})
+		k = len(s.strikes) - 1
+	}
+	x := &s.strikes[k]
+	if x.n++; x.n > 1 {
+		x.until = now.Add(min(maxHoldOff, s.cfg.MaxLag<<min(x.n-2, 20)))
+	}
+}
+
+// heldOff returns the strike holding clientID out of the seats now, or
+// nil.
+func (s *Server[I, P]) heldOff(now time.Time, clientID uint64) *strike {
+	for k := range s.strikes {
+		if x := &s.strikes[k]; clientID != 0 && x.id == clientID && now.Before(x.until) {
+			return x
+		}
+	}
+	return nil
 }
 
 // Released reports whether the server is done with the client in slot:
@@ -936,6 +1000,11 @@ func (s *Server[I, P]) decideJoiner(now time.Time, m *member[I], watch bool) err
 		}
 		return nil
 	}
+	if x := s.heldOff(now, m.clientID); x != nil {
+		s.stats.HeldOff++
+		return s.refuseJoin(m, "this client left its seat or was dropped %d times (the others wait for a player's inputs each time it comes back and stops): it may play again in %v (or join as a spectator)",
+			x.n, x.until.Sub(now).Round(time.Millisecond))
+	}
 	seat, held := s.freeSeat(now, m.clientID)
 	switch {
 	case seat >= 0:
@@ -1039,8 +1108,12 @@ func (s *Server[I, P]) takeSnapAck(now time.Time, idx int, m *member[I], msg *cl
 	if k := n - a.have - 1; a.have > n || a.have == n && a.mask != 0 || k >= 0 && k < 64 && a.mask>>k != 0 {
 		return fmt.Errorf("%w: acknowledgement of chunks %d and %#x of %d", ErrForged, a.have, a.mask, n)
 	}
-	if a.have >= m.snapAck.have {
+	if a.have > m.snapAck.have || a.have == m.snapAck.have && a.mask&^m.snapAck.mask != 0 {
 		m.snapAck = a
+		m.snapPace.progress()
+		if m.watch {
+			m.progress = now // a spectator's snapshot moves (updateWatchers)
+		}
 	}
 	if m.snapAck.have < n {
 		return nil
@@ -1049,11 +1122,30 @@ func (s *Server[I, P]) takeSnapAck(now time.Time, idx int, m *member[I], msg *cl
 	if msg.verdict == verdictBad {
 		s.badSnapshot(now, idx, m)
 	} else if m.suspect != nil {
-		// Another player's state restored: the first one lied.
-		s.disconnect(now, m.suspect, ReasonSnapshot, m.suspectTick)
+		// Another player's state restored: the first one lied, or this
+		// joiner does.
+		s.accuse(now, m.suspect, m.clientID, m.suspectTick)
 		m.suspect = nil
 	}
 	return nil
+}
+
+// accuse records that the late joiner with clientID found src's state
+// after tick wrong and then another player's right. Only the joiner can
+// tell, and a hostile one can say so of an honest player's state: src is
+// dropped (ReasonSnapshot) once joiners with two different client ids (a
+// connect token each) have said so, never on one client's word; clients
+// without an id (0) are not told apart and count for none.
+func (s *Server[I, P]) accuse(now time.Time, src *member[I], clientID uint64, tick Tick) {
+	src.accused++
+	s.stats.Accusations++
+	switch {
+	case clientID == 0 || clientID == src.accuser:
+	case src.accuser == 0:
+		src.accuser = clientID
+	default:
+		s.disconnect(now, src, ReasonSnapshot, tick)
+	}
 }
 
 // badSnapshot handles a joiner whose snapshot does not restore to the
@@ -1104,12 +1196,59 @@ func (s *Server[I, P]) sendSnapshot(now time.Time, idx int, m *member[I], send f
 		c.ack = c.back // a spectator sends no inputs
 	}
 	defer func() { out.joining, out.watcher = false, false }()
+	wait := 100 * time.Millisecond // before a round trip is measured
+	if rtt, _ := m.pipe.rtt(); rtt > 0 {
+		wait = rtt/2 + s.cfg.TickDuration
+	}
 	return eachChunk(m.snapAck, &m.snapNext, len(m.snap), s.cfg.SnapshotBurst, func(i int) error {
+		if !m.snapPace.due(now, i, wait) {
+			return errNotDue
+		}
 		c.index = i
 		c.data = m.snap[i*snapshotChunk : min(len(m.snap), (i+1)*snapshotChunk)]
+		m.snapPace.sent(now, i)
 		_, err := s.transmit(now, idx, m, out, send)
 		return err
 	})
+}
+
+// pacer paces the chunks of a snapshot the server sends: a chunk sent
+// and not acknowledged goes again no sooner than half a round trip after
+// its last sending, twice as long after each next try while the receiver
+// acknowledges nothing new (at most maxChunkWait; progress starts the
+// tries again), so that a receiver that acknowledges nothing gets less
+// and less instead of SnapshotBurst chunks every Update, and one on a
+// lossy link gets what it lost again soon. It keeps the chunks of the
+// snapWindow, by index modulo snapWindow.
+type pacer struct {
+	chunk [snapWindow]int32 // the chunk in the slot, plus one (0: none)
+	tries [snapWindow]uint8
+	at    [snapWindow]time.Time
+}
+
+// maxChunkWait is the longest a chunk not acknowledged waits to go again.
+const maxChunkWait = 2 * time.Second
+
+// errNotDue tells eachChunk that a chunk is not due yet: it goes on with
+// the next one.
+var errNotDue = errors.New("lockstep: chunk not due")
+
+func (p *pacer) due(now time.Time, i int, wait time.Duration) bool {
+	k := i % snapWindow
+	return int(p.chunk[k]) != i+1 || now.Sub(p.at[k]) >= min(maxChunkWait, wait<<max(1, p.tries[k])/2)
+}
+
+// progress starts the tries again: the receiver acknowledged something
+// new.
+func (p *pacer) progress() { clear(p.tries[:]) }
+
+func (p *pacer) sent(now time.Time, i int) {
+	k := i % snapWindow
+	if int(p.chunk[k]) != i+1 {
+		p.chunk[k], p.tries[k] = int32(i+1), 0
+	}
+	p.tries[k] = min(p.tries[k]+1, 16)
+	p.at[k] = now
 }
 
 // eachChunk calls send with up to burst chunks of a total-byte snapshot
@@ -1126,7 +1265,9 @@ func eachChunk(ack snapAck, next *int, total, burst int, send func(i int) error)
 		if i > lo && ack.mask&(1<<(i-lo-1)) != 0 {
 			continue
 		}
-		if err := send(i); err != nil {
+		if err := send(i); errors.Is(err, errNotDue) {
+			continue
+		} else if err != nil {
 			return err
 		}
 		sent++
@@ -1229,6 +1370,8 @@ func (s *Server[I, P]) updateWatchers(now time.Time, send func(int, []byte)) err
 		switch {
 		case now.Sub(w.lastHeard) > s.cfg.Timeout:
 			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator was not heard for %v (Config.Timeout)", s.cfg.Timeout))
+		case w.snap != nil && now.Sub(w.progress) > s.cfg.Timeout:
+			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator acknowledged no new chunk of its snapshot for %v (Config.Timeout): its link is too slow or lossy, or its client does not take snapshots", s.cfg.Timeout))
 		case behind >= 0:
 			s.letGo(w.slot, "spectator", fmt.Sprintf("lockstep: this spectator fell behind the server's buffer: it has player %d's inputs before tick %d, the server keeps only those from tick %d on "+
 				"(its link is too slow or lossy to follow the session)", behind, w.acks[behind], min(oldest, s.members[behind].ring.have)))

@@ -20,10 +20,12 @@ import (
 //   - The joiner restores the state and compares its Checksum with the
 //     agreed one before it plays; if they differ it says so, its seat
 //     departs again and another player is asked. The server cannot tell
-//     whether the source or the joiner lies: the source is dropped
-//     (ReasonSnapshot) once another player's state restores for the
-//     joiner, and the joiner (ReasonJoinFailed) if that one fails too, so
-//     a hostile joiner cannot get honest players dropped.
+//     whether the source or the joiner lies: once another player's state
+//     restores for the joiner the source is accused, asked after the
+//     others from then on, and dropped (ReasonSnapshot) when joiners of
+//     two different client ids have accused it; the joiner is dropped
+//     (ReasonJoinFailed) if the second state fails too. So one hostile
+//     client, joiner or spectator, cannot get an honest player dropped.
 //     A source that sends nothing within Timeout of the
 //     request is dropped (ReasonSourceTimeout); one that cannot is asked
 //     no more for these joiners. With no player left to ask, the joiners
@@ -155,9 +157,8 @@ func (s *Server[I, P]) sourceFailed(f *fetch[I]) {
 func (s *Server[I, P]) ask(now time.Time) {
 	var src *member[I]
 	for _, m := range s.members {
-		if m.connected && m.snap == nil && !s.hasFailed(m) {
+		if m.connected && m.snap == nil && !s.hasFailed(m) && (src == nil || m.accused < src.accused) {
 			src = m
-			break
 		}
 	}
 	if src == nil {

@@ -125,12 +125,20 @@ type ServerStats struct {
 	// state; SnapshotRequests counts the states asked of players,
 	// SnapshotFailures those that did not come in time, that the player
 	// could not send or whose bytes a joiner found wrong. BadSnapshots
-	// counts the snapshots a joiner found wrong, whoever sent them.
+	// counts the snapshots a joiner found wrong, whoever sent them;
+	// Accusations the times a joiner then found another player's state
+	// right (its source is dropped, ReasonSnapshot, only once joiners of
+	// two client ids accused it).
+	// HeldOff counts the late joins refused because their client id left
+	// a seat or was dropped a second time not long before (MaxLag,
+	// doubling with each next time).
 	LateJoins        uint64
+	HeldOff          uint64
 	Joining          int
 	SnapshotRequests uint64
 	SnapshotFailures uint64
 	BadSnapshots     uint64
+	Accusations      uint64
 	// Watchers are the spectators now; WatchersDropped counts those
 	// dropped for silence or for falling out of the buffer.
 	Watchers        int
@@ -147,9 +155,11 @@ type Refusal struct {
 
 // Refusals appends the server's refusals in a fixed order, zeros
 // included: the messages rejected as malformed or forged
-// ("rejected_message"), from players, joiners and spectators. The players
+// ("rejected_message"), from players, joiners and spectators, and the
+// late joins refused to a client id that left or was dropped again not
+// long before ("rejoin_held_off", ServerStats.HeldOff). The players
 // it dropped are not among them: their reasons are in Stats.Drops, and
 // the driver that lets them go counts them too.
 func (s *Server[I, P]) Refusals(dst []Refusal) []Refusal {
-	return append(dst, Refusal{"rejected_message", s.rejected})
+	return append(dst, Refusal{"rejected_message", s.rejected}, Refusal{"rejoin_held_off", s.stats.HeldOff})
 }

@@ -302,6 +302,12 @@ type owner struct {
 	id    uint64
 	known bool      // id is the client id of its client (JoinClient)
 	away  time.Time // its client left at; the character waits until RejoinGrace after
+	// While away: what its client had left of its rewind budget and of
+	// its packet rate when it left, at tick left. A client that comes
+	// back gets them (refilled as if it had stayed), not fresh ones: a
+	// reconnect must not buy rewinds or packets.
+	budget, tokens float64
+	left           Tick
 }
 
 // maxSlots bounds the slots a driver may name: netcode has at most 256.
@@ -351,11 +357,17 @@ func (s *Server[I, PI]) join(now time.Time, slot int, id uint64, known bool) err
 		s.slots = append(s.slots, 0)
 	}
 	s.slots[slot] = p + 1
-	s.peers[p] = &peer{slot: slot, ep: ep, budget: float64(s.window), tokens: packetBurst,
+	pr := &peer{slot: slot, ep: ep, budget: float64(s.window), tokens: packetBurst,
 		sent: make([]sentState, s.cfg.Reliable.SentPacketsBufferSize)}
+	s.peers[p] = pr
 	if back {
-		// The character is in the world where its client left it.
-		s.owners[p].away = time.Time{}
+		// The character is in the world where its client left it, and
+		// the client's limits are where it left them, refilled since.
+		o := &s.owners[p]
+		away := float64(s.tick - o.left)
+		pr.budget = min(pr.budget, o.budget+away*s.cfg.ResimBudget)
+		pr.tokens = min(pr.tokens, o.tokens+away*packetRate)
+		o.away = time.Time{}
 		s.counters.Rejoins++
 	} else {
 		s.owners[p] = owner{id: id, known: known}
@@ -402,14 +414,15 @@ func (s *Server[I, PI]) Leave(now time.Time, slot int) {
 	if !ok {
 		return
 	}
+	pr := s.peers[p]
 	s.slots[slot], s.peers[p] = 0, nil
 	var zero I
 	for t := s.tick; s.offset(t) <= int64(s.ahead); t++ {
 		f := s.frameAt(t)
 		f.inputs[p], f.received[p], f.tooLate[p], f.shotOK[p] = zero, true, false, false
 	}
-	if s.owners[p].known && s.cfg.RejoinGrace > 0 && s.pending[p] <= 0 {
-		s.owners[p].away = now
+	if o := &s.owners[p]; o.known && s.cfg.RejoinGrace > 0 && s.pending[p] <= 0 {
+		o.away, o.budget, o.tokens, o.left = now, pr.budget, pr.tokens, s.tick
 		return
 	}
 	s.owners[p] = owner{}
