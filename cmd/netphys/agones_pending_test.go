@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"io"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -146,5 +149,52 @@ func TestServeRoomsAgonesAllocatedMatchNeverJoined(t *testing.T) {
 	}
 	if c := f.GameServer().Status.Counters["matches"].Count; c != 0 {
 		t.Errorf("the Counter is %d after the allocated match expired, want 0", c)
+	}
+}
+
+// TestServeRoomsAgonesInProcess runs serve --rooms --agones and a player
+// through run, in this process, so that the race detector sees the rooms
+// telling the lifecycle of a room opened (RoomsConfig.Opened) while it
+// counts an allocated match: the fleet allocates m-1, its one lockstep bot plays,
+// and serve goes Shutdown and returns nil by itself, the Counter at 0.
+func TestServeRoomsAgonesInProcess(t *testing.T) {
+	addr := freeUDPAddr(t)
+	f := agonestest.New(2, testFleet)
+	defer f.Close()
+	f.SetAddress(netip.MustParseAddrPort(addr))
+	key := strings.Repeat("3d", 32)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		served <- run(ctx, []string{"serve", "--rooms", "--agones", "--agones-sdk", f.URL(), "--agones-health", "50ms",
+			"--agones-allocation-wait", "20s", "--listen", addr, "--key", key, "--report", "0"}, io.Discard)
+	}()
+	for f.State() != agones.StateReady {
+		select {
+		case <-f.Changed():
+		case err := <-served:
+			t.Fatalf("serve ended before Ready: %v", err)
+		}
+	}
+	if err := f.AllocateCounted("matches", nil, map[string]string{tokenservice.MatchAnnotation: "m-1"}); err != nil {
+		t.Fatal(err)
+	}
+	tok := filepath.Join(t.TempDir(), "p.token")
+	if err := run(ctx, []string{"token", "--key", key, "--servers", addr, "--client-id", "78", "--match", "m-1",
+		"--match-model", "lockstep", "--match-players", "1", "--match-layout", "tower20", "--out", tok}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, botArgs(tok, 60, "--model", "lockstep", "--layout", "tower20", "--players", "1"), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if h := f.History(); !slices.Equal(h, []string{"Scheduled", "Ready", "Allocated", "Shutdown"}) {
+		t.Errorf("GameServer states: %v", h)
+	}
+	if c := f.GameServer().Status.Counters["matches"].Count; c != 0 {
+		t.Errorf("the Counter is %d after the match, want 0", c)
 	}
 }
