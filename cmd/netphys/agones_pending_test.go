@@ -107,7 +107,7 @@ func agonesRoomsWaitScenario(t *testing.T, addr string, gw countedGateway) {
 }
 
 // TestServeRoomsAgonesAllocatedMatchNeverJoined: a match allocated to
-// `serve --rooms --agones --agones-allocation-wait 1s` whose players never
+// `serve --rooms --agones --agones-allocation-wait 2s` whose players never
 // come is counted for the wait, then logged as such, no longer counted,
 // and the server, with nothing else to run, goes Shutdown and exits 0.
 func TestServeRoomsAgonesAllocatedMatchNeverJoined(t *testing.T) {
@@ -120,7 +120,7 @@ func TestServeRoomsAgonesAllocatedMatchNeverJoined(t *testing.T) {
 	p.addr = addr
 	sdk := agones.New(f.URL())
 	serve, serveBuf := p.serve([]string{"NETPHYS_LOG=info"}, "--rooms", "--agones", "--agones-sdk", f.URL(), "--agones-health", "100ms",
-		"--agones-allocation-wait", "1s")
+		"--agones-allocation-wait", "2s")
 	waitGameServer(t, p.ctx, sdk, "Ready", serveBuf, func(gs agones.GameServer) bool { return gs.Status.State == agones.StateReady })
 	allocated := time.Now()
 	if err := f.AllocateCounted("matches", nil, map[string]string{tokenservice.MatchAnnotation: "lost"}); err != nil {
@@ -129,15 +129,15 @@ func TestServeRoomsAgonesAllocatedMatchNeverJoined(t *testing.T) {
 	if err := serve.Wait(); err != nil {
 		t.Fatalf("serve: %v\n%s", err, serveBuf)
 	}
-	if d := time.Since(allocated); d < time.Second {
-		t.Errorf("serve ended %v after the allocation, before its 1 s wait ran out", d)
+	if d := time.Since(allocated); d < 2*time.Second {
+		t.Errorf("serve ended %v after the allocation, before its 2 s wait ran out", d)
 	}
 	out := serveBuf.String()
 	for _, want := range []string{
-		`msg="agones: the allocated match waits for its players; it counts as a match until its room opens" match_id=lost allocation_wait=1s`,
+		`msg="agones: the allocated match waits for its players; it counts as a match until its room opens" match_id=lost allocation_wait=2s`,
 		`msg="agones: matches counted" counter=matches count=1 running=0 waiting=1`,
 		`msg="agones: an allocated match's players never came: it is no longer counted" match_id=lost`,
-		`allocation_wait=1s next="no match runs or waits: the match is over (--agones-after-match shutdown)"`,
+		`allocation_wait=2s next="no match runs or waits: the match is over (--agones-after-match shutdown)"`,
 		`msg="agones: matches counted" counter=matches count=0 running=0 waiting=0`,
 		`msg="lifecycle: match over: the last running match ended" matches_ended=0`, `msg="agones: shutdown: exiting"`} {
 		if !strings.Contains(out, want) {
