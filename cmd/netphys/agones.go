@@ -139,7 +139,11 @@ func (a *agonesSide) observe(ctx context.Context, gs agones.GameServer) {
 		a.matchID = ann
 		a.lc.log.Info("agones: allocated", "gameserver", gs.ObjectMeta.Name, "match_id", a.matchID,
 			"model", gs.ObjectMeta.Labels[modelLabel], "again", again)
-		if a.alloc != nil && ann != prevAnn && !self && a.alloc.allocate(time.Now(), ann) {
+		fresh := a.alloc != nil && ann != "" && ann != prevAnn && !self
+		switch {
+		case fresh && a.lc.draining.Load():
+			a.lc.log.Warn("agones: allocated while draining: the match is not taken, its players are refused", "match_id", ann)
+		case fresh && a.alloc.allocate(time.Now(), ann):
 			a.lc.log.Info("agones: the allocated match waits for its players; it counts as a match until its room opens",
 				"match_id", ann, "allocation_wait", a.lc.f.allocWait, "waiting", len(a.alloc.waiting))
 		}

@@ -74,7 +74,8 @@ func TestAllocationsWaitForTheirRooms(t *testing.T) {
 // allocations that name a new match make it wait for its room; serve's
 // own allocation (a player came without one) does not, even with an
 // earlier match's annotation left on the GameServer, nor does turning
-// Allocated again with that old annotation.
+// Allocated again with that old annotation, nor an allocation while the
+// server drains.
 func TestAgonesObserveWaitsForNewAllocationsOnly(t *testing.T) {
 	var log syncbuf.Buffer
 	a := &agonesSide{lc: &lifecycle{f: &lifecycleFlags{allocWait: time.Second}, log: slog.New(slog.NewTextHandler(&log, nil))},
@@ -105,6 +106,11 @@ func TestAgonesObserveWaitsForNewAllocationsOnly(t *testing.T) {
 	step(gs(agones.StateAllocated, "m-2")) // an allocation that set no annotation
 	step(gs(agones.StateReady, "m-2"))
 	step(gs(agones.StateAllocated, "m-3"), "m-3")
+	a.lc.draining.Store(true) // SIGTERM: no new match opens
+	step(gs(agones.StateAllocated, "m-4"), "m-3")
+	if !strings.Contains(log.String(), `msg="agones: allocated while draining: the match is not taken, its players are refused" match_id=m-4`) {
+		t.Errorf("no warning of the allocation while draining:\n%s", log.String())
+	}
 	if n := strings.Count(log.String(), `msg="agones: the allocated match waits for its players; it counts as a match until its room opens"`); n != 3 {
 		t.Errorf("logged %d waits, want 3:\n%s", n, log.String())
 	}
