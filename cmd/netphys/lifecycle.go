@@ -56,10 +56,12 @@ func declareLifecycle(fs *flag.FlagSet) *lifecycleFlags {
 // over", so lifecycle reads the netcode server's slots (every 100 ms) and
 // calls a match over when every client that connected has left, the rule
 // match.Serve itself applies. With --rooms it also reads the rooms'
-// figures: the matches running go to the Agones Counter
+// figures: the matches running, and those Agones allocated to the server
+// that wait for their players (allocations), go to the Agones Counter
 // --agones-rooms-counter, and "the match is over" becomes "the last
-// running match has ended" (one at least ended since the last time, none
-// runs, no client is connected).
+// running match has ended" (one at least ended, or an allocated one's
+// players never came, since the last time; none runs or waits; no client
+// is connected).
 type lifecycle struct {
 	f         *lifecycleFlags
 	sdk       *agones.Client // nil without --agones
