@@ -60,6 +60,10 @@ type RoomsConfig struct {
 	// /matches/{id}: see RoomInfo) until ServeRooms returns, which
 	// closes it. It has no authentication: a private address.
 	Admin net.Listener
+	// Opened, when set, is told the id of each match as its room opens
+	// (its first player's token; "" for the Default match), on the
+	// goroutine that steps the rooms: it must not block.
+	Opened func(id string)
 }
 
 // defaultRoom is the id of the Default match: a token's id is never
@@ -243,6 +247,9 @@ func (l *roomLobby) Open(now time.Time, id string, _ *netcode.UserData) (udpdriv
 	model := udpdrive.MatchSetup{Model: host, Agree: Agreement(m, sides, setup), Kind: m.Name}
 	if l.panicID != "" && id == l.panicID {
 		model.Model = &panicky{Host: host, at: now.Add(2 * time.Second)}
+	}
+	if l.cfg.Opened != nil {
+		l.cfg.Opened(id)
 	}
 	return model, nil
 }

@@ -66,6 +66,9 @@ type agonesSide struct {
 	// yet shown a state other than Ready, so the players joining
 	// meanwhile do not ask again.
 	selfAllocated bool
+	// alloc, with --rooms, are the matches allocated to this server
+	// whose rooms have not opened yet.
+	alloc *allocations
 }
 
 const sdkCallTimeout = 5 * time.Second
@@ -120,20 +123,30 @@ func (a *agonesSide) start(ctx context.Context, signaled <-chan struct{}, wg *sy
 
 // observe follows the GameServer: each allocation names a match, the
 // first as it turns Allocated, later ones (a rooms server taking more
-// matches) as the annotation changes while it stays so.
+// matches) as the annotation changes while it stays so. With --rooms, an
+// allocation with a new annotation (not serve's own, nor one left from an
+// earlier match) makes the match wait for its room (see allocations).
 func (a *agonesSide) observe(ctx context.Context, gs agones.GameServer) {
-	prev := a.state
+	prev, prevAnn, self := a.state, a.annotation, a.selfAllocated
 	a.state = gs.Status.State
 	if a.state != agones.StateReady {
 		a.selfAllocated = false
 	}
 	ann := gs.ObjectMeta.Annotations[tokenservice.MatchAnnotation]
-	again := ann != a.annotation && prev == agones.StateAllocated
+	again := ann != prevAnn && prev == agones.StateAllocated
 	a.annotation = ann
 	if a.state == agones.StateAllocated && (prev != a.state || again) {
 		a.matchID = ann
 		a.lc.log.Info("agones: allocated", "gameserver", gs.ObjectMeta.Name, "match_id", a.matchID,
 			"model", gs.ObjectMeta.Labels[modelLabel], "again", again)
+		fresh := a.alloc != nil && ann != "" && ann != prevAnn && !self
+		switch {
+		case fresh && a.lc.draining.Load():
+			a.lc.log.Warn("agones: allocated while draining: the match is not taken, its players are refused", "match_id", ann)
+		case fresh && a.alloc.allocate(time.Now(), ann):
+			a.lc.log.Info("agones: the allocated match waits for its players; it counts as a match until its room opens",
+				"match_id", ann, "allocation_wait", a.lc.f.allocWait, "waiting", len(a.alloc.waiting))
+		}
 		return
 	}
 	if a.state != prev {
@@ -188,12 +201,39 @@ func (a *agonesSide) updateList(ctx context.Context, id netcode.ClientID, add bo
 	a.lc.log.Warn("agones: player list", "list", a.list, "client_id", id, "add", add, "err", err)
 }
 
-// matchesRunning sets the rooms' Counter to the matches running.
-func (a *agonesSide) matchesRunning(ctx context.Context, n uint64) {
+// waiting is how many allocated matches wait for their rooms.
+func (a *agonesSide) waiting() uint64 {
+	if a.alloc == nil {
+		return 0
+	}
+	return uint64(len(a.alloc.waiting))
+}
+
+// refresh reads the GameServer now and observes it, not waiting for the
+// watch: an allocation made a moment ago is seen before serve counts its
+// matches down or ends. A failure is logged and leaves what the watch
+// showed.
+func (a *agonesSide) refresh(ctx context.Context) {
+	if a.lc.sdk == nil {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
+	defer cancel()
+	gs, err := a.lc.sdk.GameServer(cctx)
+	if err != nil {
+		a.lc.log.Warn("agones: reading the GameServer for new allocations failed; going by the watch", "err", err)
+		return
+	}
+	a.observe(ctx, gs)
+}
+
+// matchesCounted sets the rooms' Counter to n: the matches running and
+// those allocated that wait for their players.
+func (a *agonesSide) matchesCounted(ctx context.Context, n, running uint64) {
 	if a.lc.sdk == nil || a.counter == "" {
 		return
 	}
-	a.lc.log.Info("agones: matches running", "counter", a.counter, "count", n)
+	a.lc.log.Info("agones: matches counted", "counter", a.counter, "count", n, "running", running, "waiting", n-running)
 	cctx, cancel := context.WithTimeout(ctx, sdkCallTimeout)
 	defer cancel()
 	_, err := a.lc.sdk.SetCounter(cctx, a.counter, int64(n))

@@ -15,7 +15,9 @@ import (
 // the controller's allocation): Ready, Allocated for a match by the token
 // service, players with its tokens, Shutdown; then Ready again after a
 // match, and SIGTERM draining the next; serve --rooms counting its
-// matches in the Counter matches and shutting down after the last. It exists only with -tags
+// matches in the Counter matches and shutting down after the last; and
+// serve --rooms waiting for a match allocated to it (the file rewritten
+// with the Counter one more) after its last running match ended. It exists only with -tags
 // agonesreal and needs NETPHYS_AGONES_SDK, the directory of
 // run-sdk-server.sh (.ci/run sets both when ../shared/agones is there).
 func TestAgonesReal(t *testing.T) {
@@ -31,6 +33,7 @@ func TestAgonesReal(t *testing.T) {
 		{"ReadyAgainAndSIGTERMDrains", agonesReadyDrainScenario},
 		{"LockstepMatch", agonesLockstepScenario},
 		{"RoomsCountMatches", agonesRoomsScenario},
+		{"RoomsWaitForAllocatedMatch", func(t *testing.T, addr string, gw sdkGateway) { agonesRoomsWaitScenario(t, addr, gw.(countedGateway)) }},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			addr := freeUDPAddr(t)

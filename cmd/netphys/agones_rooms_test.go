@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -28,19 +30,9 @@ func agonesRoomsScenario(t *testing.T, addr string, gw sdkGateway) {
 	sdk := agones.New(gw.URL())
 	serve, serveBuf := p.serve([]string{"NETPHYS_LOG=info"}, "--rooms", "--agones", "--agones-sdk", gw.URL(), "--agones-health", "100ms")
 	var gs agones.GameServer
-	// waitFor waits until cond holds of the GameServer, read every 50 ms.
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-			var err error
-			gs, err = sdk.GameServer(p.ctx)
-			if err == nil && cond() {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within a minute (%v); GameServer %s, counters %v; serve's output:\n%s", what, err, gs.Status.State, gs.Status.Counters, serveBuf)
-			}
-		}
+		gs = waitGameServer(t, p.ctx, sdk, what, serveBuf, func(g agones.GameServer) bool { gs = g; return cond() })
 	}
 	count := func() int64 { return int64(gs.Status.Counters["matches"].Count) }
 	waitFor("Ready", func() bool { return gs.Status.State == agones.StateReady })
@@ -72,7 +64,7 @@ func agonesRoomsScenario(t *testing.T, addr string, gw sdkGateway) {
 	if err := serve.Wait(); err != nil {
 		t.Fatalf("serve: %v\n%s", err, serveBuf)
 	}
-	for _, want := range []string{`msg="agones: matches running" counter=matches count=2`, `msg="agones: matches running" counter=matches count=0`,
+	for _, want := range []string{`msg="agones: matches counted" counter=matches count=2 running=2 waiting=0`, `msg="agones: matches counted" counter=matches count=0 running=0 waiting=0`,
 		`msg="lifecycle: match over: the last running match ended" matches_ended=2`, `msg="agones: shutdown: exiting"`} {
 		if !strings.Contains(serveBuf.String(), want) {
 			t.Errorf("serve's output lacks %s:\n%s", want, serveBuf)
@@ -81,4 +73,32 @@ func agonesRoomsScenario(t *testing.T, addr string, gw sdkGateway) {
 	if n := strings.Count(serveBuf.String(), `msg="agones: player joined"`); n != 4 {
 		t.Errorf("%d players joined, want 4", n)
 	}
+}
+
+// waitGameServer waits until cond holds of the GameServer, read through
+// sdk every 50 ms, and returns it; serve's output goes with a failure.
+func waitGameServer(t *testing.T, ctx context.Context, sdk *agones.Client, what string, serveOut fmt.Stringer, cond func(agones.GameServer) bool) agones.GameServer {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		gs, err := sdk.GameServer(ctx)
+		if err == nil && cond(gs) {
+			return gs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within a minute (%v); GameServer %s, counters %v; serve's output:\n%s", what, err, gs.Status.State, gs.Status.Counters, serveOut)
+		}
+	}
+}
+
+// waitOutput waits until out holds s n times (a process's log).
+func waitOutput(t *testing.T, out fmt.Stringer, s string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Count(out.String(), s) >= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the output did not hold %q %d times within 20 s:\n%s", s, n, out)
 }

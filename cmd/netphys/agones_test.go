@@ -252,14 +252,7 @@ func (h *serveHarness) waitLog(t *testing.T, s string) {
 // waitCount waits until serve's output holds s n times.
 func (h *serveHarness) waitCount(t *testing.T, s string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Count(h.out.String(), s) >= n {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("serve did not log %q %d times within 20 s", s, n)
+	waitOutput(t, h.out, s, n)
 }
 
 // waitConnected waits until a client is connected (serve logs it).

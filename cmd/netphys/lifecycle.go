@@ -17,6 +17,7 @@ import (
 	"github.com/netphys/netphys/transport"
 	"github.com/netphys/netphys/transport/agones"
 	"github.com/netphys/netphys/transport/netcode"
+	"github.com/netphys/netphys/transport/tokenservice"
 )
 
 // lifecycleFlags are serve's flags for the process's life around its
@@ -29,6 +30,7 @@ type lifecycleFlags struct {
 	port       string
 	list       string
 	counter    string
+	allocWait  time.Duration
 	drain      time.Duration
 }
 
@@ -41,6 +43,7 @@ func declareLifecycle(fs *flag.FlagSet) *lifecycleFlags {
 	fs.StringVar(&f.port, "agones-port", "default", "the GameServer port players reach (its name under spec.ports): with the GameServer's address, the public address tokens list unless --public is given")
 	fs.StringVar(&f.list, "agones-players-list", "players", "the GameServer's List (Counters and Lists, beta) that holds the connected players' client ids; empty: none")
 	fs.StringVar(&f.counter, "agones-rooms-counter", "matches", "with --rooms: the GameServer's Counter (Counters and Lists, beta) that holds how many matches the process runs, its capacity the matches it may take (spec.counters); empty: none")
+	fs.DurationVar(&f.allocWait, "agones-allocation-wait", 30*time.Second, "with --rooms: how long a match Agones allocated to this server (the annotation "+tokenservice.MatchAnnotation+") may take for its first player; until then it counts in --agones-rooms-counter and the server does not end after its last running match")
 	fs.DurationVar(&f.drain, "drain", 25*time.Second, "on SIGTERM or SIGINT, let the running match finish for at most this long before exiting (0: exit at once; a second signal always does)")
 	return f
 }
@@ -53,10 +56,12 @@ func declareLifecycle(fs *flag.FlagSet) *lifecycleFlags {
 // over", so lifecycle reads the netcode server's slots (every 100 ms) and
 // calls a match over when every client that connected has left, the rule
 // match.Serve itself applies. With --rooms it also reads the rooms'
-// figures: the matches running go to the Agones Counter
+// figures: the matches running, and those Agones allocated to the server
+// that wait for their players (allocations), go to the Agones Counter
 // --agones-rooms-counter, and "the match is over" becomes "the last
-// running match has ended" (one at least ended since the last time, none
-// runs, no client is connected).
+// running match has ended" (one at least ended, or an allocated one's
+// players never came, since the last time; none runs or waits; no client
+// is connected).
 type lifecycle struct {
 	f         *lifecycleFlags
 	sdk       *agones.Client // nil without --agones
@@ -67,6 +72,9 @@ type lifecycle struct {
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
 	draining  atomic.Bool // a signal came: no new matches (serve --rooms reads it)
+
+	mu    sync.Mutex
+	opens []string // serve --rooms --agones: the matches opened since the loop last looked
 }
 
 // start validates the flags and starts the lifecycle; serve runs with the
@@ -88,6 +96,9 @@ func (f *lifecycleFlags) start(ctx context.Context, addr *netip.AddrPort, public
 	if f.agones {
 		if f.health <= 0 {
 			return nil, nil, fmt.Errorf("--agones-health %v: want a period above 0", f.health)
+		}
+		if f.allocWait <= 0 {
+			return nil, nil, fmt.Errorf("--agones-allocation-wait %v: want a time above 0 (how long an allocated match may take for its first player)", f.allocWait)
 		}
 		if f.sdk != "" {
 			lc.sdk = agones.New(f.sdk)
@@ -123,6 +134,27 @@ func (lc *lifecycle) listenedRooms(r *udpdrive.Rooms) (func(), error) {
 	return lc.listened(r.Transport())
 }
 
+// roomOpened is serve --rooms' RoomsConfig.Opened: it queues the match's
+// id for the loop, which counts the allocated matches waiting for their
+// rooms (see allocations).
+func (lc *lifecycle) roomOpened(id string) {
+	if lc.sdk == nil {
+		return
+	}
+	lc.mu.Lock()
+	lc.opens = append(lc.opens, id)
+	lc.mu.Unlock()
+}
+
+// takeOpens returns the matches opened since the last call.
+func (lc *lifecycle) takeOpens() []string {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	ids := lc.opens
+	lc.opens = nil
+	return ids
+}
+
 // done ends the lifecycle after serve has returned.
 func (lc *lifecycle) done() {
 	lc.stop()
@@ -138,9 +170,15 @@ type session struct {
 	players int  // connected now
 	joined  bool // a client connected since the last match ended
 	matches int
-	// serve --rooms: the matches running as last told to Agones, and
-	// the rooms' count of closed matches when the last one ended.
-	running, closed uint64
+	// serve --rooms: the matches counted as last told to Agones (running
+	// and allocated), and the rooms' count of closed matches when the
+	// last one ended.
+	counted, closed uint64
+	// expired: an allocated match's players never came since the last
+	// match over; waitLogged: 1 + the closed count when serve last
+	// logged that the match over waits for allocated matches.
+	expired    bool
+	waitLogged uint64
 }
 
 func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
@@ -153,6 +191,9 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 	n := srv.MaxClients()
 	s := session{up: make([]bool, n), ids: make([]netcode.ClientID, n)}
 	ag := &agonesSide{lc: lc}
+	if lc.rooms != nil && lc.sdk != nil {
+		ag.alloc = newAllocations(lc.f.allocWait)
+	}
 	if lc.sdk != nil {
 		ag.start(ctx, sigCtx.Done(), &lc.wg)
 	}
@@ -210,6 +251,11 @@ func (lc *lifecycle) loop(sigCtx, ctx context.Context) {
 			signals = nil
 			draining = true
 			lc.draining.Store(true)
+			if ag.alloc != nil {
+				if ids := ag.alloc.drop(); len(ids) > 0 {
+					lc.log.Warn("drain: the matches allocated to this server but not opened are not taken: their players are refused (the server is draining)", "match_ids", ids)
+				}
+			}
 			step() // the clients as they are now, not as of the last poll
 			if s.players == 0 || lc.f.drain == 0 {
 				exit(slog.LevelInfo, "drain: exiting", "reason", "signal", "players_cut_off", s.players)
@@ -262,20 +308,58 @@ func (lc *lifecycle) pollClients(ctx context.Context, srv *transport.Server, s *
 }
 
 // roomsOver reads the rooms' figures (a second old at most), tells Agones
-// how many matches run, and reports the last running match ended: one
-// ended since the last time, none runs and no client is connected.
+// how many matches run or are allocated and wait for their players (see
+// allocations), and reports the last match ended: one ended (or an
+// allocated one's players never came) since the last time, none runs, none
+// waits and no client is connected.
 func (lc *lifecycle) roomsOver(ctx context.Context, s *session, ag *agonesSide) (over bool) {
+	now := time.Now()
+	if ag.alloc != nil {
+		for _, id := range lc.takeOpens() {
+			ag.alloc.opened(now, id)
+		}
+	}
 	f := lc.rooms.Figures()
 	running := f.Opened - f.Closed
-	if running != s.running {
-		s.running = running
-		ag.matchesRunning(ctx, running)
+	var expired []allocated
+	if ag.alloc != nil {
+		expired = ag.alloc.settle(now, f.Opened)
+		s.expired = s.expired || len(expired) > 0
 	}
-	if f.Closed > s.closed && running == 0 && s.players == 0 {
-		s.closed = f.Closed
-		return true
+	ended := func() bool { return (f.Closed > s.closed || s.expired) && running == 0 && s.players == 0 }
+	count := running + ag.waiting()
+	if count < s.counted || ended() {
+		// Before counting down or ending: an allocation the watch has
+		// not shown yet is read now, so that it is neither uncounted
+		// nor ended under.
+		ag.refresh(ctx)
+		count = running + ag.waiting()
 	}
-	return false
+	for _, e := range expired {
+		next := "the server goes on with its other matches"
+		if ended() && ag.waiting() == 0 {
+			next = "no match runs or waits: the match is over (--agones-after-match " + lc.f.afterMatch + ")"
+		}
+		lc.log.Warn("agones: an allocated match's players never came: it is no longer counted", "match_id", e.id,
+			"waited", now.Sub(e.at).Round(time.Millisecond), "allocation_wait", lc.f.allocWait, "next", next)
+	}
+	if count != s.counted {
+		s.counted = count
+		ag.matchesCounted(ctx, count, running)
+	}
+	if !ended() {
+		return false
+	}
+	if ag.waiting() > 0 {
+		if s.waitLogged != f.Closed+1 {
+			s.waitLogged = f.Closed + 1
+			lc.log.Info("lifecycle: the last running match ended; matches allocated to this server wait for their players, so the server stays",
+				"waiting", ag.alloc.ids(), "matches_ended", f.Closed)
+		}
+		return false
+	}
+	s.closed, s.expired = f.Closed, false
+	return true
 }
 
 // chainListening calls every fn in order; a failure stops the ones

@@ -61,7 +61,7 @@ func serveRooms(ctx context.Context, out io.Writer, models *match.Flags, cfg tra
 	}
 	defaultMatch := "none: tokens must name their match"
 	rc := match.RoomsConfig{Flags: models, Setup: setup, Transport: cfg, MaxDuration: rf.maxDuration, Report: o.report, Status: out,
-		Draining: lc.draining.Load, Refusals: &match.RefusalTally{}}
+		Draining: lc.draining.Load, Refusals: &match.RefusalTally{}, Opened: lc.roomOpened}
 	if models.Model() != "echo" {
 		// The flags' match is the default: check it now, not at its first token.
 		m, sides, err := models.Sides()

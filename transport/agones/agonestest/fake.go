@@ -104,6 +104,36 @@ func (f *Fake) Allocate(labels, annotations map[string]string) error {
 	return nil
 }
 
+// AllocateCounted plays a GameServerAllocation of a fleet whose servers
+// host many matches each (tokenservice.Allocator.Counter): a Ready or
+// Allocated server with room in its Counter counter gets one more count,
+// the labels and annotations, and is Allocated. It fails when the
+// server is in another state, has no such Counter, or the Counter is full.
+func (f *Fake) AllocateCounted(counter string, labels, annotations map[string]string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s := f.gs.Status.State; s != agones.StateReady && s != agones.StateAllocated {
+		return fmt.Errorf("agonestest: allocate: the game server is %s, not Ready or Allocated", s)
+	}
+	c, ok := f.gs.Status.Counters[counter]
+	if !ok {
+		return fmt.Errorf("agonestest: allocate: the game server has no Counter %q", counter)
+	}
+	if c.Count >= c.Capacity {
+		return fmt.Errorf("agonestest: allocate: the Counter %q is full (%d of %d)", counter, c.Count, c.Capacity)
+	}
+	c.Count++
+	f.gs.Status.Counters[counter] = c
+	maps.Copy(f.gs.ObjectMeta.Labels, labels)
+	maps.Copy(f.gs.ObjectMeta.Annotations, annotations)
+	if f.gs.Status.State != agones.StateAllocated {
+		f.setStateLocked(agones.StateAllocated)
+		return nil
+	}
+	f.notifyLocked()
+	return nil
+}
+
 // State is the GameServer's state now.
 func (f *Fake) State() string {
 	f.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -39,7 +40,7 @@ type Real struct {
 // --feature-gates PlayerTracking=true).
 func StartReal(sdkDir, dir string, players int64, labels map[string]string, addr netip.AddrPort, extra ...string) (*Real, error) {
 	r := &Real{file: filepath.Join(dir, "gameserver.yaml"), players: players, labels: labels, addr: addr}
-	if err := os.WriteFile(r.file, r.yaml(agones.StateScheduled, nil, nil), 0o644); err != nil {
+	if err := os.WriteFile(r.file, r.yaml(agones.StateScheduled, nil, nil, fileStatus{}), 0o644); err != nil {
 		return nil, err
 	}
 	grpcPort, err := freePort()
@@ -110,14 +111,56 @@ func (r *Real) Allocate(labels, annotations map[string]string) error {
 	if s := r.State(); s != agones.StateReady {
 		return fmt.Errorf("agonestest: allocate: the game server is %s, not Ready", s)
 	}
-	// One write over the file in place, without truncating it: every
-	// version is fileSize bytes, so the sdk-server never reads an empty
-	// or shortened file between two events.
+	return r.write(r.yaml(agones.StateAllocated, labels, annotations, fileStatus{}))
+}
+
+// AllocateCounted plays a GameServerAllocation of a fleet whose servers
+// host many matches each (tokenservice.Allocator.Counter): a Ready or
+// Allocated server with room in its Counter "matches" (the one Counter
+// of the file) is rewritten Allocated with that Counter one more than
+// the sdk-server reports, the labels and annotations added to its own,
+// and its List "players" as it reports it.
+func (r *Real) AllocateCounted(counter string, labels, annotations map[string]string) error {
+	if counter != "matches" {
+		return fmt.Errorf("agonestest: allocate: the game server has no Counter %q (its one Counter is matches)", counter)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	gs, err := (&agones.Client{URL: r.url, HTTP: http.DefaultClient}).GameServer(ctx)
+	if err != nil {
+		return err
+	}
+	if s := gs.Status.State; s != agones.StateReady && s != agones.StateAllocated {
+		return fmt.Errorf("agonestest: allocate: the game server is %s, not Ready or Allocated", s)
+	}
+	c := gs.Status.Counters[counter]
+	if c.Count >= c.Capacity {
+		return fmt.Errorf("agonestest: allocate: the Counter %q is full (%d of %d)", counter, c.Count, c.Capacity)
+	}
+	return r.write(r.yaml(agones.StateAllocated, merged(gs.ObjectMeta.Labels, labels), merged(gs.ObjectMeta.Annotations, annotations),
+		fileStatus{matches: int64(c.Count) + 1, players: gs.Status.Lists["players"].Values}))
+}
+
+// merged is base with add added.
+func merged(base, add map[string]string) map[string]string {
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, add)
+	return out
+}
+
+// write rewrites the GameServer file with b in one write over the file
+// in place, without truncating it: every version is fileSize bytes, so
+// the sdk-server never reads an empty or shortened file between two
+// events.
+func (r *Real) write(b []byte) error {
 	f, err := os.OpenFile(r.file, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(r.yaml(agones.StateAllocated, labels, annotations))
+	_, err = f.Write(b)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -151,17 +194,31 @@ func (r *Real) Log() string {
 // fileSize is the size of every version of the GameServer file.
 const fileSize = 4096
 
+// fileStatus is what the GameServer file holds of its status besides
+// the state, address and ports: the Counter "matches"' count and the
+// List "players"' values.
+type fileStatus struct {
+	matches int64
+	players []string
+}
+
 // yaml is the GameServer file: state, the labels of StartReal and
-// labels, annotations, and the List "players".
-func (r *Real) yaml(state string, labels, annotations map[string]string) []byte {
+// labels, annotations, the Counter "matches" and the List "players".
+func (r *Real) yaml(state string, labels, annotations map[string]string, st fileStatus) []byte {
 	var b strings.Builder
 	b.WriteString("apiVersion: agones.dev/v1\nkind: GameServer\nmetadata:\n  name: netphys-test\n  namespace: default\n")
 	writeMap(&b, "labels", r.labels, labels)
 	writeMap(&b, "annotations", annotations)
 	fmt.Fprintf(&b, "spec:\n  health:\n    periodSeconds: 5\n    failureThreshold: 3\n    initialDelaySeconds: 5\n")
 	fmt.Fprintf(&b, "status:\n  state: %s\n  address: %s\n  ports:\n  - name: default\n    port: %d\n", state, r.addr.Addr(), r.addr.Port())
-	fmt.Fprintf(&b, "  counters:\n    matches:\n      capacity: 1000\n")
+	fmt.Fprintf(&b, "  counters:\n    matches:\n      count: %d\n      capacity: 1000\n", st.matches)
 	fmt.Fprintf(&b, "  lists:\n    players:\n      capacity: %d\n", r.players)
+	if len(st.players) > 0 {
+		b.WriteString("      values:\n")
+		for _, v := range st.players {
+			fmt.Fprintf(&b, "      - %s\n", strconv.Quote(v))
+		}
+	}
 	if pad := fileSize - b.Len() - 1; pad > 0 {
 		b.WriteString("#" + strings.Repeat(" ", pad-1) + "\n")
 	}
