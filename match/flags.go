@@ -78,15 +78,23 @@ func (f *Flags) Setup(log *slog.Logger) (Setup, error) {
 }
 
 // Sides looks up the --model given and builds its Sides from its flags.
-func (f *Flags) Sides() (*Model, Sides, error) { return f.SidesOf(*f.model, *f.players) }
+// An unknown name is told with the models the command runs itself too.
+func (f *Flags) Sides() (*Model, Sides, error) {
+	if _, err := Lookup(*f.model); err != nil {
+		known := append(append([]string(nil), f.defaults.Builtin...), Names()...)
+		return nil, Sides{}, fmt.Errorf("%w %q (known: %s)", ErrModel, *f.model, strings.Join(known, ", "))
+	}
+	return f.SidesOf(*f.model, *f.players)
+}
 
 // SidesOf looks up the model name and builds its Sides from its flags,
 // for a match of players (serve --rooms: the match a token names).
 func (f *Flags) SidesOf(name string, players int) (*Model, Sides, error) {
+	// The command's built-in models (serve's echo) run outside rooms:
+	// a token naming one is told the registered models only.
 	m, err := Lookup(name)
 	if err != nil {
-		known := append(append([]string(nil), f.defaults.Builtin...), Names()...)
-		return nil, Sides{}, fmt.Errorf("%w %q (known: %s)", ErrModel, name, strings.Join(known, ", "))
+		return nil, Sides{}, err
 	}
 	if least, most := m.PlayerRange(); players < least || players > most {
 		why := ""

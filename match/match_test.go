@@ -349,6 +349,20 @@ func TestUnknownModel(t *testing.T) {
 	}
 }
 
+// TestRoomsKnowNoBuiltinModel: the command runs its built-in models
+// itself, never in a room; a token naming one is not told it is known.
+func TestRoomsKnowNoBuiltinModel(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := DeclareFlags(fs, Defaults{Model: "echo", Players: 2, Builtin: []string{"echo"}})
+	if _, _, err := f.Sides(); err == nil || !strings.Contains(err.Error(), "known: echo") {
+		t.Fatalf("--model echo: %v, want the built-in named known", err)
+	}
+	_, _, err := f.SidesOf("echo", 2)
+	if !errors.Is(err, ErrModel) || strings.Contains(err.Error(), "echo,") {
+		t.Fatalf("a room of model echo: %v, want unknown without echo among the known", err)
+	}
+}
+
 func TestKeysAutoPlayWhileNoKeyIsHeld(t *testing.T) {
 	v := viewer.New(viewer.Config{Logger: quiet})
 	defer v.Close()
