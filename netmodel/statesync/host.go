@@ -259,6 +259,7 @@ func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update) {
 		}
 		o.creep = 0 // a new claim: the guest interacted with it
 	}
+	h.travelled(l, p, u.id, h.q.body(u.state).Position) // before took and auth: judged as by plausibleUpdate
 	l.took[u.id] = h.tick
 	o.auth, o.ver, o.holder, o.restPending = me, u.ver, Nobody, false
 	h.stats.Accepted++

@@ -43,6 +43,9 @@ type link struct {
 	// took[i] is the host's tick when it last took a state of object i
 	// from this guest, 0 for never (plausibleUpdate).
 	took []Tick
+	// path[i] is what the states of object i taken from this guest may
+	// still travel (Host.travel).
+	path []travel
 	// pb plays the host's updates back on a guest, a guest's on the host
 	// (playback.go).
 	pb playback
@@ -77,7 +80,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects),
 		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
-		objSeq: make([]uint32, objects), took: make([]Tick, objects), pb: newPlayback(objects, Tick(n.cfg.JitterDelay/n.cfg.TimeStep)),
+		objSeq: make([]uint32, objects), took: make([]Tick, objects), path: make([]travel, objects), pb: newPlayback(objects, Tick(n.cfg.JitterDelay/n.cfg.TimeStep)),
 		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*n.wc.maxAvatarBytes())}
 	if n.host {
 		l.factor = l.hostFactor

@@ -34,6 +34,12 @@ import (
 //     over the round trip; an object under another player's authority
 //     only by its avatar;
 //   - holds: a part holds only an object within HoldReach of it;
+//   - travel: the states a guest sends of one object cover, one after
+//     the other, no more than MaxSpeed × the host's time since (a second
+//     of it saved at most) + Slack: each alone may lie a step and the
+//     playback delay ahead of the host's copy, but a run of them, each
+//     that far ahead of the one before, would carry a cube at zero speed
+//     across the table at hundreds of m/s (travel);
 //   - avatars: every part moves no faster than its AvatarShape's Speed
 //     between two samples.
 //
@@ -143,10 +149,65 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 			return false
 		}
 	}
+	if _, ok := h.travel(l, p, u.id, st.Position); !ok {
+		return false
+	}
 	if o.auth == OwnerOf(p) {
 		return true
 	}
 	return h.touchedBy(l, p, u.id, o.auth == Nobody)
+}
+
+// travel is the distance the states of one object that a guest sends
+// may still cover, on the host's clock: it grows at MaxSpeed with the
+// host's time, up to maxTravelCredit's worth, and every state taken
+// spends its distance from the one before. Each update is judged
+// against the host's copy, which playback holds back by the delay, so
+// each may lie MaxSpeed × (a step + JitterDelay) + Slack ahead of it;
+// without this bound a guest sending, frame after frame, a cube's state
+// 2 m on from its last one, at zero speed, carried it 90 m in 0.75 s
+// (TestSmallStepsDoNotSumToATeleport).
+type travel struct {
+	from   vecmath.Vec3 // the position of the newest state taken
+	credit float64      // m, as of the host's tick at, if spent
+	at     Tick
+	spent  bool // a state was taken: before, the credit is whole
+}
+
+// maxTravelCredit bounds, s, the host's time a guest's states of one
+// object may save up to travel at once, as maxAvatarCredit does for its
+// avatar: a guest that falls silent for a second (a burst of loss) may
+// then send a state MaxSpeed × 1 s from its last one, no further.
+const maxTravelCredit = 1.0
+
+// travel returns how far guest p's state of object i at position to
+// lies from where the object was, and whether that is within what its
+// states may still travel. Where it was is the newest state taken from
+// p while p keeps authority over it, else the host's copy.
+func (h *Host) travel(l *link, p Player, i int, to vecmath.Vec3) (float64, bool) {
+	from := h.game.Object(i).Position
+	if h.objs[i].auth == OwnerOf(p) && l.took[i] != 0 {
+		from = l.path[i].from
+	}
+	d := to.Sub(from).Length()
+	return d, d <= h.travelCredit(&l.path[i])+h.limits.Slack
+}
+
+// travelCredit is what tr may travel now, m.
+func (h *Host) travelCredit(tr *travel) float64 {
+	most := h.limits.MaxSpeed * maxTravelCredit
+	if !tr.spent {
+		return most
+	}
+	return min(tr.credit+float64(h.limits.MaxSpeed*float64(h.tick-tr.at)*h.cfg.TimeStep.Seconds()), most)
+}
+
+// travelled spends the distance to position to, where guest p's state of
+// object i taken now lies, from what its states may travel.
+func (h *Host) travelled(l *link, p Player, i int, to vecmath.Vec3) {
+	d, _ := h.travel(l, p, i, to)
+	tr := &l.path[i]
+	tr.credit, tr.at, tr.from, tr.spent = h.travelCredit(tr)-d, h.tick, to, true
 }
 
 // touchedBy reports whether guest p could have touched object i: its
