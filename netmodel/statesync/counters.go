@@ -15,6 +15,9 @@ type Counters struct {
 	// updates older than one already taken for the same object from the
 	// same sender (reordered): none of them is applied.
 	Duplicates, Late uint64
+	// Flood counts, on the host, datagrams a guest sent beyond its rate
+	// (floodRate a step, floodBurst at once), refused unread.
+	Flood uint64
 	// Accepted counts guest updates the host applied; Stale those it
 	// dropped because its own claims were as new or newer (lost races,
 	// updates sent before the guest heard of a newer claim).

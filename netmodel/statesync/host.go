@@ -123,10 +123,15 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	if !ok || h.links[p] == nil {
 		return fmt.Errorf("%w: slot %d is not seated", ErrMalformed, slot)
 	}
+	l := h.links[p]
+	if l.tokens < 1 {
+		h.stats.Flood++
+		return fmt.Errorf("%w: player %d sent more than %d datagrams at once, %d a step", ErrFlood, p, floodBurst, floodRate)
+	}
+	l.tokens--
 	if isDigest(datagram) {
 		return h.hearDigest(p, datagram)
 	}
-	l := h.links[p]
 	complete, err := l.receive(now, datagram)
 	if err != nil || !complete {
 		return err
@@ -158,6 +163,19 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	}
 	return nil
 }
+
+// floodRate and floodBurst bound the datagrams the host reads from one
+// guest: floodRate more each step, at most floodBurst at once. An honest
+// guest sends a packet a step and a digest now and then, and the network
+// may bunch a second of them; a guest of its own making that sent a
+// hundred a frame bought the host a hundred decodes, claims judged and
+// playback pushes for each of its (TestFloodIsRefusedUnread). Refused
+// before the endpoint reads them, they are not acked: the guest's
+// baselines stay the host's.
+const (
+	floodRate  = 2
+	floodBurst = 64
+)
 
 // guestAvatar judges the holds in a guest's avatar and queues it for
 // playback. A hold is granted when nobody else holds the object and the
@@ -302,6 +320,7 @@ func (h *Host) playOut() {
 		if l == nil {
 			continue
 		}
+		l.tokens = min(l.tokens+floodRate, floodBurst)
 		due := l.pb.advance(h.tick)
 		for k := range due {
 			h.settle(Player(p), &due[k].u)

@@ -162,7 +162,7 @@ var attacks = []struct {
 			u.ver.Auth += 250
 		}
 		return ps
-	}, func(c Counters) uint64 { return c.Forged + c.Stale }, 158}, // the first two fit the second's budget
+	}, func(c Counters) uint64 { return c.Forged + c.Stale + c.Flood }, 158}, // the first two fit the second's budget; past floodBurst, unread
 	{"set the tower's top cube down 4.5 m higher, at rest, in one packet", func(x *hostile) []packet {
 		if x.frame != 1 {
 			return nil

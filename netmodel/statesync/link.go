@@ -57,6 +57,9 @@ type link struct {
 	// not spent, s (plausibleAvatar).
 	avatarAt     time.Time
 	avatarCredit float64
+	// tokens is how many datagrams the host takes from the peer before
+	// its next step (Host.Receive).
+	tokens int
 	// heardAt and heardBefore are when the host heard the peer's newest
 	// packet and the one before (contact).
 	heardAt, heardBefore time.Time
@@ -81,7 +84,7 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 		sent: newSentLog(objects),
 		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
 		objSeq: make([]uint32, objects), took: make([]Tick, objects), path: make([]travel, objects), pb: newPlayback(objects, Tick(n.cfg.JitterDelay/n.cfg.TimeStep)),
-		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*n.wc.maxAvatarBytes())}
+		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*n.wc.maxAvatarBytes()), tokens: floodBurst}
 	if n.host {
 		l.factor = l.hostFactor
 	} else {
