@@ -100,7 +100,7 @@ func (h *Host) Leave(now time.Time, slot int) {
 		return
 	}
 	h.links[p] = nil
-	h.holds[p].away = now
+	h.holds[p].away, h.holds[p].implausible = now, h.implausibleBy[p]
 	h.unseat(p)
 	h.clearAvatar(p)
 	for i := range h.objs {
