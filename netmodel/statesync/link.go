@@ -64,10 +64,14 @@ type link struct {
 	// packet and the one before (contact).
 	heardAt, heardBefore time.Time
 	// refused is why the peer's avatars have another shape than this
-	// game's (ErrAvatarShape): every packet of the peer is refused with
+	// game's (ErrAvatarShape) or its world another layout (ErrLayout):
+	// every packet of the peer is refused with
 	// it, the first one's reason standing (the endpoint acked that
 	// packet, and the peer codes the next ones against it).
 	refused error
+	// acked: the peer acked a packet; until then every packet carries
+	// the layout (serializeLayout).
+	acked   bool
 	out     packet
 	settled []avatarSample
 	build   builder
@@ -131,6 +135,7 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 		p.refs[i].base, p.refs[i].age = l.sent.avatarBase(s.player, seq)
 	}
 	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, l.settled, p.updates[:0]
+	p.layout = !l.acked
 	b := &l.build
 	if err := n.wc.begin(b, p, n.cfg.Coder, n.cfg.PacketBytes, l.buf); err != nil {
 		return err
@@ -196,6 +201,7 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 		return false, nil
 	}
 	for _, a := range l.ep.Acks() {
+		l.acked = true
 		l.sent.ack(a)
 		for q := range l.gone {
 			if l.gone[q] && l.goneSent[q] && !reliable.SequenceLessThan(a, l.goneSeq[q]) {
@@ -208,7 +214,7 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	if err := n.wc.decode(payload, p, &lookup{objects: &l.ring, avatars: &l.avatars, seq: seq}); err != nil {
 		n.stats.Malformed++
 		err = fmt.Errorf("%w: %w", ErrMalformed, err)
-		if errors.Is(err, ErrAvatarShape) {
+		if errors.Is(err, ErrAvatarShape) || errors.Is(err, ErrLayout) {
 			l.refused = err
 		}
 		return false, err
