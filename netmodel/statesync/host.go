@@ -238,6 +238,7 @@ func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 		if o.holder == me && !holding(&holds, i) {
 			o.holder = Nobody
 			o.boost, o.boostUntil = h.cfg.ThrownPriority, h.tick+Tick(h.cfg.ThrownTicks)
+			l.path[i].from = h.game.Object(i).Position // it travelled in the hand: its states go on from here
 		}
 	}
 	h.remote[p].push(a.playTime(), a.avatar)
