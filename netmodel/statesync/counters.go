@@ -18,6 +18,9 @@ type Counters struct {
 	// Flood counts, on the host, datagrams a guest sent beyond its rate
 	// (floodRate a step, floodBurst at once), refused unread.
 	Flood uint64
+	// FromDropped counts, on the host, datagrams from a guest it dropped
+	// for implausible claims (ErrDropped), refused unread.
+	FromDropped uint64
 	// Accepted counts guest updates the host applied; Stale those it
 	// dropped because its own claims were as new or newer (lost races,
 	// updates sent before the guest heard of a newer claim).
@@ -90,6 +93,7 @@ func (c Counters) Refusals(dst []Refusal) []Refusal {
 		Refusal{"duplicate_packet", c.Duplicates},      // a datagram received twice
 		Refusal{"late_packet", c.Late},                 // older than the window, or than a state already taken
 		Refusal{"packet_flood", c.Flood},               // over the rate: refused unread
+		Refusal{"dropped_guest", c.FromDropped},        // from a guest dropped for implausible claims
 		Refusal{"claim_stale", c.Stale},                // the host's claims as new or newer
 		Refusal{"claim_forged", c.Forged},              // for another player, far ahead, outside the arena
 		Refusal{"claim_implausible", c.Implausible},    // physically impossible from the host's state

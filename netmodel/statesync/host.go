@@ -118,6 +118,7 @@ func (h *Host) Leave(now time.Time, slot int) {
 func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	p, ok := seat(slot)
 	if ok && h.dropped[p] {
+		h.stats.FromDropped++
 		return fmt.Errorf("%w: player %d", ErrDropped, p)
 	}
 	if !ok || h.links[p] == nil {

@@ -310,8 +310,9 @@ func droppedHostile(t *testing.T, attack time.Duration) (*Host, *simmatch.Match)
 // refused, its avatar goes, and the others play on.
 func TestHostileGuestIsDropped(t *testing.T) {
 	host, m := droppedHostile(t, 4*time.Second)
-	if err := host.Receive(m.Now(), 2, []byte{0}); !errors.Is(err, ErrDropped) {
-		t.Fatalf("a packet of the dropped guest: %v, want ErrDropped", err)
+	before := host.Counters().FromDropped
+	if err := host.Receive(m.Now(), 2, []byte{0}); !errors.Is(err, ErrDropped) || host.Counters().FromDropped != before+1 {
+		t.Fatalf("a packet of the dropped guest: %v, counted %d; want ErrDropped, counted", err, host.Counters().FromDropped-before)
 	}
 	if host.relayed[3] || host.links[3] != nil {
 		t.Fatal("the dropped guest is still seated")
