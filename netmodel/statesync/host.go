@@ -12,6 +12,9 @@ import (
 type Host struct {
 	*node
 	avatars []avatarSample // scratch for a packet's avatars
+	// deferred is Receive's scratch: the claims of the packet judged
+	// again (arbitrate).
+	deferred []int
 	// relay is each guest's newest avatar, as judged, if relayed.
 	relay   [MaxPlayers]avatarSample
 	relayed [MaxPlayers]bool
@@ -149,6 +152,7 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 	if h.dropped[p] {
 		return fmt.Errorf("%w: player %d", ErrDropped, p)
 	}
+	h.deferred = h.deferred[:0]
 	for k := range in.updates {
 		if l.objSeq[in.updates[k].id] == l.inExt {
 			h.stats.Forged++ // a second update of one object in one packet
@@ -158,12 +162,40 @@ func (h *Host) Receive(now time.Time, slot int, datagram []byte) error {
 			h.stats.Late++
 			continue
 		}
-		if h.arbitrate(now, l, p, &in.updates[k]); h.dropped[p] {
+		if h.arbitrate(now, l, p, &in.updates[k], true) {
+			h.deferred = append(h.deferred, k)
+		}
+		if h.dropped[p] {
 			return fmt.Errorf("%w: player %d", ErrDropped, p)
 		}
 	}
+	// A claim that nothing of the guest's touched may be vouched for by
+	// one after it in the packet (a chain of contacts, in priority
+	// order, not the chain's): it is judged again while that takes some,
+	// at most maxChainPasses times, then counted.
+	for pass := 0; len(h.deferred) > 0; pass++ {
+		last, left := pass == maxChainPasses, h.deferred[:0]
+		for _, k := range h.deferred {
+			if h.arbitrate(now, l, p, &in.updates[k], !last) {
+				left = append(left, k)
+			}
+			if h.dropped[p] {
+				return fmt.Errorf("%w: player %d", ErrDropped, p)
+			}
+		}
+		if len(left) == len(h.deferred) && !last {
+			pass = maxChainPasses - 1 // nothing taken: judge them for good
+		}
+		h.deferred = left
+	}
 	return nil
 }
+
+// maxChainPasses bounds how many times Receive judges again the claims
+// of one packet that nothing of the guest's touched before it counts
+// them: the work of a packet stays a few times its claims', whatever
+// their order.
+const maxChainPasses = 4
 
 // floodRate and floodBurst bound the datagrams the host reads from one
 // guest: floodRate more each step, at most floodBurst at once. An honest
@@ -251,31 +283,37 @@ func (h *Host) guestAvatar(now time.Time, l *link, a *avatarSample) {
 // claim is newer than the host's, or as new and from the player the host
 // already gives authority to; an update at rest then returns the object to
 // the default authority, which confirms the rest to the guest.
-func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update) {
+// It reports deferred, and counts nothing, when defer is set and the
+// claim is refused only because nothing of p's touched the object:
+// Receive judges it again once the packet's other claims are taken.
+func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update, deferring bool) (deferred bool) {
 	o, me := &h.objs[u.id], OwnerOf(p)
 	switch {
 	case u.auth != me || u.ver.lead(o.ver) > h.cfg.MaxSequenceLead || !h.inArena(h.q.body(u.state).Position):
 		h.stats.Forged++
-		return
+		return false
 	case o.holder != Nobody && o.holder != me:
 		h.stats.HeldElsewhere++
-		return
+		return false
 	}
 	c := u.ver.Compare(o.ver)
 	if c < 0 || (c == 0 && o.auth != me) {
 		h.stats.Stale++
-		return
+		return false
 	}
-	if !h.plausibleUpdate(l, p, u, c) {
+	if ok, untouched := h.plausibleUpdate(l, p, u, c); !ok {
+		if untouched && deferring {
+			return true
+		}
 		if h.implausible(now, p); !h.dropped[p] {
 			h.overrule(u.id, u.ver, p)
 		}
-		return
+		return false
 	}
 	if c > 0 {
 		if !h.spend(u.id, u.ver.lead(o.ver)) {
 			h.stats.Forged++
-			return
+			return false
 		}
 		o.creep = 0 // a new claim: the guest interacted with it
 	}
@@ -286,6 +324,7 @@ func (h *Host) arbitrate(now time.Time, l *link, p Player, u *update) {
 	if e, ok := l.pb.push(h.in.tick, *u); ok {
 		h.settle(p, &e.u)
 	}
+	return false
 }
 
 // settle applies the state of guest p's accepted update u at its

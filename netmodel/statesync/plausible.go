@@ -115,12 +115,14 @@ func (h *Host) contact(l *link) float64 {
 }
 
 // plausibleUpdate reports whether guest p's update u of an object whose
-// version it moves on by c (Compare's result) is physically possible.
-func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
+// version it moves on by c (Compare's result) is physically possible,
+// and whether, if not, it is only that nothing of p's touched the object
+// (yet: a claim later in the packet may vouch for it, Host.Receive).
+func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) (ok, untouched bool) {
 	lim := &h.limits
 	st := h.q.body(u.state)
 	if st.LinearVelocity.LengthSq() > lim.MaxSpeed*lim.MaxSpeed || st.AngularVelocity.LengthSq() > lim.MaxAngularSpeed*lim.MaxAngularSpeed {
-		return false
+		return false, false
 	}
 	o, cur := &h.objs[u.id], h.game.Object(u.id)
 	// A new claim: the guest has moved the object since the contact, and
@@ -134,7 +136,7 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 	elapsed += h.cfg.JitterDelay.Seconds() // the host's copy is played back that late
 	moved := st.Position.Sub(cur.Position).LengthSq()
 	if reach := float64(lim.MaxSpeed*elapsed) + drift + lim.Slack; moved > reach*reach {
-		return false
+		return false, false
 	}
 	if !going {
 		// A new claim: along a flight an object is never faster than at
@@ -145,17 +147,17 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 		// avatar, its body or a cube the host credits it with: pushed,
 		// carried). A claim far from both, at low speed, is a teleport.
 		fast := max(st.LinearVelocity.Length(), cur.LinearVelocity.Length())
-		if reach := float64(fast*elapsed) + drift + lim.Slack; moved > reach*reach && !h.near(p, u.id, st.Position, 0, true, false) {
-			return false
+		if reach := float64(fast*elapsed) + drift + lim.Slack; moved > reach*reach && !h.near(l, p, u.id, st.Position, 0, true, false) {
+			return false, false
 		}
 	}
 	if _, ok := h.travel(l, p, u.id, st.Position); !ok {
-		return false
+		return false, false
 	}
-	if o.auth == OwnerOf(p) {
-		return true
+	if o.auth == OwnerOf(p) || h.touchedBy(l, p, u.id, o.auth == Nobody) {
+		return true, false
 	}
-	return h.touchedBy(l, p, u.id, o.auth == Nobody)
+	return false, true
 }
 
 // travel is the distance the states of one object that a guest sends
@@ -214,17 +216,17 @@ func (h *Host) travelled(l *link, p Player, i int, to vecmath.Vec3) {
 // avatar is within reach of it, or (byObjects) an object p has authority
 // over or holds is.
 func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
-	return h.near(p, i, h.game.Object(i).Position, h.contact(l), byObjects, byObjects)
+	return h.near(l, p, i, h.game.Object(i).Position, h.contact(l), byObjects, byObjects)
 }
 
 // near reports whether something of guest p comes within contact of
 // position at (object i's) when each moves on at its speed for rtt
 // seconds: a part of its avatar, the object it drives (a game's Bodies;
 // its own body, i, always), or (objects) an object p has authority over
-// or holds, or (claims) one the packet being judged claims for it (a
-// chain of contacts is taken in one step, and its claims arrive
-// together, in priority order).
-func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, claims bool) bool {
+// or holds, or (claims) one the packet being judged claims for it that
+// vouches (a chain of contacts is taken in one step, and its claims
+// arrive together, in priority order).
+func (h *Host) near(l *link, p Player, i int, at vecmath.Vec3, rtt float64, objects, claims bool) bool {
 	lim := &h.limits
 	if h.relayed[p] {
 		a := &h.relay[p].avatar
@@ -251,7 +253,7 @@ func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, clai
 	me := OwnerOf(p)
 	if claims {
 		for k := range h.in.updates {
-			if u := &h.in.updates[k]; u.id != i && u.auth == me {
+			if u := &h.in.updates[k]; u.id != i && u.auth == me && h.vouches(l, p, u) {
 				if s := h.q.body(u.state); within(s.Position, s.LinearVelocity.Length()) {
 					return true
 				}
@@ -269,6 +271,24 @@ func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, clai
 		}
 	}
 	return false
+}
+
+// vouches reports whether guest p's claim u, in the packet being judged,
+// counts as something of p's that another of its claims may have
+// touched (near): the host credits p with its object (it held it, or
+// took it, before or by this packet: the claim is taken), and its state
+// lies where the object's states may travel. A claim the host refuses
+// (stale, or out of reach) vouched too before: a stale claim beside a
+// cube 11 m from the guest's hands had the host launch that cube at
+// 25 m/s, nothing counted (TestAClaimNobodyTakesTouchesNothing); and two
+// claims beside each other vouched for each other.
+func (h *Host) vouches(l *link, p Player, u *update) bool {
+	o, me := &h.objs[u.id], OwnerOf(p)
+	if (o.auth != me && o.holder != me) || u.ver.Compare(o.ver) < 0 {
+		return false
+	}
+	_, ok := h.travel(l, p, u.id, h.q.body(u.state).Position)
+	return ok
 }
 
 // plausibleAvatar reports whether guest p's avatar sample a, heard at
