@@ -106,9 +106,19 @@ func interpFlags(fs *flag.FlagSet) func() (match.Sides, error) {
 // interpHost is the server: it shows the world it simulates.
 type interpHost struct {
 	*interp.Server
-	game  *scene.InterpGame
-	cubes []viewer.Cube
-	close func(keep bool) error // the match's recording (serve --record); nil: none
+	refusalScrape
+	refused []interp.Refusal // the server's counters, read every Update
+	game    *scene.InterpGame
+	cubes   []viewer.Cube
+	close   func(keep bool) error // the match's recording (serve --record); nil: none
+}
+
+// Update runs the server and keeps its refusals for the metrics.
+func (h *interpHost) Update(now time.Time, send func(slot int, datagram []byte)) error {
+	err := h.Server.Update(now, send)
+	h.refused = h.Refusals(h.refused[:0])
+	keep(&h.refusalScrape, h.refused)
+	return err
 }
 
 func (h *interpHost) Views(dst []viewer.View) []viewer.View {

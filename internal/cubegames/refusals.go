@@ -9,7 +9,8 @@ import (
 )
 
 // refusal is the shape of a model's refusal counter (predict.Refusal,
-// lockstep.Refusal): a stable snake_case reason and its count.
+// lockstep.Refusal, statesync.Refusal, interp.Refusal): a stable
+// snake_case reason and its count.
 type refusal = struct {
 	Reason string
 	Count  uint64

@@ -239,6 +239,8 @@ func (h *handsSeen) line(players int) match.Line {
 // statesyncHost is the host: player 0 of the table, played by its bot.
 type statesyncHost struct {
 	*statesync.Host
+	refusalScrape
+	refused []statesync.Refusal // the host's counters, read every Update
 	world   *scene.VR
 	players int // the table: the host and players-1 guests
 	step    time.Duration
@@ -250,6 +252,8 @@ type statesyncHost struct {
 func (h *statesyncHost) Update(now time.Time, send func(slot int, datagram []byte)) error {
 	err := h.Host.Update(now, send)
 	h.hands.look(h.Host, len(h.world.Cubes))
+	h.refused = h.Refusals(h.refused[:0])
+	keep(&h.refusalScrape, h.refused)
 	return err
 }
 

@@ -37,13 +37,34 @@ type ServerCounters struct {
 	// clamped to them.
 	Clamped uint64
 	// Dropped counts client datagrams dropped: malformed, stale,
-	// duplicate, or carrying a payload.
-	Dropped uint64
+	// duplicate, or carrying a payload; Unexpected those of them that
+	// carried a payload (a client only acks).
+	Dropped, Unexpected uint64
 	// Behind counts Updates that stopped at MaxTicksPerUpdate.
 	Behind uint64
 	// Resets counts objects the game reported reset (Resetter).
 	Resets uint64
 }
+
+// Refusal is how many times the server refused something of its clients
+// for one reason, for a summary or a metrics exporter (a counter labelled
+// by Reason).
+type Refusal struct {
+	Reason string // snake_case, stable: a metric label
+	Count  uint64
+}
+
+// Refusals appends every refusal the counters hold, one per reason, in a
+// fixed order, zeros included.
+func (c ServerCounters) Refusals(dst []Refusal) []Refusal {
+	return append(dst,
+		Refusal{"malformed_packet", c.Dropped - c.Unexpected}, // undecodable, stale, duplicate, from no seat
+		Refusal{"unexpected_payload", c.Unexpected},           // a client sends acks only
+	)
+}
+
+// Refusals appends the server's refusals by reason (ServerCounters.Refusals).
+func (s *Server) Refusals(dst []Refusal) []Refusal { return s.counters.Refusals(dst) }
 
 type peer struct {
 	end       *reliable.Endpoint
@@ -131,6 +152,7 @@ func (s *Server) Receive(now time.Time, slot int, datagram []byte) error {
 	p.end.ClearAcks()
 	if len(payload) != 0 {
 		s.counters.Dropped++
+		s.counters.Unexpected++
 		return fmt.Errorf("%w: %d bytes", ErrUnexpected, len(payload))
 	}
 	return nil

@@ -47,8 +47,9 @@ func ParseCoder(s string) (Coder, error) {
 // formatVersion<<1 | coder, so that a receiver refuses packets of another
 // format instead of decoding garbage. Version 2: one byte of format, update
 // ids as gaps, a "same age" flag, an end flag instead of an update count,
-// compact avatars.
-const formatVersion = 3
+// compact avatars. Version 4: the layout (object count and a digest of
+// the state spec, step and ballistics) until the peer acks a packet.
+const formatVersion = 4
 
 // Classes of the relative encodings, as arrays so that the models below
 // have one probability per class.

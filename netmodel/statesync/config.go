@@ -20,6 +20,8 @@ var (
 	ErrBaseline  = errors.New("statesync: update against a baseline the receiver does not hold")
 	ErrForged    = errors.New("statesync: forged update")
 	ErrPlayer    = errors.New("statesync: the host seated this guest as another player")
+	ErrFlood     = errors.New("statesync: too many datagrams from one guest")
+	ErrLayout    = errors.New("statesync: the peer's world has another layout than this one's")
 )
 
 // Config sets up a host or a guest. Start from DefaultConfig; host and

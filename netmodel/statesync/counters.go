@@ -15,6 +15,12 @@ type Counters struct {
 	// updates older than one already taken for the same object from the
 	// same sender (reordered): none of them is applied.
 	Duplicates, Late uint64
+	// Flood counts, on the host, datagrams a guest sent beyond its rate
+	// (floodRate a step, floodBurst at once), refused unread.
+	Flood uint64
+	// FromDropped counts, on the host, datagrams from a guest it dropped
+	// for implausible claims (ErrDropped), refused unread.
+	FromDropped uint64
 	// Accepted counts guest updates the host applied; Stale those it
 	// dropped because its own claims were as new or newer (lost races,
 	// updates sent before the guest heard of a newer claim).
@@ -69,3 +75,31 @@ type Counters struct {
 	// that moved an object by more than PopDistance.
 	Corrections, Pops uint64
 }
+
+// Refusal is how many times the host refused something of its guests
+// for one reason, for a summary or a metrics exporter (a counter
+// labelled by Reason).
+type Refusal struct {
+	Reason string // snake_case, stable: a metric label
+	Count  uint64
+}
+
+// Refusals appends every refusal the counters hold, one per reason, in a
+// fixed order, zeros included: what the guests sent that the host did
+// not take as it came.
+func (c Counters) Refusals(dst []Refusal) []Refusal {
+	return append(dst,
+		Refusal{"malformed_packet", c.Malformed},       // undecodable, another seat's, another avatar shape
+		Refusal{"duplicate_packet", c.Duplicates},      // a datagram received twice
+		Refusal{"late_packet", c.Late},                 // older than the window, or than a state already taken
+		Refusal{"packet_flood", c.Flood},               // over the rate: refused unread
+		Refusal{"dropped_guest", c.FromDropped},        // from a guest dropped for implausible claims
+		Refusal{"claim_stale", c.Stale},                // the host's claims as new or newer
+		Refusal{"claim_forged", c.Forged},              // for another player, far ahead, outside the arena
+		Refusal{"claim_implausible", c.Implausible},    // physically impossible from the host's state
+		Refusal{"claim_on_held_cube", c.HeldElsewhere}, // on a cube another player holds
+	)
+}
+
+// Refusals appends the host's refusals by reason (Counters.Refusals).
+func (h *Host) Refusals(dst []Refusal) []Refusal { return h.Counters().Refusals(dst) }

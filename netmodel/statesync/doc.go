@@ -146,7 +146,10 @@
 // position when within their reach; an avatar without a base carries its
 // shape, and a peer whose game declares another (or has avatars where
 // this one has none) is refused on both sides with ErrAvatarShape, which
-// names the difference. Config.Coder picks the bit packer or the
+// names the difference. Every packet carries the sender's layout (its
+// object count and a digest of the state spec, step and ballistics) until
+// the peer acks one, and a peer whose world has another is refused on
+// both sides with ErrLayout, naming the counts. Config.Coder picks the bit packer or the
 // adaptive range coder (the default), which codes the flags and magnitude
 // classes under models that learn within the packet; a receiver decodes
 // either; docs/statesync.md has the figures.

@@ -162,7 +162,7 @@ var attacks = []struct {
 			u.ver.Auth += 250
 		}
 		return ps
-	}, func(c Counters) uint64 { return c.Forged + c.Stale }, 158}, // the first two fit the second's budget
+	}, func(c Counters) uint64 { return c.Forged + c.Stale + c.Flood }, 158}, // the first two fit the second's budget; past floodBurst, unread
 	{"set the tower's top cube down 4.5 m higher, at rest, in one packet", func(x *hostile) []packet {
 		if x.frame != 1 {
 			return nil
@@ -310,8 +310,9 @@ func droppedHostile(t *testing.T, attack time.Duration) (*Host, *simmatch.Match)
 // refused, its avatar goes, and the others play on.
 func TestHostileGuestIsDropped(t *testing.T) {
 	host, m := droppedHostile(t, 4*time.Second)
-	if err := host.Receive(m.Now(), 2, []byte{0}); !errors.Is(err, ErrDropped) {
-		t.Fatalf("a packet of the dropped guest: %v, want ErrDropped", err)
+	before := host.Counters().FromDropped
+	if err := host.Receive(m.Now(), 2, []byte{0}); !errors.Is(err, ErrDropped) || host.Counters().FromDropped != before+1 {
+		t.Fatalf("a packet of the dropped guest: %v, counted %d; want ErrDropped, counted", err, host.Counters().FromDropped-before)
 	}
 	if host.relayed[3] || host.links[3] != nil {
 		t.Fatal("the dropped guest is still seated")

@@ -43,6 +43,9 @@ type link struct {
 	// took[i] is the host's tick when it last took a state of object i
 	// from this guest, 0 for never (plausibleUpdate).
 	took []Tick
+	// path[i] is what the states of object i taken from this guest may
+	// still travel (Host.travel).
+	path []travel
 	// pb plays the host's updates back on a guest, a guest's on the host
 	// (playback.go).
 	pb playback
@@ -54,14 +57,21 @@ type link struct {
 	// not spent, s (plausibleAvatar).
 	avatarAt     time.Time
 	avatarCredit float64
+	// tokens is how many datagrams the host takes from the peer before
+	// its next step (Host.Receive).
+	tokens int
 	// heardAt and heardBefore are when the host heard the peer's newest
 	// packet and the one before (contact).
 	heardAt, heardBefore time.Time
 	// refused is why the peer's avatars have another shape than this
-	// game's (ErrAvatarShape): every packet of the peer is refused with
+	// game's (ErrAvatarShape) or its world another layout (ErrLayout):
+	// every packet of the peer is refused with
 	// it, the first one's reason standing (the endpoint acked that
 	// packet, and the peer codes the next ones against it).
 	refused error
+	// acked: the peer acked a packet; until then every packet carries
+	// the layout (serializeLayout).
+	acked   bool
 	out     packet
 	settled []avatarSample
 	build   builder
@@ -77,8 +87,8 @@ func newLink(n *node, peer Player, now time.Time) (*link, error) {
 	l := &link{n: n, peer: peer, ep: ep,
 		sent: newSentLog(objects),
 		ring: newReceivedRing(objects), avatars: newRing[avatarBaseline](MaxPlayers), acc: newAccumulator(objects),
-		objSeq: make([]uint32, objects), took: make([]Tick, objects), pb: newPlayback(objects, Tick(n.cfg.JitterDelay/n.cfg.TimeStep)),
-		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*n.wc.maxAvatarBytes())}
+		objSeq: make([]uint32, objects), took: make([]Tick, objects), path: make([]travel, objects), pb: newPlayback(objects, Tick(n.cfg.JitterDelay/n.cfg.TimeStep)),
+		buf: make([]byte, n.cfg.PacketBytes+MaxPlayers*n.wc.maxAvatarBytes()), tokens: floodBurst}
 	if n.host {
 		l.factor = l.hostFactor
 	} else {
@@ -125,6 +135,7 @@ func (l *link) send(now time.Time, seat Player, present uint8, avatars []avatarS
 		p.refs[i].base, p.refs[i].age = l.sent.avatarBase(s.player, seq)
 	}
 	p.tick, p.player, p.present, p.avatars, p.updates = n.tick, seat, present, l.settled, p.updates[:0]
+	p.layout = !l.acked
 	b := &l.build
 	if err := n.wc.begin(b, p, n.cfg.Coder, n.cfg.PacketBytes, l.buf); err != nil {
 		return err
@@ -190,6 +201,7 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 		return false, nil
 	}
 	for _, a := range l.ep.Acks() {
+		l.acked = true
 		l.sent.ack(a)
 		for q := range l.gone {
 			if l.gone[q] && l.goneSent[q] && !reliable.SequenceLessThan(a, l.goneSeq[q]) {
@@ -202,7 +214,7 @@ func (l *link) receive(now time.Time, datagram []byte) (bool, error) {
 	if err := n.wc.decode(payload, p, &lookup{objects: &l.ring, avatars: &l.avatars, seq: seq}); err != nil {
 		n.stats.Malformed++
 		err = fmt.Errorf("%w: %w", ErrMalformed, err)
-		if errors.Is(err, ErrAvatarShape) {
+		if errors.Is(err, ErrAvatarShape) || errors.Is(err, ErrLayout) {
 			l.refused = err
 		}
 		return false, err

@@ -101,7 +101,7 @@ func newNode(cfg Config, game Game, host bool) (*node, error) {
 	nd := &node{cfg: cfg, game: game, me: OwnerOf(cfg.Player), host: host, q: q,
 		objs: make([]object, n), cur: make([]qstate, n), curBody: make([]physics.BodyState, n), snapped: make([]snapMemo, n),
 		smooth: newSmoother(&cfg, n), unsettled: make([]bool, n), stepped: make([]physics.BodyState, n), touching: make([]bool, n)}
-	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg}
+	nd.wc = wireCodec{codec: newCodec(q, cfg.Ballistic, n), cfg: &nd.cfg, layout: layoutDigest(&cfg, n)}
 	if nd.av, _ = game.(Avatars); nd.av != nil {
 		shape := nd.av.AvatarShape()
 		if err := shape.validate(); err != nil {

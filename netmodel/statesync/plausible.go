@@ -34,6 +34,12 @@ import (
 //     over the round trip; an object under another player's authority
 //     only by its avatar;
 //   - holds: a part holds only an object within HoldReach of it;
+//   - travel: the states a guest sends of one object cover, one after
+//     the other, no more than MaxSpeed × the host's time since (a second
+//     of it saved at most) + Slack: each alone may lie a step and the
+//     playback delay ahead of the host's copy, but a run of them, each
+//     that far ahead of the one before, would carry a cube at zero speed
+//     across the table at hundreds of m/s (travel);
 //   - avatars: every part moves no faster than its AvatarShape's Speed
 //     between two samples.
 //
@@ -109,12 +115,14 @@ func (h *Host) contact(l *link) float64 {
 }
 
 // plausibleUpdate reports whether guest p's update u of an object whose
-// version it moves on by c (Compare's result) is physically possible.
-func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
+// version it moves on by c (Compare's result) is physically possible,
+// and whether, if not, it is only that nothing of p's touched the object
+// (yet: a claim later in the packet may vouch for it, Host.Receive).
+func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) (ok, untouched bool) {
 	lim := &h.limits
 	st := h.q.body(u.state)
 	if st.LinearVelocity.LengthSq() > lim.MaxSpeed*lim.MaxSpeed || st.AngularVelocity.LengthSq() > lim.MaxAngularSpeed*lim.MaxAngularSpeed {
-		return false
+		return false, false
 	}
 	o, cur := &h.objs[u.id], h.game.Object(u.id)
 	// A new claim: the guest has moved the object since the contact, and
@@ -128,7 +136,7 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 	elapsed += h.cfg.JitterDelay.Seconds() // the host's copy is played back that late
 	moved := st.Position.Sub(cur.Position).LengthSq()
 	if reach := float64(lim.MaxSpeed*elapsed) + drift + lim.Slack; moved > reach*reach {
-		return false
+		return false, false
 	}
 	if !going {
 		// A new claim: along a flight an object is never faster than at
@@ -139,31 +147,86 @@ func (h *Host) plausibleUpdate(l *link, p Player, u *update, c int) bool {
 		// avatar, its body or a cube the host credits it with: pushed,
 		// carried). A claim far from both, at low speed, is a teleport.
 		fast := max(st.LinearVelocity.Length(), cur.LinearVelocity.Length())
-		if reach := float64(fast*elapsed) + drift + lim.Slack; moved > reach*reach && !h.near(p, u.id, st.Position, 0, true, false) {
-			return false
+		if reach := float64(fast*elapsed) + drift + lim.Slack; moved > reach*reach && !h.near(l, p, u.id, st.Position, 0, true, false) {
+			return false, false
 		}
 	}
-	if o.auth == OwnerOf(p) {
-		return true
+	if _, ok := h.travel(l, p, u.id, st.Position); !ok {
+		return false, false
 	}
-	return h.touchedBy(l, p, u.id, o.auth == Nobody)
+	if o.auth == OwnerOf(p) || h.touchedBy(l, p, u.id, o.auth == Nobody) {
+		return true, false
+	}
+	return false, true
+}
+
+// travel is the distance the states of one object that a guest sends
+// may still cover, on the host's clock: it grows at MaxSpeed with the
+// host's time, up to maxTravelCredit's worth, and every state taken
+// spends its distance from the one before. Each update is judged
+// against the host's copy, which playback holds back by the delay, so
+// each may lie MaxSpeed × (a step + JitterDelay) + Slack ahead of it;
+// without this bound a guest sending, frame after frame, a cube's state
+// 2 m on from its last one, at zero speed, carried it 90 m in 0.75 s
+// (TestSmallStepsDoNotSumToATeleport).
+type travel struct {
+	from   vecmath.Vec3 // the position of the newest state taken
+	credit float64      // m, as of the host's tick at, if spent
+	at     Tick
+	spent  bool // a state was taken: before, the credit is whole
+}
+
+// maxTravelCredit bounds, s, the host's time a guest's states of one
+// object may save up to travel at once, as maxAvatarCredit does for its
+// avatar: a guest that falls silent for a second (a burst of loss) may
+// then send a state MaxSpeed × 1 s from its last one, no further.
+const maxTravelCredit = 1.0
+
+// travel returns how far guest p's state of object i at position to
+// lies from where the object was, and whether that is within what its
+// states may still travel. Where it was is the newest state taken from
+// p while p keeps authority over it, else the host's copy.
+func (h *Host) travel(l *link, p Player, i int, to vecmath.Vec3) (float64, bool) {
+	from := h.game.Object(i).Position
+	if h.objs[i].auth == OwnerOf(p) && l.took[i] != 0 {
+		from = l.path[i].from
+	}
+	d := to.Sub(from).Length()
+	return d, d <= h.travelCredit(&l.path[i])+h.limits.Slack
+}
+
+// travelCredit is what tr may travel now, m.
+func (h *Host) travelCredit(tr *travel) float64 {
+	most := h.limits.MaxSpeed * maxTravelCredit
+	if !tr.spent {
+		return most
+	}
+	return min(tr.credit+float64(h.limits.MaxSpeed*float64(h.tick-tr.at)*h.cfg.TimeStep.Seconds()), most)
+}
+
+// travelled spends the distance to position to, where guest p's state of
+// object i taken now lies, from what its states may travel.
+func (h *Host) travelled(l *link, p Player, i int, to vecmath.Vec3) {
+	d, _ := h.travel(l, p, i, to)
+	tr := &l.path[i]
+	tr.credit, tr.at, tr.from, tr.spent = h.travelCredit(tr)-d, h.tick, to, true
 }
 
 // touchedBy reports whether guest p could have touched object i: its
 // avatar is within reach of it, or (byObjects) an object p has authority
 // over or holds is.
 func (h *Host) touchedBy(l *link, p Player, i int, byObjects bool) bool {
-	return h.near(p, i, h.game.Object(i).Position, h.contact(l), byObjects, byObjects)
+	return h.near(l, p, i, h.game.Object(i).Position, h.contact(l), byObjects, byObjects)
 }
 
 // near reports whether something of guest p comes within contact of
 // position at (object i's) when each moves on at its speed for rtt
 // seconds: a part of its avatar, the object it drives (a game's Bodies;
 // its own body, i, always), or (objects) an object p has authority over
-// or holds, or (claims) one the packet being judged claims for it (a
-// chain of contacts is taken in one step, and its claims arrive
-// together, in priority order).
-func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, claims bool) bool {
+// or holds, or (claims) one the packet being judged claims for it that
+// vouches (a chain of contacts is taken in one step, and its claims
+// arrive together, in priority order).
+func (h *Host) near(l *link, p Player, i int, at vecmath.Vec3, rtt float64, objects, claims bool) bool {
 	lim := &h.limits
 	if h.relayed[p] {
 		a := &h.relay[p].avatar
@@ -190,7 +253,7 @@ func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, clai
 	me := OwnerOf(p)
 	if claims {
 		for k := range h.in.updates {
-			if u := &h.in.updates[k]; u.id != i && u.auth == me {
+			if u := &h.in.updates[k]; u.id != i && u.auth == me && h.vouches(l, p, u) {
 				if s := h.q.body(u.state); within(s.Position, s.LinearVelocity.Length()) {
 					return true
 				}
@@ -208,6 +271,24 @@ func (h *Host) near(p Player, i int, at vecmath.Vec3, rtt float64, objects, clai
 		}
 	}
 	return false
+}
+
+// vouches reports whether guest p's claim u, in the packet being judged,
+// counts as something of p's that another of its claims may have
+// touched (near): the host credits p with its object (it held it, or
+// took it, before or by this packet: the claim is taken), and its state
+// lies where the object's states may travel. A claim the host refuses
+// (stale, or out of reach) vouched too before: a stale claim beside a
+// cube 11 m from the guest's hands had the host launch that cube at
+// 25 m/s, nothing counted (TestAClaimNobodyTakesTouchesNothing); and two
+// claims beside each other vouched for each other.
+func (h *Host) vouches(l *link, p Player, u *update) bool {
+	o, me := &h.objs[u.id], OwnerOf(p)
+	if (o.auth != me && o.holder != me) || u.ver.Compare(o.ver) < 0 {
+		return false
+	}
+	_, ok := h.travel(l, p, u.id, h.q.body(u.state).Position)
+	return ok
 }
 
 // plausibleAvatar reports whether guest p's avatar sample a, heard at

@@ -11,11 +11,14 @@ import (
 var ErrSeatHeld = errors.New("statesync: the seat is held for the guest who left it")
 
 // seatHold is who a guest seat belongs to: the client id of its guest,
-// if the driver named it, and when it left (zero: seated, or never).
+// if the driver named it, and when it left (zero: seated, or never);
+// implausible is the guest's count of implausible claims when it left,
+// which it takes back with it (JoinClient).
 type seatHold struct {
-	id    uint64
-	known bool
-	away  time.Time
+	id          uint64
+	known       bool
+	away        time.Time
+	implausible uint64
 }
 
 // JoinClient implements netmodel.Identified: Join, for a client the
@@ -46,6 +49,15 @@ func (h *Host) JoinClient(now time.Time, slot int, clientID uint64) error {
 		return fmt.Errorf("%w: seat %d (slot %d) is kept %v more for the guest who left it %v ago; connect again then, or to a table with a free seat",
 			ErrSeatHeld, p, slot, (h.cfg.RejoinGrace - left).Round(time.Second), left.Round(time.Second))
 	}
+	// Its implausible claims come along, to whichever seat: a guest that
+	// left and came back every MaxImplausible claims would otherwise
+	// never be dropped.
+	var implausible uint64
+	for q := range h.holds {
+		if o := &h.holds[q]; o.known && o.id == clientID {
+			implausible = max(implausible, o.implausible)
+		}
+	}
 	if err := h.Join(now, slot); err != nil {
 		return err
 	}
@@ -60,5 +72,6 @@ func (h *Host) JoinClient(now time.Time, slot int, clientID uint64) error {
 		}
 	}
 	h.holds[p] = seatHold{id: clientID, known: true}
+	h.implausibleBy[p] = implausible
 	return nil
 }
