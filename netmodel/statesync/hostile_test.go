@@ -1,6 +1,7 @@
 package statesync
 
 import (
+	"cmp"
 	"errors"
 	"testing"
 	"time"
@@ -27,7 +28,10 @@ type hostile struct {
 	// where its hands are (hostileHand unless set).
 	ahead Tick
 	hand  *vecmath.Vec3
-	buf   []byte
+	// jump is how far behind its hands go when it says its clock jumped
+	// (11 m unless set).
+	jump float64
+	buf  []byte
 }
 
 const hostileTower, hostileCubes = 4, 10
@@ -176,7 +180,7 @@ var attacks = []struct {
 	{"say its clock jumped 10 s and put its hands 11 m away", func(x *hostile) []packet {
 		// Behind it, where the way there and back touches nothing: a
 		// hand may get there at Speed in the host's time, not at once.
-		at := hostileHand.Add(vecmath.V3(0, 0, -11))
+		at := hostileHand.Add(vecmath.V3(0, 0, -cmp.Or(x.jump, 11)))
 		x.hand = &at
 		if x.frame == 1 {
 			x.ahead += 600
