@@ -50,10 +50,13 @@ func TestDemoBrowserPlayer(t *testing.T) {
 
 // TestDemoBrowserPlayerPredict: `demo --browser-player --model predict`:
 // the tab predicts in the arena against a bot of the demo and reports
-// its mispredictions; the server counts both players' datagrams.
+// its mispredictions; the server counts both players' datagrams. The
+// tab plays 8 s: a tab that stalls as it starts (a loaded machine: 200 ms
+// frames) needs a few seconds before its clock settles and its
+// predictions are compared.
 func TestDemoBrowserPlayerPredict(t *testing.T) {
 	heavyTest(t)
-	tab, out := demoWithTab(t, 240, "--model", "predict", "--players", "2")
+	tab, out := demoWithTab(t, 480, "--model", "predict", "--players", "2")
 	m := mispredictedLine.FindStringSubmatch(tab)
 	if m == nil || m[2] == "0" {
 		t.Fatalf("the tab's summary counts no predicted ticks:\n%s", tab)
