@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -49,14 +48,7 @@ func TestPredictSpectatorsBetweenProcesses(t *testing.T) {
 			t.Errorf("spectator %d drew %v snapshots, want over %d", i+1, m, ticks/2/2)
 		}
 	}
-	if err := serve.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Wait(); err != nil {
-		t.Errorf("serve: %v", err)
-	}
-	t.Logf("server:\n%s", serveBuf.String())
-	if !strings.Contains(serveBuf.String(), "3 in the match") {
+	if !strings.Contains(stopServe(t, serve, serveBuf), "3 in the match") {
 		t.Errorf("the server's summary does not count 3 spectators")
 	}
 	files, _ := filepath.Glob(filepath.Join(record, "predict-*.replay"))

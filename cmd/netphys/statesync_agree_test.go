@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"testing"
@@ -53,13 +52,7 @@ func TestStatesyncProcessesConvergeBitForBit(t *testing.T) {
 			t.Errorf("guest process %d: %s of %s digests matched", i+1, m[3], m[4])
 		}
 	}
-	if err := serve.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Wait(); err != nil {
-		t.Errorf("serve: %v", err)
-	}
-	t.Logf("server:\n%s", serveOut)
+	stopServe(t, serve, serveOut)
 	for n := 1; n <= guests; n++ {
 		if !hostAgreed(n).MatchString(serveOut.String()) {
 			t.Errorf("the host's summary does not say player %d converged bit for bit", n)

@@ -188,14 +188,7 @@ func TestStatesyncHostileGuestProcess(t *testing.T) {
 			t.Errorf("honest guest %d printed no bit-for-bit agreement with the host", i+1)
 		}
 	}
-	if err := serve.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Wait(); err != nil {
-		t.Errorf("serve: %v", err)
-	}
-	out := serveOut.String()
-	t.Logf("server:\n%s", out)
+	out := stopServe(t, serve, serveOut)
 	m := regexp.MustCompile(`overruled\s+player ` + seat[1] + `: (\d+) claims physically impossible from the host's state`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("the host's summary does not count the hostile player %s's claims as implausible", seat[1])
