@@ -158,25 +158,10 @@ func TestServeRoomsAgonesAllocatedMatchNeverJoined(t *testing.T) {
 // counts an allocated match: the fleet allocates m-1, its one lockstep bot plays,
 // and serve goes Shutdown and returns nil by itself, the Counter at 0.
 func TestServeRoomsAgonesInProcess(t *testing.T) {
-	addr := freeUDPAddr(t)
-	f := agonestest.New(2, testFleet)
-	defer f.Close()
-	f.SetAddress(netip.MustParseAddrPort(addr))
 	key := strings.Repeat("3d", 32)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	served := make(chan error, 1)
-	go func() {
-		served <- run(ctx, []string{"serve", "--rooms", "--agones", "--agones-sdk", f.URL(), "--agones-health", "50ms",
-			"--agones-allocation-wait", "20s", "--listen", addr, "--key", key, "--report", "0"}, io.Discard)
-	}()
-	for f.State() != agones.StateReady {
-		select {
-		case <-f.Changed():
-		case err := <-served:
-			t.Fatalf("serve ended before Ready: %v", err)
-		}
-	}
+	f, addr, served := serveAgonesInProcess(ctx, t, key, "--rooms", "--agones-allocation-wait", "20s")
 	if err := f.AllocateCounted("matches", nil, map[string]string{tokenservice.MatchAnnotation: "m-1"}); err != nil {
 		t.Fatal(err)
 	}

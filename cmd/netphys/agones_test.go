@@ -346,22 +346,19 @@ func agonesReadyDrainScenario(t *testing.T, addr string, gw sdkGateway) {
 	}
 }
 
-// TestServeAgonesInProcess runs serve --agones and a player through run,
-// in this process, so that the race detector (.ci/run's -race over
-// ./cmd/...) sees the lifecycle's goroutines: Ready, allocation, the
-// player in the List, Shutdown, and run returning nil by itself.
-func TestServeAgonesInProcess(t *testing.T) {
+// serveAgonesInProcess runs serve --agones with the flags more in this
+// process against a fake fleet until ctx ends, and returns once the
+// GameServer is Ready: the fake, serve's address and its result.
+func serveAgonesInProcess(ctx context.Context, t *testing.T, key string, more ...string) (*agonestest.Fake, string, <-chan error) {
+	t.Helper()
 	addr := freeUDPAddr(t)
 	f := agonestest.New(2, testFleet)
-	defer f.Close()
+	t.Cleanup(f.Close)
 	f.SetAddress(netip.MustParseAddrPort(addr))
-	key := strings.Repeat("3c", 32)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	served := make(chan error, 1)
 	go func() {
-		served <- run(ctx, []string{"serve", "--agones", "--agones-sdk", f.URL(), "--agones-health", "50ms",
-			"--listen", addr, "--key", key, "--report", "0"}, io.Discard)
+		served <- run(ctx, append([]string{"serve", "--agones", "--agones-sdk", f.URL(), "--agones-health", "50ms",
+			"--listen", addr, "--key", key, "--report", "0"}, more...), io.Discard)
 	}()
 	for f.State() != agones.StateReady {
 		select {
@@ -370,6 +367,18 @@ func TestServeAgonesInProcess(t *testing.T) {
 			t.Fatalf("serve ended before Ready: %v", err)
 		}
 	}
+	return f, addr, served
+}
+
+// TestServeAgonesInProcess runs serve --agones and a player through run,
+// in this process, so that the race detector (.ci/run's -race over
+// ./cmd/...) sees the lifecycle's goroutines: Ready, allocation, the
+// player in the List, Shutdown, and run returning nil by itself.
+func TestServeAgonesInProcess(t *testing.T) {
+	key := strings.Repeat("3c", 32)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f, addr, served := serveAgonesInProcess(ctx, t, key)
 	if err := f.Allocate(nil, map[string]string{tokenservice.MatchAnnotation: "m-9"}); err != nil {
 		t.Fatal(err)
 	}

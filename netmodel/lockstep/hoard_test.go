@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -21,21 +20,7 @@ func TestHoardingSpectatorIsNotSprayed(t *testing.T) {
 	const players, seconds = 2, 40
 	cfg := DefaultConfig()
 	cfg.Players = players
-	cfg.MaxSnapshotBytes = 1 << 20
-	srv, err := NewServer[stick](cfg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := newJoinable(players)
-	ref.pad = 100_000
-	if err := srv.SetReferee(ref); err != nil {
-		t.Fatal(err)
-	}
-	cond := netsim.Conditions{Latency: 20 * time.Millisecond}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 1, Conditions: cond}}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, ref, m := refereedMatch(t, &cfg, 100_000, netsim.Config{Seed: 1, Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
 	for p := range players {
 		g := newJoinable(players)
 		g.pad = ref.pad

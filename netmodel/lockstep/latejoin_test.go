@@ -402,6 +402,28 @@ func TestRejoinTakesOwnSeat(t *testing.T) {
 // game in virtual time, client ids 1 to cfg.Players, refereed by the
 // server's own joinable game or not, and plays it 2 s; it returns the
 // server, the match and the players' slots.
+// refereedMatch is a server of cfg with a joinable referee whose state
+// carries pad bytes more, in a virtual network of sim. It lets cfg's
+// snapshots take up to 1 MiB, for the clients made from it too.
+func refereedMatch(t *testing.T, cfg *Config, pad int, sim netsim.Config) (*Server[stick, *stick], *joinable, *simmatch.Match) {
+	t.Helper()
+	cfg.MaxSnapshotBytes = 1 << 20
+	srv, err := NewServer[stick](*cfg, simmatch.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := newJoinable(cfg.Players)
+	ref.pad = pad
+	if err := srv.SetReferee(ref); err != nil {
+		t.Fatal(err)
+	}
+	m, err := simmatch.New(simmatch.Config{Sim: sim}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, ref, m
+}
+
 func runningJoinable(t *testing.T, cfg Config, refereed bool) (*Server[stick, *stick], *simmatch.Match, []int) {
 	t.Helper()
 	srv, err := NewServer[stick](cfg, simmatch.Epoch)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -37,19 +36,7 @@ func rejoiningWithholder(t *testing.T, leaves bool) {
 	const players, seconds = 4, 90
 	cfg := DefaultConfig()
 	cfg.Players = players
-	cfg.MaxSnapshotBytes = 1 << 20
-	srv, err := NewServer[stick](cfg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetReferee(newJoinable(players)); err != nil {
-		t.Fatal(err)
-	}
-	cond := netsim.Conditions{Latency: 20 * time.Millisecond}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 3, Conditions: cond}}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, m := refereedMatch(t, &cfg, 0, netsim.Config{Seed: 3, Conditions: netsim.Conditions{Latency: 20 * time.Millisecond}})
 	clients := make([]*Client[stick, *stick], players)
 	join := func(id uint64) (int, error) {
 		c, err := NewClient[stick](cfg, newJoinable(players), func(t Tick, v *View) stick { return stickAt(v.Player, t) }, m.Now())

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -29,19 +28,8 @@ func TestSpectatorsSeeARejoin(t *testing.T) {
 func spectatorsSeeARejoin(t *testing.T, cfg Config, seed uint64, watchAt int) {
 	const players = 4
 	cfg.Players = players
-	cfg.MaxSnapshotBytes = 1 << 20
-	srv, err := NewServer[stick](cfg, simmatch.Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetReferee(newJoinable(players)); err != nil {
-		t.Fatal(err)
-	}
 	cond := netsim.Conditions{Latency: 60 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: 0.02}
-	m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: seed, Conditions: cond}}, srv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, m := refereedMatch(t, &cfg, 0, netsim.Config{Seed: seed, Conditions: cond})
 	var clients []*Client[stick, *stick]
 	var games []*joinable
 	join := func(id uint64, spectate bool) int {

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netphys/netphys/netmodel/simmatch"
 	"github.com/netphys/netphys/transport/netsim"
 )
 
@@ -19,21 +18,7 @@ func TestSpectators(t *testing.T) {
 	for _, cfg := range []Config{DefaultConfig(), DefaultRollbackConfig()} {
 		const players = 4
 		cfg.Players = players
-		cfg.MaxSnapshotBytes = 1 << 20
-		srv, err := NewServer[stick](cfg, simmatch.Epoch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := newJoinable(players)
-		ref.pad = 20_000
-		if err := srv.SetReferee(ref); err != nil {
-			t.Fatal(err)
-		}
-		cond := netsim.Conditions{Latency: 30 * time.Millisecond, Loss: 0.02}
-		m, err := simmatch.New(simmatch.Config{Sim: netsim.Config{Seed: 11, Conditions: cond}}, srv)
-		if err != nil {
-			t.Fatal(err)
-		}
+		srv, _, m := refereedMatch(t, &cfg, 20_000, netsim.Config{Seed: 11, Conditions: netsim.Conditions{Latency: 30 * time.Millisecond, Loss: 0.02}})
 		var pl, sp []*Client[stick, *stick]
 		var plGames, spGames []*joinable
 		for range players {
