@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -272,7 +273,10 @@ func benchServerUDP(ctx context.Context, o serverBenchOptions, name string) erro
 		return err
 	}
 	// The server process ends by itself once it has said what it
-	// measured (its profile written); kill ends it otherwise.
+	// measured (its profile written) and its stdin is closed, which
+	// this side does once the bots have stopped: until then it keeps its
+	// servers, so that no bot is told the server left before the result
+	// is read. kill ends it otherwise.
 	procCtx, kill := context.WithCancel(ctx)
 	defer kill()
 	ctx, stopBots := context.WithCancel(ctx)
@@ -290,6 +294,10 @@ func benchServerUDP(ctx context.Context, o serverBenchOptions, name string) erro
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", benchKeyEnv+"="+hex.EncodeToString(key[:]))
 	cmd.Stderr = o.progress
 	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
 	}
@@ -372,6 +380,7 @@ func benchServerUDP(ctx context.Context, o serverBenchOptions, name string) erro
 	}
 	stopBots()
 	<-bots
+	_ = stdin.Close()
 	exited := make(chan error, 1)
 	go func() { exited <- wait() }()
 	select {
@@ -546,5 +555,11 @@ func benchServerUDPServe(ctx context.Context, o serverBenchOptions, name string)
 	}
 	r.HeapPlayed = (heapLive() - base) / uint64(n)
 	runtime.KeepAlive(hosts)
-	return json.NewEncoder(os.Stdout).Encode(r)
+	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
+		return err
+	}
+	// The servers close (telling the bots) only once the bots have
+	// stopped: the calling side closes stdin then, or dies.
+	_, err = io.Copy(io.Discard, os.Stdin)
+	return err
 }
