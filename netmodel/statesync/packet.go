@@ -138,9 +138,9 @@ func (w *wireCodec) serializeLayout(s wire.Stream, layout *bool) error {
 	switch {
 	case s.Mode() != wire.Reading:
 	case objects != w.objects:
-		return fmt.Errorf("%w: the sender's world has %d objects, this one %d", ErrLayout, objects, w.objects)
+		return fmt.Errorf("%w: the sender's world has %d objects, this one %d; host and guests must build the same world (the same layout)", ErrLayout, objects, w.objects)
 	case digest != w.layout:
-		return fmt.Errorf("%w: the sender's world has this one's %d objects but another state spec, time step or ballistics (digest %08x, this one's %08x)",
+		return fmt.Errorf("%w: the sender's world has this one's %d objects but another state spec, time step or ballistics (digest %08x, this one's %08x); host and guests must run the same Config",
 			ErrLayout, objects, digest, w.layout)
 	}
 	return nil
